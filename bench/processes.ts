@@ -1,0 +1,88 @@
+// Every server of the bench runs in its own process, so that its CPU time and memory can be read
+// from /proc/<pid>. This file starts one and waits for its "… listening on http://…" line.
+
+import { type ChildProcess, spawn } from "node:child_process";
+
+export const ROOT = new URL("../", import.meta.url).pathname;
+
+// Children still running when the bench exits (a failure, Ctrl-C) are killed with it.
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping its servers\n`);
+    process.exit(130);
+  });
+
+export interface Server {
+  name: string;
+  url: string;
+  pid: number;
+  process: ChildProcess;
+  /** Everything the process printed (for error reports). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function startServer(
+  name: string,
+  args: string[],
+  opts: { nodeFlags?: string[]; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Server> {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  let out = "";
+  const collect = (d: Buffer) => {
+    // Keep the head (start-up errors) and the tail; a chatty process must not grow the bench's memory.
+    out = out.length < 64_000 ? out + d : out.slice(0, 32_000) + out.slice(-16_000) + d;
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not start within 30 s:\n${out}`)), 30_000);
+    const onExit = (code: number | null) =>
+      fail(new Error(`${name} exited with ${code} before listening:\n${out}`));
+    function fail(err: Error) {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(err);
+    }
+    child.once("exit", onExit);
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m || child.pid === undefined) return;
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      child.stdout.off("data", onData);
+      resolve({
+        name,
+        url: m[1],
+        pid: child.pid,
+        process: child,
+        output: () => out,
+        stop: () => stopProcess(child),
+      });
+    };
+    child.stdout.on("data", onData);
+  });
+}
+
+/** SIGTERM, then SIGKILL if the process has not gone within 10 s. */
+function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(killer);
+      done();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,208 @@
+// Turns the alternated runs into the figures the issue asks for, and prints them with a PASS/FAIL
+// line per target.
+//
+// Each target's figures are medians of its runs. Ratios and added latency are medians of the
+// per-round pairs (a proxy run and the gateway run right after it), so slow drift of a noisy
+// machine affects both sides of each pair alike.
+
+import type { IdleStreamsResult } from "./idle-streams.ts";
+import type { RunResult } from "./load.ts";
+import type { LoadScenario } from "./scenarios.ts";
+
+export interface ScenarioOutcome {
+  scenario: LoadScenario;
+  proxyRuns: RunResult[];
+  gatewayRuns: RunResult[];
+  /** Why the scenario, or its gateway side, was not measured. */
+  skipped?: string;
+  /** Share of the machine's CPU that other processes used meanwhile (0–1). */
+  otherLoad?: number;
+}
+
+export interface IdleOutcome {
+  gateway?: IdleStreamsResult;
+  proxy?: IdleStreamsResult;
+  skipped?: string;
+}
+
+export interface Figures {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuMsPerRequest: number;
+  failures: number;
+}
+
+export interface Comparison {
+  throughputRatio: number;
+  addedP50Ms: number;
+  addedP99Ms: number;
+  cpuRatio: number;
+}
+
+export function median(values: number[]): number {
+  const v = values.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+export function figures(runs: RunResult[]): Figures | undefined {
+  if (runs.length === 0) return undefined;
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
+    failures: runs.reduce((n, r) => n + r.failures, 0),
+  };
+}
+
+export function compare(proxy: RunResult[], gateway: RunResult[]): Comparison | undefined {
+  const pairs = gateway.map((g, i) => [proxy[i], g] as const).filter(([p]) => p !== undefined);
+  if (pairs.length === 0) return undefined;
+  return {
+    throughputRatio: median(pairs.map(([p, g]) => g.rps / p.rps)),
+    addedP50Ms: median(pairs.map(([p, g]) => g.p50Ms - p.p50Ms)),
+    addedP99Ms: median(pairs.map(([p, g]) => g.p99Ms - p.p99Ms)),
+    cpuRatio: median(pairs.map(([p, g]) => g.cpuMsPerRequest / p.cpuMsPerRequest)),
+  };
+}
+
+const fixed = (n: number, digits: number) => (Number.isNaN(n) ? "n/a" : n.toFixed(digits));
+const signed = (n: number, digits: number) => (n >= 0 ? "+" : "") + fixed(n, digits);
+
+export function formatScenario(o: ScenarioOutcome, rounds: number, seconds: number): string {
+  const { scenario } = o;
+  const lines = [`\n${scenario.title}   [${scenario.name}: ${rounds} rounds × ${seconds} s, alternated]`];
+  const proxy = figures(o.proxyRuns);
+  const gateway = figures(o.gatewayRuns);
+  if (proxy || gateway) {
+    lines.push(
+      `  ${"".padEnd(9)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}` +
+        `${"CPU ms/req".padStart(12)}${"failed".padStart(8)}`,
+    );
+    for (const [name, f] of [
+      ["proxy", proxy],
+      ["gateway", gateway],
+    ] as const) {
+      if (!f) continue;
+      lines.push(
+        `  ${name.padEnd(9)}${fixed(f.rps, 0).padStart(9)}${fixed(f.p50Ms, 2).padStart(9)}` +
+          `${fixed(f.p99Ms, 2).padStart(9)}${fixed(f.cpuMsPerRequest, 3).padStart(12)}${String(f.failures).padStart(8)}`,
+      );
+    }
+  }
+  const c = compare(o.proxyRuns, o.gatewayRuns);
+  if (c)
+    lines.push(
+      `  gateway vs proxy: throughput ${fixed(c.throughputRatio * 100, 1)} %, p50 ${signed(c.addedP50Ms, 2)} ms, ` +
+        `p99 ${signed(c.addedP99Ms, 2)} ms, CPU/request ${fixed(c.cpuRatio, 2)}×`,
+    );
+  const ratios = o.gatewayRuns.map((g, i) => (100 * g.rps) / o.proxyRuns[i]?.rps);
+  if (ratios.length > 1)
+    lines.push(`  throughput ratio per round: ${ratios.map((r) => fixed(r, 0)).join(", ")} %`);
+  if (o.otherLoad !== undefined)
+    lines.push(
+      `  other processes used ${fixed(o.otherLoad * 100, 0)} % of the machine's CPU meanwhile` +
+        (scenario.storage === "postgres" ? " (the PostgreSQL server's own work included)" : ""),
+    );
+  const failed = [...o.proxyRuns, ...o.gatewayRuns].find((r) => r.failures > 0);
+  if (failed)
+    lines.push(
+      `  note: failed requests seen; status codes of one such run: ${JSON.stringify(failed.statusCodes)}`,
+    );
+  if (o.skipped) lines.push(`  not measured: ${o.skipped}`);
+  return lines.join("\n");
+}
+
+export function formatIdle(o: IdleOutcome): string {
+  const lines = ["\n1,000 concurrent open streams (first chunk sent, then held open)   [idle-streams]"];
+  for (const [name, r] of [
+    ["gateway", o.gateway],
+    ["proxy", o.proxy],
+  ] as const) {
+    if (!r) continue;
+    lines.push(
+      `  ${name.padEnd(8)} ${r.opened}/${r.count} open after ${fixed(r.openMs / 1000, 1)} s; ` +
+        `RSS before ${fixed(r.before.rssMiB, 0)} MiB, while open ${fixed(r.whileOpen.rssMiB, 0)} MiB ` +
+        `(peak VmHWM ${fixed(r.whileOpen.peakRssMiB, 0)} MiB, ${fixed(perStreamKiB(r), 0)} KiB per open stream), ` +
+        `after close ${fixed(r.afterClose.rssMiB, 0)} MiB` +
+        (r.failed > 0 ? `; ${r.failed} failed (${r.firstFailure})` : ""),
+    );
+  }
+  if (o.skipped) lines.push(`  not measured: ${o.skipped}`);
+  return lines.join("\n");
+}
+
+/** RSS growth per open stream: with fewer than all open, it tells what all would cost. */
+function perStreamKiB(r: IdleStreamsResult): number {
+  return r.opened > 0 ? ((r.whileOpen.rssMiB - r.before.rssMiB) * 1024) / r.opened : Number.NaN;
+}
+
+export interface Verdict {
+  target: string;
+  /** undefined: could not be measured. */
+  pass?: boolean;
+  measured: string;
+}
+
+export function verdicts(outcomes: ScenarioOutcome[], idle: IdleOutcome | undefined): Verdict[] {
+  const byName = new Map(outcomes.map((o) => [o.scenario.name, o]));
+  const comparison = (name: string) => {
+    const o = byName.get(name);
+    return o && compare(o.proxyRuns, o.gatewayRuns);
+  };
+  const out: Verdict[] = [];
+  const ratio = (name: string, label: string, floor: number) => {
+    if (!byName.has(name)) return;
+    const c = comparison(name);
+    out.push({
+      target: `${label} throughput ≥ ${floor * 100} % of proxy`,
+      pass: c && c.throughputRatio >= floor,
+      measured: c ? `${fixed(c.throughputRatio * 100, 1)} %` : "not measured",
+    });
+  };
+  ratio("relay-c50", "non-streamed relay c=50:", 0.75);
+  if (byName.has("relay-c50")) {
+    const c = comparison("relay-c50");
+    out.push({
+      target: "non-streamed relay c=50: CPU/request ≤ 1.4× proxy",
+      pass: c && c.cpuRatio <= 1.4,
+      measured: c ? `${fixed(c.cpuRatio, 2)}×` : "not measured",
+    });
+  }
+  if (byName.has("relay-c1")) {
+    const c = comparison("relay-c1");
+    out.push({
+      target: "non-streamed relay c=1: gateway p50 ≤ proxy p50 + 0.3 ms",
+      pass: c && c.addedP50Ms <= 0.3,
+      measured: c ? `${signed(c.addedP50Ms, 3)} ms` : "not measured",
+    });
+  }
+  ratio("stream-c50", "streamed relay:", 0.7);
+  ratio("messages-to-chat", "cross-protocol streamed (messages → chat):", 0.5);
+  ratio("gemini-to-messages", "cross-protocol streamed (content-generation → messages):", 0.5);
+  if (idle) {
+    const g = idle.gateway;
+    const all = g !== undefined && g.opened === g.count;
+    out.push({
+      target: "1,000 open streams: all open and gateway peak RSS < 300 MiB",
+      pass: g && all && g.whileOpen.peakRssMiB < 300,
+      measured: g
+        ? `${g.opened}/${g.count} open, peak ${fixed(g.whileOpen.peakRssMiB, 0)} MiB` +
+          (all
+            ? ""
+            : `; at ${fixed(perStreamKiB(g), 0)} KiB per stream all ${g.count} would need ≈ ` +
+              `${fixed(g.before.rssMiB + (perStreamKiB(g) * g.count) / 1024, 0)} MiB`)
+        : "not measured",
+    });
+  }
+  return out;
+}
+
+export function formatVerdicts(list: Verdict[]): string {
+  const word = (v: Verdict) => (v.pass === undefined ? "N/A " : v.pass ? "PASS" : "FAIL");
+  if (list.length === 0) return "\nTargets: none of the selected scenarios has one.";
+  return ["\nTargets", ...list.map((v) => `  ${word(v)}  ${v.target}  (measured: ${v.measured})`)].join("\n");
+}

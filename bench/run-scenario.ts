@@ -1,0 +1,71 @@
+// One load scenario: check that both targets answer correctly, warm both up, then alternate timed
+// runs proxy, gateway, proxy, gateway… so that a noisy machine weighs on both alike.
+
+import { type LoadRequest, measure, type RunResult, type Target } from "./load.ts";
+import { OtherLoad } from "./proc-stats.ts";
+import type { ScenarioOutcome } from "./report.ts";
+import type { LoadScenario } from "./scenarios.ts";
+
+/** Sends one request; returns what is wrong with the answer, or undefined when it is right. */
+export async function checkAnswer(
+  target: Target,
+  req: LoadRequest,
+  expect?: string,
+): Promise<string | undefined> {
+  try {
+    const res = await fetch(target.url + req.path, {
+      method: "POST",
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 400)}`;
+    if (expect && !text.includes(expect)) return `the answer lacks ${expect}: ${text.slice(0, 400)}`;
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+export async function runLoadScenario(
+  scenario: LoadScenario,
+  proxy: Target,
+  gateway: Target | undefined,
+  opts: { rounds: number; seconds: number; warmupSeconds: number; otherPids: number[] },
+): Promise<ScenarioOutcome> {
+  const outcome: ScenarioOutcome = { scenario, proxyRuns: [], gatewayRuns: [] };
+  const otherLoad = new OtherLoad([proxy.pid, ...(gateway ? [gateway.pid] : []), ...opts.otherPids]);
+  const proxyProblem = await checkAnswer(proxy, scenario.proxy);
+  if (proxyProblem) throw new Error(`the bare proxy fails ${scenario.name}: ${proxyProblem}`);
+  let target = gateway;
+  if (target) {
+    const problem = await checkAnswer(target, scenario.gateway, scenario.expect);
+    if (problem) {
+      outcome.skipped = `the gateway does not answer correctly (${problem}); proxy measured alone`;
+      target = undefined;
+    }
+  }
+  const load = { connections: scenario.connections };
+  const progress = (what: string) => process.stderr.write(`  ${scenario.name}: ${what}\n`);
+  if (opts.warmupSeconds > 0) {
+    progress("warming up");
+    await measure(proxy, scenario.proxy, { ...load, seconds: opts.warmupSeconds });
+    if (target) await measure(target, scenario.gateway, { ...load, seconds: opts.warmupSeconds });
+  }
+  for (let round = 1; round <= opts.rounds; round++) {
+    const p = await measure(proxy, scenario.proxy, { ...load, seconds: opts.seconds });
+    outcome.proxyRuns.push(p);
+    let g: RunResult | undefined;
+    if (target) {
+      g = await measure(target, scenario.gateway, { ...load, seconds: opts.seconds });
+      outcome.gatewayRuns.push(g);
+    }
+    progress(
+      `round ${round}/${opts.rounds}: proxy ${p.rps.toFixed(0)} req/s` +
+        (g ? `, gateway ${g.rps.toFixed(0)} req/s (${((100 * g.rps) / p.rps).toFixed(0)} %)` : ""),
+    );
+  }
+  outcome.otherLoad = otherLoad.share();
+  return outcome;
+}

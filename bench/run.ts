@@ -1,0 +1,194 @@
+// `npm run bench`: the gateway's overhead against a bare reverse proxy, both in front of the same
+// fake upstream, each in its own process on 127.0.0.1. See BENCHMARKS.md for the method.
+// It is a measurement, not a test: it exits 0 whatever the figures, and non-zero only when the
+// harness itself fails.
+
+import { writeFileSync } from "node:fs";
+import { startGateway } from "./gateway.ts";
+import { holdStreams } from "./idle-streams.ts";
+import { describeMachine } from "./machine.ts";
+import { type Options, parseOptions, USAGE, UsageError } from "./options.ts";
+import { type BenchDatabase, prepareDatabase } from "./postgres.ts";
+import type { Server } from "./processes.ts";
+import { startServer } from "./processes.ts";
+import { formatProfile, profileScenario } from "./profile.ts";
+import {
+  formatIdle,
+  formatScenario,
+  formatVerdicts,
+  type IdleOutcome,
+  type ScenarioOutcome,
+  verdicts,
+} from "./report.ts";
+import { runLoadScenario } from "./run-scenario.ts";
+import { heldStream, IDLE_STREAMS_SCENARIO, LOAD_SCENARIOS, type Storage } from "./scenarios.ts";
+
+/** Held streams never end on their own during a run; the client closes them. */
+const HOLD_MS = 10 * 60_000;
+
+const say = (text: string) => process.stdout.write(`${text}\n`);
+const progress = (text: string) => process.stderr.write(`${text}\n`);
+
+async function main(): Promise<void> {
+  let opts: Options;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    if (err.message) process.stderr.write(`bench: ${err.message}\n\n`);
+    process.stderr.write(USAGE);
+    process.exit(err.message ? 2 : 0);
+  }
+  const machine = describeMachine();
+  say(`Switchyard bench — ${machine}`);
+  const upstream = await startServer("upstream", [
+    "bench/servers/upstream.ts",
+    "--chunks",
+    String(opts.chunks),
+    "--hold-ms",
+    String(HOLD_MS),
+  ]);
+  const resources = new Resources(upstream, opts);
+  try {
+    if (opts.profile) await profile(resources, opts);
+    else await suite(resources, opts, machine);
+  } finally {
+    await resources.release();
+  }
+}
+
+async function suite(resources: Resources, opts: Options, machine: string): Promise<void> {
+  say(
+    `Method: alternated runs (proxy, gateway, …), ${opts.rounds} rounds of ${opts.seconds} s per scenario ` +
+      `after ${opts.warmupSeconds} s of warm-up per target; medians of the runs; ratios are medians of the ` +
+      `per-round pairs. ${opts.chunks} content chunks per streamed answer.`,
+  );
+  const outcomes: ScenarioOutcome[] = [];
+  for (const scenario of LOAD_SCENARIOS.filter((s) => opts.scenarios.includes(s.name))) {
+    progress(`${scenario.name}…`);
+    const storage = await resources.storageUrl(scenario.storage);
+    let outcome: ScenarioOutcome;
+    if (typeof storage !== "string") {
+      outcome = { scenario, proxyRuns: [], gatewayRuns: [], skipped: storage.unavailable };
+    } else {
+      const proxy = await resources.proxy();
+      const gateway = await resources.gateway(scenario.storage);
+      const live = "unavailable" in gateway ? undefined : gateway;
+      const otherPids = [resources.upstream.pid];
+      outcome = await runLoadScenario(scenario, proxy, live, { ...opts, otherPids }).catch((err: Error) => {
+        for (const server of [resources.upstream, proxy, live])
+          if (server && (server.process.exitCode !== null || server.process.signalCode !== null))
+            throw new Error(`${server.name} died during ${scenario.name}:\n${server.output()}`);
+        throw err;
+      });
+      if ("unavailable" in gateway) outcome.skipped = `${gateway.unavailable}; proxy measured alone`;
+    }
+    outcomes.push(outcome);
+    say(formatScenario(outcome, opts.rounds, opts.seconds));
+  }
+  let idle: IdleOutcome | undefined;
+  if (opts.scenarios.includes(IDLE_STREAMS_SCENARIO)) {
+    progress(`${IDLE_STREAMS_SCENARIO}…`);
+    idle = await idleStreams(resources, opts);
+    say(formatIdle(idle));
+  }
+  say(formatVerdicts(verdicts(outcomes, idle)));
+  if (opts.jsonFile) {
+    writeFileSync(opts.jsonFile, JSON.stringify({ machine, options: opts, outcomes, idle }, null, 2));
+    say(`\nEvery run's figures: ${opts.jsonFile}`);
+  }
+}
+
+/** Fresh processes for both targets: VmHWM is a peak over the process's life. */
+async function idleStreams(resources: Resources, opts: Options): Promise<IdleOutcome> {
+  const deadlineMs = opts.quick ? 4_000 : 15_000;
+  const outcome: IdleOutcome = {};
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+  try {
+    gateway = await startGateway(resources.upstream.url, "sqlite", { name: "gateway (idle streams)" });
+    outcome.gateway = await holdStreams(gateway, heldStream.gateway, { count: opts.idleStreams, deadlineMs });
+  } catch (err) {
+    outcome.skipped = `gateway: ${(err as Error).message}`;
+  } finally {
+    await gateway?.stop();
+  }
+  const proxy = await startServer("proxy (idle streams)", [
+    "bench/servers/proxy.ts",
+    "--upstream",
+    resources.upstream.url,
+  ]);
+  try {
+    outcome.proxy = await holdStreams(proxy, heldStream.proxy, { count: opts.idleStreams, deadlineMs });
+  } finally {
+    await proxy.stop();
+  }
+  return outcome;
+}
+
+async function profile(resources: Resources, opts: Options): Promise<void> {
+  const scenario = LOAD_SCENARIOS.find((s) => s.name === opts.scenarios[0])!;
+  const storage = await resources.storageUrl(scenario.storage);
+  if (typeof storage !== "string") throw new Error(storage.unavailable);
+  say(formatProfile(await profileScenario(scenario, resources.upstream, storage, opts)));
+}
+
+/** The long-lived processes and the bench database, started on first use and released at the end. */
+class Resources {
+  readonly upstream: Server;
+  private readonly opts: Options;
+  private proxyServer?: Server;
+  private readonly gateways = new Map<Storage, Server>();
+  private database?: BenchDatabase | { unavailable: string };
+
+  constructor(upstream: Server, opts: Options) {
+    this.upstream = upstream;
+    this.opts = opts;
+  }
+
+  async proxy(): Promise<Server> {
+    this.proxyServer ??= await startServer("proxy", [
+      "bench/servers/proxy.ts",
+      "--upstream",
+      this.upstream.url,
+    ]);
+    return this.proxyServer;
+  }
+
+  async storageUrl(storage: Storage): Promise<string | { unavailable: string }> {
+    if (storage === "sqlite") return "sqlite";
+    this.database ??= await prepareDatabase(this.opts.postgresUrl);
+    return "unavailable" in this.database ? this.database : this.database.url;
+  }
+
+  /** One gateway per storage, reused across scenarios; a gateway that cannot start is reported, not fatal. */
+  async gateway(storage: Storage): Promise<Server | { unavailable: string }> {
+    const running = this.gateways.get(storage);
+    if (running && running.process.exitCode === null && running.process.signalCode === null) return running;
+    const url = await this.storageUrl(storage);
+    if (typeof url !== "string") return url;
+    try {
+      const gateway = await startGateway(this.upstream.url, url, { name: `gateway (${storage})` });
+      this.gateways.set(storage, gateway);
+      return gateway;
+    } catch (err) {
+      return { unavailable: `the gateway did not start: ${(err as Error).message.slice(0, 1200)}` };
+    }
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([...this.gateways.values()].map((g) => g.stop()));
+    await Promise.all([this.proxyServer?.stop(), this.upstream.stop()]);
+    if (this.database && "drop" in this.database)
+      await this.database
+        .drop()
+        .catch((err: Error) => progress(`could not drop the bench schema: ${err.message}`));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);

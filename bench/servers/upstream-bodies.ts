@@ -1,0 +1,141 @@
+// The fake upstream's answers, in the providers' exact wire formats (shapes as in the public API
+// references: OpenAI chat completions and chat.completion.chunk with stream_options.include_usage;
+// Anthropic messages and their "Full HTTP stream response" event sequence). Built once per model
+// name and reused, so the upstream spends its time on I/O, not on building JSON.
+
+const CREATED = 1735689600;
+const PROMPT_TOKENS = 9;
+
+/** The words of a streamed answer: one content chunk each. */
+export function words(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? "Hello" : ` word${i}`));
+}
+
+const chatUsage = (completion: number) => ({
+  prompt_tokens: PROMPT_TOKENS,
+  completion_tokens: completion,
+  total_tokens: PROMPT_TOKENS + completion,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
+});
+
+/** A non-streamed `chat.completion`. */
+export function chatCompletion(model: string): string {
+  return JSON.stringify({
+    id: "chatcmpl-bench0000000000000000000000",
+    object: "chat.completion",
+    created: CREATED,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: "Hello! How can I help you today?",
+          refusal: null,
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: "stop",
+      },
+    ],
+    usage: chatUsage(9),
+    service_tier: "default",
+    system_fingerprint: "fp_bench",
+  });
+}
+
+/**
+ * A `chat.completion.chunk` stream as SSE frames: the role chunk, one chunk per word, the finish
+ * chunk, the usage chunk (`choices: []`) when the request asked for it, and `[DONE]`. With usage
+ * requested, every other chunk carries `"usage": null`, as OpenAI sends it.
+ */
+export function chatStream(model: string, count: number, includeUsage: boolean): string[] {
+  const chunk = (choices: unknown[], usage?: unknown) =>
+    `data: ${JSON.stringify({
+      id: "chatcmpl-bench0000000000000000000000",
+      object: "chat.completion.chunk",
+      created: CREATED,
+      model,
+      service_tier: "default",
+      system_fingerprint: "fp_bench",
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    })}\n\n`;
+  const delta = (d: unknown, finish: string | null = null) => ({
+    index: 0,
+    delta: d,
+    logprobs: null,
+    finish_reason: finish,
+  });
+  const frames = [chunk([delta({ role: "assistant", content: "", refusal: null })])];
+  for (const w of words(count)) frames.push(chunk([delta({ content: w })]));
+  frames.push(chunk([delta({}, "stop")]));
+  if (includeUsage) frames.push(chunk([], chatUsage(count)));
+  frames.push("data: [DONE]\n\n");
+  return frames;
+}
+
+/** A non-streamed messages-protocol `message`. */
+export function messagesMessage(model: string): string {
+  return JSON.stringify({
+    id: "msg_bench000000000000000000",
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "text", text: "Hello! How can I help you today?" }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: {
+      input_tokens: PROMPT_TOKENS,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 9,
+      service_tier: "standard",
+    },
+  });
+}
+
+/** A messages-protocol stream: message_start, one text block of `count` deltas, message_delta, message_stop. */
+export function messagesStream(model: string, count: number): string[] {
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const frames = [
+    event("message_start", {
+      message: {
+        id: "msg_bench000000000000000000",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: PROMPT_TOKENS,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 1,
+          service_tier: "standard",
+        },
+      },
+    }),
+    event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    event("ping", {}),
+  ];
+  for (const w of words(count))
+    frames.push(event("content_block_delta", { index: 0, delta: { type: "text_delta", text: w } }));
+  frames.push(
+    event("content_block_stop", { index: 0 }),
+    event("message_delta", {
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: count },
+    }),
+    event("message_stop", {}),
+  );
+  return frames;
+}

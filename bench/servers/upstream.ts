@@ -1,0 +1,107 @@
+// The fake upstream, run in its own process: raw node:http, answers built once and cached.
+//   POST /v1/chat/completions  → chat.completion, or a chunk stream when body.stream is true
+//   POST /v1/messages          → message, or an event stream when body.stream is true
+// A request for the model named "hold" gets the first content chunk of its stream at once and the
+// rest only after --hold-ms (or never, if the client goes away first): the idle-streams scenario.
+//
+//   node bench/servers/upstream.ts [--chunks 20] [--hold-ms 60000]
+// prints "bench upstream listening on http://127.0.0.1:PORT".
+
+import { createServer, type ServerResponse } from "node:http";
+import { chatCompletion, chatStream, messagesMessage, messagesStream } from "./upstream-bodies.ts";
+
+const chunks = numberFlag("--chunks", 20);
+const holdMs = numberFlag("--hold-ms", 60_000);
+/** Frames sent before a held stream pauses: the role chunk (or message_start…) and the first word. */
+const HELD_OPENING = { chat: 2, messages: 4 };
+
+const cache = new Map<string, string | string[]>();
+function cached<T extends string | string[]>(key: string, build: () => T): T {
+  let value = cache.get(key) as T | undefined;
+  if (value === undefined) {
+    value = build();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+interface Body {
+  model?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+}
+
+const server = createServer((req, res) => {
+  const parts: Buffer[] = [];
+  req.on("data", (part: Buffer) => parts.push(part));
+  req.on("end", () => {
+    let body: Body;
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString("utf8")) as Body;
+    } catch {
+      return sendJson(res, 400, JSON.stringify({ error: { message: "body is not JSON" } }));
+    }
+    const model = typeof body.model === "string" ? body.model : "unknown";
+    const streamed = body.stream === true;
+    const hold = model === "hold";
+    if (req.url === "/v1/chat/completions") {
+      if (!streamed)
+        return sendJson(
+          res,
+          200,
+          cached(`chat:${model}`, () => chatCompletion(model)),
+        );
+      const usage = body.stream_options?.include_usage === true;
+      const frames = cached(`chat-stream:${model}:${usage}`, () => chatStream(model, chunks, usage));
+      return sendStream(res, frames, hold ? HELD_OPENING.chat : frames.length);
+    }
+    if (req.url === "/v1/messages") {
+      if (!streamed)
+        return sendJson(
+          res,
+          200,
+          cached(`messages:${model}`, () => messagesMessage(model)),
+        );
+      const frames = cached(`messages-stream:${model}`, () => messagesStream(model, chunks));
+      return sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
+    }
+    sendJson(res, 404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
+  });
+});
+
+function sendJson(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * Writes the frames one per turn of the event loop, as a real upstream's arrive one by one (the
+ * gateway then reads them one by one too). After `pauseAfter` frames it waits --hold-ms.
+ */
+function sendStream(res: ServerResponse, frames: string[], pauseAfter: number): void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  let next = 0;
+  let timer: NodeJS.Timeout | undefined;
+  res.once("close", () => clearTimeout(timer));
+  const write = () => {
+    if (res.destroyed) return;
+    res.write(frames[next++]);
+    if (next === frames.length) res.end();
+    else if (next === pauseAfter) timer = setTimeout(write, holdMs);
+    else setImmediate(write);
+  };
+  write();
+}
+
+function numberFlag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? fallback : Number(process.argv[at + 1]);
+}
+
+server.keepAliveTimeout = 60_000;
+server.maxRequestsPerSocket = 0;
+server.listen(0, "127.0.0.1", () => {
+  const { port } = server.address() as { port: number };
+  process.stdout.write(`bench upstream listening on http://127.0.0.1:${port}\n`);
+});
+process.once("SIGTERM", () => process.exit(0));

@@ -1,0 +1,75 @@
+// The catalog: models, their limits and prices, and which configured providers serve them.
+// Field names inside `pricings` are the spec's (spec 1, Pricings), so listings render them as they are.
+
+export type Modality = "text" | "image" | "video" | "audio" | "file";
+
+export type PricingCategory =
+  | "prompt"
+  | "completion"
+  | "input_cache_read"
+  | "input_cache_write_5_min"
+  | "input_cache_write_1_h"
+  | "input_cache_write"
+  | "web_search"
+  | "internal_reasoning"
+  | "image"
+  | "audio"
+  | "video"
+  | "audio_and_video";
+
+export interface PricingCondition {
+  unit: "kTokens";
+  gte?: number;
+  lte?: number;
+  gt?: number;
+  /** null: no upper bound. */
+  lt?: number | null;
+}
+
+export interface PricingItem {
+  /**
+   * Price in USD per unit. A JS number parsed from the catalog's decimal literal; money code turns it
+   * into an exact decimal through its shortest string form (String(0.15) === "0.15"), never by arithmetic.
+   */
+  value: number;
+  unit: "perMTokens" | "perCount" | "perSecond";
+  currency: "USD";
+  conditions?: { prompt_tokens?: PricingCondition; completion_tokens?: PricingCondition };
+}
+
+export type Pricings = Partial<Record<PricingCategory, PricingItem[]>>;
+
+/** A provider deployment that serves a model. */
+export interface Endpoint {
+  /** A configured provider id (`openai`, `local`, `my-azure`…). */
+  provider: string;
+  /** The model name the upstream knows. */
+  model: string;
+}
+
+export interface RoutingDefaults {
+  type?: "priority" | "round_robin" | "least_latency";
+  primary_factor?: "cost" | "speed" | "quality";
+  providers?: string[];
+  fallback?: string | boolean;
+}
+
+export interface CatalogModel {
+  /** `<provider>/<model_name>`. */
+  id: string;
+  displayName: string;
+  description: string;
+  /** Unix seconds. */
+  created: number;
+  ownedBy: string;
+  inputModalities: Modality[];
+  outputModalities: Modality[];
+  reasoning: boolean;
+  contextLength: number;
+  maxOutputTokens: number;
+  pricings: Pricings;
+  endpoints: Endpoint[];
+  routing?: RoutingDefaults;
+  /** Higher is better; used by `primary_factor: quality`. */
+  qualityRank?: number;
+}

@@ -1,0 +1,173 @@
+// The `switchyard` command.
+
+import { installKey } from "../auth/bootstrap.ts";
+import { hashKey, keyKind, newKey } from "../auth/keys.ts";
+import { parseDecimal, parseDiscount } from "../billing/money.ts";
+import { type Config, ConfigError, loadConfig } from "../config/load.ts";
+import { generationRecord } from "../gateway/lookup.ts";
+import { ModelIndex } from "../gateway/models.ts";
+import { GatewayError } from "../ir/errors.ts";
+import { type Args, parseArgs, stringFlag, UsageError } from "./args.ts";
+import { openConfiguredStore, serve } from "./serve.ts";
+
+const HELP = `usage: switchyard <command> [options]
+
+  serve [--config FILE] [--port N] [--host H]   start the gateway (no file: embedded default)
+  models [--config FILE]                        list the served models
+  keys create --account ID [--subscription] [--credits N] [--name TEXT]
+  keys list [--account ID]
+  keys revoke KEY_ID_OR_PREFIX
+  accounts credit ID AMOUNT                     add credits (USD) to an account
+  accounts discount ID FRACTION                 discount on every generation (0.1 = 10 % off)
+  generations show ID                           a generation record, as the lookup shows it
+
+Every command takes --config FILE (the same file as serve) to find the store.`;
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const [command, sub] = args.positionals;
+  if (!command || args.flags.has("help")) {
+    process.stdout.write(`${HELP}\n`);
+    return command ? 0 : 2;
+  }
+  const config = withServerFlags(loadConfig(stringFlag(args, "config")), args);
+  switch (command) {
+    case "serve":
+      await serve(config);
+      return -1; // keeps running
+    case "models":
+      for (const m of new ModelIndex(config.models, config.providers).served)
+        process.stdout.write(`${m.id}\t${m.endpoints.map((e) => e.provider).join(",")}\n`);
+      return 0;
+    case "keys":
+      return keys(sub, args, config);
+    case "accounts":
+      return accounts(sub, args, config);
+    case "generations":
+      return generations(sub, args, config);
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+function withServerFlags(config: Config, args: Args): Config {
+  const port = stringFlag(args, "port");
+  const host = stringFlag(args, "host");
+  if (port !== undefined && !/^\d+$/.test(port))
+    throw new UsageError("--port must be a number (0 picks a free port)");
+  return {
+    ...config,
+    server: {
+      ...config.server,
+      port: port === undefined ? config.server.port : Number(port),
+      host: host ?? config.server.host,
+    },
+  };
+}
+
+async function keys(sub: string | undefined, args: Args, config: Config): Promise<number> {
+  const store = await openConfiguredStore(config);
+  try {
+    if (sub === "create") {
+      const account = stringFlag(args, "account");
+      if (!account) throw new UsageError("keys create needs --account ID");
+      const key = newKey(args.flags.has("subscription") ? "subscription" : "payg");
+      await installKey(store, { key, account, credits: creditsFlag(args), name: stringFlag(args, "name") });
+      const credits = creditsFlag(args);
+      if (credits && (await store.getAccount(account))?.balance !== credits)
+        await store.creditAccount(account, credits);
+      process.stdout.write(`${key}\n`);
+      process.stderr.write(`(${keyKind(key)} key for account ${account}; shown once, stored hashed)\n`);
+      return 0;
+    }
+    if (sub === "list") {
+      for (const k of await store.listKeys(stringFlag(args, "account")))
+        process.stdout.write(
+          `${k.id}\t${k.prefix}\t${k.kind}\t${k.accountId}\t${new Date(k.createdAt).toISOString()}\t${k.revokedAt ? "revoked" : "active"}\n`,
+        );
+      return 0;
+    }
+    if (sub === "revoke") {
+      const which = args.positionals[2];
+      if (!which) throw new UsageError("keys revoke needs a key id, prefix or the key itself");
+      const target =
+        which.startsWith("sk-") && which.length > 20 ? `key_${hashKey(which).slice(0, 16)}` : which;
+      if (!(await store.revokeKey(target))) {
+        process.stderr.write(`switchyard: no key '${which}'\n`);
+        return 1;
+      }
+      process.stdout.write(`revoked ${which}\n`);
+      return 0;
+    }
+    throw new UsageError("keys needs create, list or revoke");
+  } finally {
+    await store.close();
+  }
+}
+
+function creditsFlag(args: Args): string | undefined {
+  const credits = stringFlag(args, "credits");
+  return credits === undefined ? undefined : parseDecimal(credits, "--credits").toString();
+}
+
+async function accounts(sub: string | undefined, args: Args, config: Config): Promise<number> {
+  if (sub !== "credit" && sub !== "discount")
+    throw new UsageError("accounts needs: credit ID AMOUNT | discount ID FRACTION");
+  const [, , id, amount] = args.positionals;
+  if (!id || amount === undefined) throw new UsageError(`accounts ${sub} needs ID and a number`);
+  const store = await openConfiguredStore(config);
+  try {
+    if (sub === "discount") {
+      const discount = parseDiscount(amount, "FRACTION").toString();
+      await store.upsertAccount(id, { discount });
+      process.stdout.write(`account ${id} discount ${discount}\n`);
+      return 0;
+    }
+    if (!(await store.getAccount(id))) await store.upsertAccount(id);
+    const balance = await store.creditAccount(id, parseDecimal(amount, "AMOUNT").toString());
+    process.stdout.write(`account ${id} balance ${balance}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function generations(sub: string | undefined, args: Args, config: Config): Promise<number> {
+  if (sub !== "show") throw new UsageError("generations needs: show ID");
+  const id = args.positionals[2];
+  if (!id) throw new UsageError("generations show needs ID");
+  const store = await openConfiguredStore(config);
+  try {
+    const row = await store.getGenerationAnyAccount(id);
+    if (!row) {
+      process.stderr.write(`switchyard: no generation '${id}'\n`);
+      return 1;
+    }
+    process.stdout.write(
+      `${JSON.stringify({ ...generationRecord(row, true), accountId: row.accountId }, null, 2)}\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err) => {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof GatewayError) {
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (err?.code === "EADDRINUSE") {
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stderr.write(`switchyard: ${err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

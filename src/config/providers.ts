@@ -1,0 +1,76 @@
+// Providers Switchyard knows without a config file. Each is configured when its key is in the
+// environment (or given in the file); `local` is always on unless a file switches it off.
+
+export type UpstreamProtocol = "openai" | "anthropic" | "gemini" | "local";
+
+export interface Timeouts {
+  connectMs: number;
+  /** Streamed answers: until the first byte. */
+  firstByteMs: number;
+  /** Whole (non-streamed) answers arrive all at once, after the generation: until that answer. */
+  requestMs: number;
+  idleMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  protocol: UpstreamProtocol;
+  baseUrl: string;
+  apiKey?: string;
+  enabled: boolean;
+  timeouts: Timeouts;
+  /** local only: pause between streamed pieces, so demo streams look like streams. */
+  chunkDelayMs?: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: 5_000,
+  firstByteMs: 60_000,
+  requestMs: 600_000,
+  idleMs: 120_000,
+};
+
+interface BuiltinProvider {
+  id: string;
+  protocol: UpstreamProtocol;
+  baseUrl: string;
+  /** Environment variables holding the key, first found wins. */
+  env: string[];
+}
+
+export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
+  { id: "openai", protocol: "openai", baseUrl: "https://api.openai.com/v1", env: ["OPENAI_API_KEY"] },
+  {
+    id: "anthropic",
+    protocol: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    env: ["ANTHROPIC_API_KEY"],
+  },
+  {
+    id: "google",
+    protocol: "gemini",
+    baseUrl: "https://generativelanguage.googleapis.com",
+    env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  },
+  { id: "deepseek", protocol: "openai", baseUrl: "https://api.deepseek.com/v1", env: ["DEEPSEEK_API_KEY"] },
+  { id: "mistral", protocol: "openai", baseUrl: "https://api.mistral.ai/v1", env: ["MISTRAL_API_KEY"] },
+  { id: "xai", protocol: "openai", baseUrl: "https://api.x.ai/v1", env: ["XAI_API_KEY"] },
+  { id: "groq", protocol: "openai", baseUrl: "https://api.groq.com/openai/v1", env: ["GROQ_API_KEY"] },
+  { id: "together", protocol: "openai", baseUrl: "https://api.together.xyz/v1", env: ["TOGETHER_API_KEY"] },
+  { id: "local", protocol: "local", baseUrl: "local:", env: [] },
+];
+
+/** The built-in providers as configured by the environment alone. */
+export function providersFromEnv(env: NodeJS.ProcessEnv): ProviderConfig[] {
+  return BUILTIN_PROVIDERS.map((p) => {
+    const apiKey = p.env.map((name) => env[name]).find((v) => v !== undefined && v !== "");
+    return {
+      id: p.id,
+      protocol: p.protocol,
+      baseUrl: p.baseUrl,
+      apiKey,
+      enabled: p.protocol === "local" || apiKey !== undefined,
+      timeouts: { ...DEFAULT_TIMEOUTS },
+    };
+  });
+}

@@ -1,0 +1,24 @@
+import { randomFillSync } from "node:crypto";
+
+// Random bytes are drawn from a pool refilled 256 ids at a time: one call into the CSPRNG per
+// 256 requests instead of one per request.
+const ID_BYTES = 12;
+const pool = Buffer.alloc(ID_BYTES * 256);
+let offset = pool.length;
+
+function randomPart(): string {
+  if (offset === pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  offset += ID_BYTES;
+  return pool.toString("base64url", offset - ID_BYTES, offset);
+}
+
+/**
+ * A generation id: `gen-` + 9 base-36 digits of the millisecond clock (so ids sort by time) + 16
+ * random base64url characters (96 bits: unguessable).
+ */
+export function newGenerationId(now = Date.now()): string {
+  return `gen-${now.toString(36).padStart(9, "0")}${randomPart()}`;
+}

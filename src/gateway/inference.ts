@@ -1,0 +1,501 @@
+// One inference, top to bottom: authenticate, decode, resolve, route, call, translate, meter, record.
+
+import type { Authenticator, Caller } from "../auth/authenticator.ts";
+import { type Face, presentedKey } from "../auth/credentials.ts";
+import type { CatalogModel } from "../catalog/types.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+import { GatewayError } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
+import type { Response } from "../ir/response.ts";
+import type { StreamEvent } from "../ir/stream.ts";
+import type { Api, GenerationEnd, Store } from "../ledger/types.ts";
+import { relays } from "../protocols/relays.ts";
+import { headerList } from "../protocols/shared/validate.ts";
+import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
+import { type CallReport, canRelay, type ProviderAdapter, type Target } from "../providers/types.ts";
+import type { Answered } from "../routing/attempts.ts";
+import type { LatencySample } from "../routing/health.ts";
+import { Router } from "../routing/router.ts";
+import type { CreditCheck } from "./credit.ts";
+import { newGenerationId } from "./ids.ts";
+import { Meter } from "./meter.ts";
+import { generationsTotal } from "./metrics.ts";
+import type { ModelIndex } from "./models.ts";
+import type { HeaderMap, Responder } from "./responder.ts";
+import type { Logger, Settlement } from "./settlement.ts";
+
+export interface InferenceInput {
+  body: Buffer | undefined;
+  headers: Headers;
+  query: Record<string, unknown>;
+  /** content-generation: model and method from the path. */
+  pathModel?: string;
+  pathStream?: boolean;
+}
+
+export interface GatewayDeps {
+  protocols: Record<ProtocolName, Protocol>;
+  models: ModelIndex;
+  providers: Map<string, ProviderConfig>;
+  adapterFor(provider: ProviderConfig): ProviderAdapter;
+  auth: Authenticator;
+  store: Store;
+  settlement: Settlement;
+  /** Admission: pay-as-you-go accounts with no credit left are refused. */
+  credit: CreditCheck;
+  log: Logger & { warn(obj: unknown, msg?: string): void };
+  /** Endpoint selection, fallback and health; a default in-memory router when absent. */
+  router?: Router;
+}
+
+const API_OF: Record<ProtocolName, Api> = {
+  "openai-chat": "chat.completions",
+  anthropic: "messages",
+  gemini: "generateContent",
+};
+
+export class InferencePipeline {
+  private readonly deps: GatewayDeps;
+  private readonly router: Router;
+  private readonly credit: CreditCheck;
+
+  constructor(deps: GatewayDeps) {
+    this.deps = deps;
+    this.credit = deps.credit;
+    this.router = deps.router ?? new Router({ models: deps.models });
+  }
+
+  async handle(face: ProtocolName, input: InferenceInput, out: Responder): Promise<void> {
+    const arrivedAt = performance.now();
+    const id = newGenerationId();
+    const protocol = this.deps.protocols[face];
+    const headers: HeaderMap = { "x-generation-id": id };
+    if (face === "anthropic") headers["request-id"] = id;
+    try {
+      const caller = await this.deps.auth.authenticate(
+        presentedKey(face as Face, input.headers, input.query),
+      );
+      const rawBody = bodyText(input.body);
+      const request = protocol.decodeRequest(parseJson(rawBody), {
+        headers: input.headers,
+        pathModel: input.pathModel,
+        pathStream: input.pathStream,
+      });
+      const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
+      request.model = model.id;
+      await this.credit.admit(caller);
+      const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
+      const generation = new GenerationRecorder(this.deps, { id, caller, model, api: API_OF[face], request });
+      const call: Call = {
+        face,
+        protocol,
+        input,
+        rawBody,
+        request,
+        model,
+        ctx,
+        headers,
+        out,
+        arrivedAt,
+        meter: new Meter(arrivedAt),
+        generation,
+      };
+      if (request.stream) await this.stream(call);
+      else await this.complete(call);
+    } catch (err) {
+      this.sendError(protocol, err, headers, out);
+    }
+  }
+
+  private async complete(call: Call): Promise<void> {
+    const { protocol, request, ctx, headers, out, meter, generation } = call;
+    let answered: Answered<{ response?: Response; text?: string; tapped: Tapped; report: Translation }>;
+    try {
+      answered = await this.attempt(call, false, async (adapter, target, signal) => {
+        const report: Translation = { relayed: canRelay(adapter, call.face) };
+        if (!canRelay(adapter, call.face)) {
+          const response = await adapter.complete(request, target, signal, report);
+          return { response, tapped: response, report };
+        }
+        const relayed = await adapter.relay(this.relayCall(call, target, false), signal);
+        const text = await relayed.text();
+        return { text, tapped: tapRelayed(call.face, text, target.provider.id), report };
+      });
+    } catch (err) {
+      this.endUnanswered(call, err);
+      throw err;
+    }
+    const answer = answered.value;
+    nameIgnored(headers, call, answer.report);
+    meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
+    meter.end();
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "whole");
+    if (answer.text !== undefined) out.jsonText(200, headers, relays[call.face].response(answer.text, ctx));
+    else if (answer.response) out.json(200, headers, protocol.encodeResponse(answer.response, ctx));
+    generation.finish(meter, "completed");
+    this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
+  }
+
+  private async stream(call: Call): Promise<void> {
+    const { headers, out, meter, generation } = call;
+    let answered: Answered<{ pieces: AsyncIterator<Piece>; head: Piece[]; report: Translation }>;
+    try {
+      // An endpoint has answered once a piece with bytes for the client arrives; until then (an
+      // error event included) nothing has reached the client and another endpoint may be tried.
+      answered = await this.attempt(call, true, async (adapter, target, signal) => {
+        const report: Translation = { relayed: canRelay(adapter, call.face) };
+        const pieces = this.streamPieces(call, adapter, target, signal, report)[Symbol.asyncIterator]();
+        const head: Piece[] = [];
+        for (let r = await pieces.next(); !r.done; r = await pieces.next()) {
+          const failure = r.value.events.find((e) => e.type === "error");
+          if (failure) {
+            // Closes the upstream body; the attempt's own failure is what matters here.
+            pieces.return?.(undefined).catch(() => {});
+            throw failure.error;
+          }
+          head.push(r.value);
+          if (r.value.text) break;
+        }
+        return { pieces, head, report };
+      });
+    } catch (err) {
+      this.endUnanswered(call, err);
+      throw err;
+    }
+    nameIgnored(headers, call, answered.value.report);
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "stream");
+    out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
+    let failed: unknown;
+    const send = async (piece: Piece) => {
+      for (const event of piece.events) {
+        meter.observe(event);
+        if (event.type === "error") failed = event.error;
+      }
+      if (piece.text && !out.signal.aborted) await out.write(piece.text);
+    };
+    const { pieces, head } = answered.value;
+    try {
+      for (const piece of head) await send(piece);
+      for (let r = await pieces.next(); !r.done; r = await pieces.next()) await send(r.value);
+    } catch (err) {
+      failed = err;
+      if (!out.signal.aborted) {
+        const error =
+          err instanceof GatewayError ? err : new GatewayError("api_error", "The upstream stream failed.");
+        const text = call.protocol.streamEncoder(call.ctx).encode({ type: "error", error });
+        if (text) await out.write(text);
+      }
+    }
+    meter.end();
+    if (out.signal.aborted) {
+      generation.finish(meter, "cancelled");
+      this.report(answered, { cancelled: true });
+      return;
+    }
+    out.end();
+    if (failed) {
+      generation.fail(meter, failed);
+      this.report(answered, { failure: failed });
+    } else {
+      generation.finish(meter, "completed");
+      this.report(answered, { sample: streamSample(call, answered.startedAt) });
+    }
+  }
+
+  /**
+   * The client's stream as pieces of SSE text, each with the IR events it stands for (the meter's tap).
+   * Same protocol in and out: upstream events relayed with targeted edits. Otherwise: IR events encoded.
+   */
+  private async *streamPieces(
+    call: Call,
+    adapter: ProviderAdapter,
+    target: Target,
+    signal: AbortSignal,
+    report: CallReport,
+  ): AsyncIterable<Piece> {
+    const { protocol, request, ctx } = call;
+    const encoder = protocol.streamEncoder(ctx);
+    if (canRelay(adapter, call.face)) {
+      const relay = relays[call.face];
+      const answer = await adapter.relay(this.relayCall(call, target, true), signal);
+      const tap = protocol.streamDecoder();
+      for await (const e of answer.events()) {
+        const events = tap.decode(e);
+        // An upstream error (its own error frame, or a frame that is not JSON) reaches the client as
+        // one clean error in its protocol and ends the stream: never the broken bytes themselves.
+        const failure = events.find((event) => event.type === "error");
+        if (failure) {
+          yield { text: encoder.encode(failure), events };
+          return;
+        }
+        yield { text: relay.streamEvent(e, ctx), events };
+      }
+      // A stream cut short is told to the client in its protocol (the tap noticed it).
+      const tail = tap.end();
+      yield { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail };
+      return;
+    }
+    for await (const event of adapter.stream(request, target, signal, report)) {
+      yield { text: encoder.encode(event), events: [event] };
+    }
+    yield { text: encoder.end(), events: [] };
+  }
+
+  private relayCall(call: Call, target: Target, stream: boolean) {
+    const { path, body } = relays[call.face].request(call.rawBody, call.request, {
+      model: target.upstreamModel,
+      stream,
+    });
+    return { path, body, headers: relayHeaders(call.face, call.input.headers), stream };
+  }
+
+  /**
+   * Route and call: the router plans the endpoints (strategy, health, fallback) and tries them in
+   * order until one answers. With `stream`, each attempt's wait for its first piece is bounded by
+   * the provider's first_byte_ms. The answering model may be a fallback model
+   * (model_routing_config): the response then names it, and its prices apply.
+   */
+  private async attempt<T>(
+    call: Call,
+    stream: boolean,
+    send: (adapter: ProviderAdapter, target: Target, signal: AbortSignal) => Promise<T>,
+  ): Promise<Answered<T>> {
+    const { request, model, out, generation, headers, meter } = call;
+    const plan = await this.router.plan(request, model);
+    const began = performance.now();
+    try {
+      const answered = await this.router.run(
+        plan,
+        {
+          signal: out.signal,
+          firstByteMs: stream
+            ? (a) => this.deps.providers.get(a.endpoint.provider)?.timeouts.firstByteMs
+            : undefined,
+          onAttempt: ({ attempts, attempt, final }) => {
+            generation.attempts = attempts;
+            generation.finalRetry = final;
+            generation.provider = attempt.endpoint.provider;
+            headers["x-switchyard-provider"] = attempt.endpoint.provider;
+          },
+        },
+        async (attempt, signal) => {
+          const provider = this.deps.providers.get(attempt.endpoint.provider);
+          if (!provider?.enabled)
+            throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
+          const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
+          return send(this.deps.adapterFor(provider), target, signal);
+        },
+      );
+      if (answered.attempt.model.id !== model.id) {
+        call.ctx.model = answered.attempt.model.id;
+        generation.pricedModel = answered.attempt.model;
+      }
+      return answered;
+    } finally {
+      meter.upstreamMs += performance.now() - began;
+    }
+  }
+
+  /** No endpoint answered: the generation is cancelled (the client left) or failed. */
+  private endUnanswered({ out, meter, generation }: Call, err: unknown): void {
+    if (out.signal.aborted) {
+      meter.end();
+      generation.finish(meter, "cancelled");
+    } else generation.fail(meter, err);
+  }
+
+  /** Health and latency statistics are best effort: they never fail a generation. */
+  private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
+    this.router
+      .finished(answered, outcome)
+      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
+  }
+
+  private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder): void {
+    if (out.signal.aborted) return;
+    const error = asGatewayError(err, this.deps.log);
+    const { status, body } = protocol.encodeError(error);
+    if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+    out.json(status, headers, body);
+  }
+}
+
+/** Everything one inference carries from step to step. */
+interface Call {
+  face: ProtocolName;
+  protocol: Protocol;
+  input: InferenceInput;
+  /** The client's body as received: relays forward it with targeted edits only. */
+  rawBody: string;
+  request: Request;
+  model: CatalogModel;
+  ctx: EncodeContext;
+  headers: HeaderMap;
+  out: Responder;
+  /** performance.now() when the request arrived. */
+  arrivedAt: number;
+  meter: Meter;
+  generation: GenerationRecorder;
+}
+
+/** A streamed answer's timings, for least_latency and speed: time to first token and throughput. */
+function streamSample({ meter, arrivedAt }: Call, attemptStartedAt: number): LatencySample {
+  const sample: LatencySample = {};
+  if (meter.latencyMs !== undefined)
+    sample.ttftMs = Math.max(0, meter.latencyMs - (attemptStartedAt - arrivedAt));
+  const seconds = (meter.generationTimeMs ?? 0) / 1000;
+  if (seconds > 0 && meter.usage.completionTokens > 0)
+    sample.tokensPerSecond = meter.usage.completionTokens / seconds;
+  return sample;
+}
+
+/** How the answering endpoint was reached: relayed bytes, or translated (and what that dropped). */
+interface Translation extends CallReport {
+  relayed: boolean;
+}
+
+/**
+ * `x-switchyard-ignored`: the fields the answering upstream never saw. A translation drops what the
+ * client face set aside and what the upstream encoder could not express; a chat relay strips the
+ * fields the client face set aside; a messages or content-generation relay forwards every byte.
+ */
+function nameIgnored(headers: HeaderMap, call: Call, report: Translation): void {
+  if (report.relayed && call.face !== "openai-chat") return;
+  const dropped = report.dropped ?? [];
+  if (call.request.ignored.length === 0 && dropped.length === 0) return;
+  headers["x-switchyard-ignored"] = [...new Set([...call.request.ignored, ...dropped])].join(", ");
+}
+
+/** A piece of the client's stream and the IR events it stands for. */
+interface Piece {
+  text: string;
+  events: StreamEvent[];
+}
+
+function bodyText(body: Buffer | undefined): string {
+  if (!body || body.length === 0)
+    throw new GatewayError("invalid_request", "The request body is empty; send a JSON object.");
+  return body.toString("utf8");
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new GatewayError(
+      "invalid_request",
+      `The request body is not valid JSON: ${(err as Error).message}`,
+    );
+  }
+}
+
+/** What the meter reads from a whole answer. */
+type Tapped = Pick<Response, "usage" | "finishReason">;
+
+/** Usage and finish reason of a relayed answer, read without decoding it; malformed JSON is a 502. */
+function tapRelayed(face: ProtocolName, text: string, providerId: string): Tapped {
+  try {
+    return relays[face].tap(text);
+  } catch {
+    throw new GatewayError("api_error", `Provider '${providerId}' answered with malformed JSON.`, {
+      status: 502,
+    });
+  }
+}
+
+/** Client headers a same-protocol upstream needs: the messages protocol's betas. */
+function relayHeaders(face: ProtocolName, headers: Headers): Record<string, string> {
+  if (face !== "anthropic") return {};
+  const betas = headerList(headers["anthropic-beta"] ?? headers["vendora-beta"]);
+  return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
+}
+
+export function asGatewayError(err: unknown, log: Logger): GatewayError {
+  if (err instanceof GatewayError) return err;
+  log.error({ err }, "unexpected error in the request path");
+  return new GatewayError("api_error", "Internal error in the gateway.");
+}
+
+/** The ledger side of one generation: written when it starts, completed when it ends, then settled. */
+class GenerationRecorder {
+  /** Attempts made (requestRetryTimes = attempts − 1). */
+  attempts = 0;
+  /** Defined with AttemptReport.final in src/routing/attempts.ts. */
+  finalRetry = true;
+  /** The provider that answered, or the last one tried. */
+  provider?: string;
+  /** The model whose prices apply, when a fallback model answered instead of the requested one. */
+  pricedModel?: CatalogModel;
+  private readonly deps: GatewayDeps;
+  private readonly id: string;
+  private readonly caller: Caller;
+  private readonly model: CatalogModel;
+  private readonly api: Api;
+
+  constructor(
+    deps: GatewayDeps,
+    g: { id: string; caller: Caller; model: CatalogModel; api: Api; request: Request },
+  ) {
+    this.deps = deps;
+    this.id = g.id;
+    this.caller = g.caller;
+    this.model = g.model;
+    this.api = g.api;
+    deps.store
+      .startGeneration({
+        id: g.id,
+        accountId: g.caller.accountId,
+        keyId: g.caller.keyId,
+        api: g.api,
+        model: g.model.id,
+        streamed: g.request.stream,
+        createdAt: Date.now(),
+      })
+      .catch((err) => deps.log.error({ err, generationId: g.id }, "ledger start failed"));
+  }
+
+  finish(meter: Meter, status: "completed" | "cancelled"): void {
+    this.end(meter, status);
+  }
+
+  fail(meter: Meter, err: unknown): void {
+    meter.end();
+    this.end(meter, "failed", err instanceof Error ? err.message : String(err));
+  }
+
+  private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
+    const usage = meter.usage;
+    generationsTotal.inc({ api: this.api, status });
+    const finish: GenerationEnd = {
+      id: this.id,
+      status,
+      provider: this.provider,
+      usage,
+      finishReason: meter.finishReason,
+      latencyMs: meter.latencyMs,
+      generationTimeMs: meter.generationTimeMs,
+      requestRetryTimes: Math.max(0, this.attempts - 1),
+      finalRetry: this.finalRetry,
+      errorMessage,
+      completedAt: Date.now(),
+    };
+    this.record(finish, meter.sawUsage).catch((err) =>
+      this.deps.log.error({ err, generationId: this.id }, "ledger finish failed"),
+    );
+  }
+
+  /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
+  private async record(finish: GenerationEnd, hasUsage: boolean): Promise<void> {
+    const { settlement, store } = this.deps;
+    const generation = { id: this.id, ...this.caller };
+    const model = this.pricedModel ?? this.model;
+    if (hasUsage && settlement.immediate) {
+      finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+      await store.finishGeneration(finish);
+      settlement.settledWithFinish(this.caller.accountId);
+      return;
+    }
+    await store.finishGeneration(finish);
+    if (hasUsage) settlement.schedule(generation, model, finish.usage);
+  }
+}

@@ -1,0 +1,53 @@
+// GET /api/v1/management/generation?id= — the generation record of spec 1, for the caller's own
+// generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
+
+import type { Authenticator } from "../auth/authenticator.ts";
+import { presentedKey } from "../auth/credentials.ts";
+import { creditsToJson, ratingToJson } from "../billing/render.ts";
+import { GatewayError, invalid } from "../ir/errors.ts";
+import { totalTokens } from "../ir/usage.ts";
+import type { GenerationRow, Store } from "../ledger/types.ts";
+import type { Headers } from "../protocols/types.ts";
+
+export async function lookupGeneration(
+  deps: { auth: Authenticator; store: Store },
+  headers: Headers,
+  query: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));
+  const id = query.id ?? query.generate_id;
+  if (typeof id !== "string" || id === "") throw invalid("id", "the generation id is required (?id=gen-…)");
+  const row = await deps.store.getGeneration(id, caller.accountId);
+  if (!row) throw new GatewayError("not_found", `No generation '${id}' for this account.`, { param: "id" });
+  return generationRecord(row, caller.kind === "payg");
+}
+
+export function generationRecord(row: GenerationRow, withBilling: boolean): Record<string, unknown> {
+  const u = row.usage;
+  const record: Record<string, unknown> = {
+    api: row.api,
+    generationId: row.id,
+    model: row.model,
+    createAt: new Date(row.createdAt).toISOString(),
+    generationTime: row.generationTimeMs ?? 0,
+    latency: row.latencyMs ?? 0,
+    nativeTokens: {
+      prompt_tokens: u?.promptTokens ?? 0,
+      completion_tokens: u?.completionTokens ?? 0,
+      total_tokens: u ? totalTokens(u) : 0,
+      completion_tokens_details: { reasoning_tokens: u?.reasoningTokens ?? 0 },
+      prompt_tokens_details: { cached_tokens: u?.cacheReadTokens ?? 0 },
+    },
+    streamed: row.streamed,
+    finishReason: row.finishReason ?? null,
+    requestRetryTimes: row.requestRetryTimes,
+    finalRetry: row.finalRetry,
+    status: row.status,
+    provider: row.provider ?? null,
+  };
+  if (withBilling && row.rating) {
+    record.usage = creditsToJson(row.rating.usage);
+    record.ratingResponses = ratingToJson(row.rating);
+  }
+  return record;
+}

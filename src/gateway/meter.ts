@@ -1,0 +1,62 @@
+// Watches a generation's events for what the ledger records: timings, usage, finish reason.
+
+import type { FinishReason } from "../ir/response.ts";
+import type { StreamEvent } from "../ir/stream.ts";
+import { emptyUsage, type Usage } from "../ir/usage.ts";
+import { overheadSeconds } from "./metrics.ts";
+
+export class Meter {
+  private readonly startedAt: number;
+  private firstTokenAt?: number;
+  private endedAt?: number;
+  usage: Usage = emptyUsage();
+  sawUsage = false;
+  finishReason?: FinishReason;
+  /** Time spent waiting on upstreams (connect to first answer), excluded from the overhead. */
+  upstreamMs = 0;
+
+  constructor(startedAt = performance.now()) {
+    this.startedAt = startedAt;
+  }
+
+  observe(event: StreamEvent): void {
+    if (event.type === "block_delta" || event.type === "block_start") this.firstTokenAt ??= performance.now();
+    else if (event.type === "usage") {
+      this.usage = event.usage;
+      this.sawUsage = true;
+    } else if (event.type === "finish") this.finishReason = event.reason;
+  }
+
+  /** A whole (non-streamed) answer arrived at once. */
+  observeWhole(usage: Usage, finishReason: FinishReason): void {
+    this.firstTokenAt ??= performance.now();
+    this.usage = usage;
+    this.sawUsage = true;
+    this.finishReason = finishReason;
+  }
+
+  /**
+   * The gateway's own time so far (arrival to now, upstream wait excluded), into the histogram;
+   * returned formatted for the `x-switchyard-overhead-ms` header.
+   */
+  recordOverhead(api: string, mode: "whole" | "stream"): string {
+    const ms = Math.max(0, performance.now() - this.startedAt - this.upstreamMs);
+    overheadSeconds.observe({ api, mode }, ms / 1000);
+    return ms.toFixed(3);
+  }
+
+  end(): void {
+    this.endedAt ??= performance.now();
+  }
+
+  /** Time to first token, ms. */
+  get latencyMs(): number | undefined {
+    return this.firstTokenAt === undefined ? undefined : Math.round(this.firstTokenAt - this.startedAt);
+  }
+
+  /** First token to completion, ms. */
+  get generationTimeMs(): number | undefined {
+    if (this.firstTokenAt === undefined) return undefined;
+    return Math.round((this.endedAt ?? performance.now()) - this.firstTokenAt);
+  }
+}

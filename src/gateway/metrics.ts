@@ -1,0 +1,21 @@
+// Prometheus metrics: what the gateway itself costs per request (upstream time excluded), and how
+// many generations each protocol served.
+
+import { Counter, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+
+export const overheadSeconds = new Histogram({
+  name: "switchyard_overhead_seconds",
+  help: "Time spent in the gateway per request before its answer starts, upstream time excluded.",
+  labelNames: ["api", "mode"] as const,
+  buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+  registers: [registry],
+});
+
+export const generationsTotal = new Counter({
+  name: "switchyard_generations_total",
+  help: "Inference requests by protocol and outcome.",
+  labelNames: ["api", "status"] as const,
+  registers: [registry],
+});

@@ -1,0 +1,15 @@
+// How the pipeline answers, without knowing the HTTP framework behind it.
+
+export type HeaderMap = Record<string, string>;
+
+export interface Responder {
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  json(status: number, headers: HeaderMap, body: unknown): void;
+  /** A body that is already JSON text (a relayed answer). */
+  jsonText(status: number, headers: HeaderMap, text: string): void;
+  startStream(status: number, headers: HeaderMap): void;
+  /** Writes a piece of the stream; resolves when the socket can take more (backpressure). */
+  write(chunk: string): Promise<void> | undefined;
+  end(): void;
+}

@@ -1,0 +1,68 @@
+// Errors in one vocabulary; each protocol module renders them in its native body and status.
+
+export type ErrorKind =
+  | "invalid_request" // 400
+  | "authentication" // 401
+  | "payment_required" // 402
+  | "permission" // 403
+  | "not_found" // 404
+  | "request_too_large" // 413
+  | "rate_limit" // 429
+  | "api_error" // 500 / upstream 5xx
+  | "timeout" // 504 / upstream timeout
+  | "overloaded"; // 503 / 529
+
+const defaultStatus: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  authentication: 401,
+  payment_required: 402,
+  permission: 403,
+  not_found: 404,
+  request_too_large: 413,
+  rate_limit: 429,
+  api_error: 500,
+  timeout: 504,
+  overloaded: 503,
+};
+
+export class GatewayError extends Error {
+  readonly kind: ErrorKind;
+  readonly status: number;
+  /** The request field at fault, as the client wrote it (`messages[2].content`, `generationConfig.topP`). */
+  readonly param?: string;
+  /** Seconds, from an upstream `retry-after`. */
+  readonly retryAfter?: number;
+
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { status?: number; param?: string; retryAfter?: number } = {},
+  ) {
+    super(message);
+    this.name = "GatewayError";
+    this.kind = kind;
+    this.status = opts.status ?? defaultStatus[kind];
+    this.param = opts.param;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+/** A 400 naming the field at fault. */
+export function invalid(param: string, message: string): GatewayError {
+  return new GatewayError("invalid_request", `${param}: ${message}`, { param });
+}
+
+/** Maps an HTTP status (ours or an upstream's) to the error kind the protocols know. */
+export function kindForStatus(status: number): ErrorKind {
+  if (status === 400 || status === 422) return "invalid_request";
+  if (status === 401) return "authentication";
+  if (status === 402) return "payment_required";
+  if (status === 403) return "permission";
+  if (status === 404) return "not_found";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit";
+  if (status === 408 || status === 504) return "timeout";
+  if (status === 503 || status === 529) return "overloaded";
+  if (status >= 400 && status < 500) return "invalid_request";
+  return "api_error";
+}

@@ -1,0 +1,181 @@
+// The canonical request every client protocol decodes into and every upstream protocol encodes from.
+// It holds what one protocol can say that another can use; protocol-only details that cannot cross
+// (and are not relayed) are dropped at decode time and named in `ignored`.
+
+/** Prompt-cache marker (messages-protocol `cache_control`), kept so same-family upstreams keep caching. */
+export interface CacheControl {
+  type: "ephemeral";
+  ttl?: "5m" | "1h";
+}
+
+/** Where the bytes of an image, audio clip or document come from. */
+export type MediaSource =
+  | { kind: "base64"; mediaType: string; data: string }
+  | { kind: "url"; url: string; mediaType?: string }
+  | { kind: "file"; fileId: string; mediaType?: string; filename?: string };
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+  cacheControl?: CacheControl;
+  citations?: Citation[];
+}
+
+export interface ImageBlock {
+  type: "image";
+  source: MediaSource;
+  /** chat `image_url.detail`, Gemini `mediaResolution` (low | high | auto). */
+  detail?: string;
+  cacheControl?: CacheControl;
+}
+
+export interface AudioBlock {
+  type: "audio";
+  /** base64 data; `mediaType` like audio/wav, audio/mp3. */
+  source: MediaSource;
+  cacheControl?: CacheControl;
+}
+
+export interface DocumentBlock {
+  type: "document";
+  /** PDF or other file bytes, or plain text (`{kind:"text"}`). */
+  source: MediaSource | { kind: "text"; text: string; mediaType: "text/plain" };
+  title?: string;
+  context?: string;
+  filename?: string;
+  citations?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export interface ToolCallBlock {
+  type: "tool_call";
+  /** Call id; made by the gateway when an upstream has none (Gemini may omit it). */
+  id: string;
+  name: string;
+  /** The arguments as JSON text, exactly as produced (may be invalid JSON from some models). */
+  arguments: string;
+  /** Gemini `thoughtSignature` carried on a functionCall part; must come back unchanged. */
+  signature?: string;
+  cacheControl?: CacheControl;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolCallId: string;
+  /** Function name; Gemini needs it, the others only carry the call id (keep the map). */
+  name?: string;
+  content: Array<TextBlock | ImageBlock | DocumentBlock>;
+  isError?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export interface ThinkingBlock {
+  type: "thinking";
+  /** May be empty while `signature` is set: such blocks must still be replayed (TRAPS). */
+  text: string;
+  signature?: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+export type ContentBlock =
+  | TextBlock
+  | ImageBlock
+  | AudioBlock
+  | DocumentBlock
+  | ToolCallBlock
+  | ToolResultBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock;
+
+export type Citation = Record<string, unknown> & { type: string };
+
+export interface Message {
+  role: "user" | "assistant";
+  content: ContentBlock[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  /** chat `function.strict`. */
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ToolChoice =
+  | { type: "auto" }
+  | { type: "none" }
+  | { type: "required" }
+  | { type: "tool"; name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      schema: Record<string, unknown>;
+      name?: string;
+      description?: string;
+      strict?: boolean;
+    };
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+export interface ReasoningSettings {
+  /** false = reasoning explicitly off (messages `thinking.type=disabled`, Gemini budget 0). */
+  enabled?: boolean;
+  effort?: ReasoningEffort;
+  /** Token budget for reasoning (messages `budget_tokens`, Gemini `thinkingBudget`; -1 = dynamic). */
+  budgetTokens?: number;
+  /** Reasoning happens but is not shown to the client (chat `reasoning.exclude`). */
+  exclude?: boolean;
+  /** messages `thinking.type = adaptive`: the model decides. */
+  adaptive?: boolean;
+}
+
+/** Routing fields of the chat protocol (spec 2 `provider.routing`, `model_routing_config`). */
+export interface RoutingRequest {
+  type?: "priority" | "round_robin" | "least_latency";
+  primaryFactor?: "cost" | "speed" | "quality";
+  providers?: string[];
+  /** "true" | "false" | a provider id. */
+  fallback?: string;
+  availableModels?: string[];
+  preference?: string;
+}
+
+export interface Request {
+  /** Catalog model id the client asked for (`<provider>/<model_name>`). */
+  model: string;
+  system: TextBlock[];
+  messages: Message[];
+  tools: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  /** false = at most one tool call per turn. */
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  seed?: number;
+  stopSequences: string[];
+  responseFormat?: ResponseFormat;
+  reasoning?: ReasoningSettings;
+  logprobs?: { topLogprobs?: number };
+  /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
+  user?: string;
+  stream: boolean;
+  /** The client asked to see usage in the stream (chat `stream_options.include_usage` / `usage.include`). */
+  streamUsage: boolean;
+  routing?: RoutingRequest;
+  /** Request fields the gateway accepted but will not forward; reported in `x-switchyard-ignored`. */
+  ignored: string[];
+}

@@ -1,0 +1,32 @@
+import type { RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock } from "./request.ts";
+import type { Usage } from "./usage.ts";
+
+/**
+ * Why generation stopped, in one vocabulary:
+ * - stop: natural end of turn; stop_sequence: a stop sequence matched (see `stopSequence`);
+ * - length: max output tokens reached; tool_calls: the model called tools;
+ * - content_filter: output withheld by a safety filter; refusal: the model declined;
+ * - pause: a long-running server tool paused the turn; error / other: anything else.
+ */
+export type FinishReason =
+  | "stop"
+  | "stop_sequence"
+  | "length"
+  | "tool_calls"
+  | "content_filter"
+  | "refusal"
+  | "pause"
+  | "error"
+  | "other";
+
+export type OutputBlock = TextBlock | ToolCallBlock | ThinkingBlock | RedactedThinkingBlock;
+
+export interface Response {
+  /** Upstream's id; the gateway replaces it with the generation id when encoding for the client. */
+  id: string;
+  model: string;
+  content: OutputBlock[];
+  finishReason: FinishReason;
+  stopSequence?: string;
+  usage: Usage;
+}

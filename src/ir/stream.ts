@@ -1,0 +1,29 @@
+import type { GatewayError } from "./errors.ts";
+import type { FinishReason } from "./response.ts";
+import type { Usage } from "./usage.ts";
+
+// A response as a stream of events. Blocks are numbered from 0 in the order they start; a block's
+// deltas come between its block_start and block_stop. Usage may arrive before or after `finish`
+// and more than once (the last one wins); `finish` comes once.
+
+export type BlockStart =
+  | { type: "text" }
+  | { type: "thinking" }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_call"; id: string; name: string; signature?: string };
+
+export type BlockDelta =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string }
+  | { type: "signature"; signature: string }
+  /** A piece of the tool-call arguments JSON text; pieces concatenate to the whole. */
+  | { type: "tool_arguments"; json: string };
+
+export type StreamEvent =
+  | { type: "start"; id?: string; model?: string }
+  | { type: "block_start"; index: number; block: BlockStart }
+  | { type: "block_delta"; index: number; delta: BlockDelta }
+  | { type: "block_stop"; index: number }
+  | { type: "finish"; reason: FinishReason; stopSequence?: string }
+  | { type: "usage"; usage: Usage }
+  | { type: "error"; error: GatewayError };

@@ -1,0 +1,63 @@
+// Tables of the shared store. Money is NUMERIC (exact; pg hands it back as a string, kept a string).
+// Times are epoch milliseconds in BIGINT, like the SQLite store, so rows read the same from both.
+
+/** `qualify("keys")` → `"schema".keys`, or just `keys` when no schema was chosen. */
+export type Qualify = (table: string) => string;
+
+export function qualifier(schema: string | undefined): Qualify {
+  return schema === undefined ? (table) => table : (table) => `"${schema}".${table}`;
+}
+
+export function postgresSchema(schema: string | undefined): string {
+  const t = qualifier(schema);
+  return `
+${schema === undefined ? "" : `CREATE SCHEMA IF NOT EXISTS "${schema}";`}
+
+CREATE TABLE IF NOT EXISTS ${t("accounts")} (
+  id         TEXT PRIMARY KEY,
+  balance    NUMERIC NOT NULL DEFAULT 0,
+  discount   NUMERIC,
+  created_at BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ${t("keys")} (
+  id         TEXT PRIMARY KEY,
+  hash       TEXT NOT NULL UNIQUE,
+  prefix     TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('payg', 'subscription')),
+  account_id TEXT NOT NULL,
+  name       TEXT,
+  created_at BIGINT NOT NULL,
+  revoked_at BIGINT
+);
+CREATE INDEX IF NOT EXISTS keys_account ON ${t("keys")} (account_id);
+CREATE INDEX IF NOT EXISTS keys_prefix ON ${t("keys")} (prefix);
+
+CREATE TABLE IF NOT EXISTS ${t("generations")} (
+  id                  TEXT PRIMARY KEY,
+  account_id          TEXT NOT NULL,
+  key_id              TEXT NOT NULL,
+  api                 TEXT NOT NULL,
+  model               TEXT NOT NULL,
+  streamed            BOOLEAN NOT NULL,
+  created_at          BIGINT NOT NULL,
+  status              TEXT NOT NULL,
+  provider            TEXT,
+  usage               JSONB,
+  finish_reason       TEXT,
+  latency_ms          INTEGER,
+  generation_time_ms  INTEGER,
+  request_retry_times INTEGER NOT NULL DEFAULT 0,
+  final_retry         BOOLEAN NOT NULL DEFAULT false,
+  error_message       TEXT,
+  completed_at        BIGINT,
+  rating              JSONB,
+  settled_at          BIGINT
+);
+CREATE INDEX IF NOT EXISTS generations_account ON ${t("generations")} (account_id, id);
+-- Small partial indexes: start-up looks for pending rows, settlement for finished unsettled ones.
+CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)
+  WHERE settled_at IS NULL AND usage IS NOT NULL;
+`;
+}

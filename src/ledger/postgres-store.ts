@@ -1,0 +1,447 @@
+// The shared store for many gateway processes: PostgreSQL through a pg Pool. Generation writes are
+// batched like the SQLite store's, and each batch is two set-based statements (one INSERT of all
+// starts, one UPDATE of all finishes, from unnest()ed arrays) in one transaction: a batch of 500
+// costs about as many round trips as a batch of 1.
+
+import { Pool, type PoolClient, type QueryResultRow } from "pg";
+import {
+  accountColumnList,
+  accountFromColumns,
+  generationColumnList,
+  generationFromColumns,
+  keyColumnList,
+  keyFromColumns,
+  storableErrorMessage,
+  wholeMs,
+} from "./columns.ts";
+import {
+  addDecimals,
+  canonicalDecimal,
+  debitOf,
+  negateDecimal,
+  parseDecimal,
+  parseDiscount,
+} from "./decimal.ts";
+import {
+  accountNotFound,
+  ambiguousKeyPrefix,
+  duplicateKey,
+  generationAlreadyStarted,
+  generationNotFinishable,
+  generationNotFound,
+  generationStillPending,
+} from "./ledger-errors.ts";
+import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
+import { withDefaultUser } from "./postgres-url.ts";
+import type {
+  AccountRow,
+  GenerationEnd,
+  GenerationRow,
+  GenerationStart,
+  KeyRow,
+  Rating,
+  SettlementItem,
+  Store,
+} from "./types.ts";
+import {
+  type BatchOutcome,
+  type GenerationWrite,
+  WriteQueue,
+  type WriteQueueOptions,
+} from "./write-queue.ts";
+
+export interface PostgresStoreOptions extends WriteQueueOptions {
+  /** Schema holding the tables (created by migrate); default: the connection's search_path. */
+  schema?: string;
+  /** Pool size. */
+  maxConnections?: number;
+}
+
+const uniqueViolation = "23505";
+const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+export class PostgresStore implements Store {
+  private readonly pool: Pool;
+  private readonly writes: WriteQueue;
+  private readonly schema: string | undefined;
+  private readonly t: Qualify;
+  private closed = false;
+
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    if (options.schema !== undefined && !identifierPattern.test(options.schema)) {
+      throw new Error(`PostgreSQL schema name ${JSON.stringify(options.schema)} must be a plain identifier`);
+    }
+    this.schema = options.schema;
+    this.t = qualifier(options.schema);
+    this.pool = new Pool({ connectionString: withDefaultUser(url), max: options.maxConnections ?? 10 });
+    // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
+    this.pool.on("error", (error) =>
+      console.error(`switchyard ledger: PostgreSQL connection lost: ${error.message}`),
+    );
+    this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
+  }
+
+  /** Transactions the generation writer has committed (one per batch). */
+  get batchesWritten(): number {
+    return this.writes.batchesWritten;
+  }
+
+  /** Safe when many processes start at once: the DDL runs under a transaction-scoped advisory lock. */
+  async migrate(): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
+      await client.query(postgresSchema(this.schema));
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const result = await this.pool.query("SELECT 1 AS ok");
+      return result.rows[0]?.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.writes.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.writes.close();
+    } finally {
+      await this.pool.end();
+    }
+  }
+
+  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
+
+  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
+  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
+    const balance =
+      opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
+    const discount = opts.discount === undefined ? null : parseDiscount(opts.discount);
+    const result = await this.pool.query(
+      `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
+       VALUES ($1, COALESCE($2::numeric, 0), $3::numeric, $4)
+       ON CONFLICT (id) DO UPDATE SET balance = COALESCE($2::numeric, a.balance),
+                                      discount = COALESCE($3::numeric, a.discount)
+       RETURNING ${accountColumnList}`,
+      [id, balance, discount, Date.now()],
+    );
+    return accountFromColumns(result.rows[0]);
+  }
+
+  async getAccount(id: string): Promise<AccountRow | undefined> {
+    const result = await this.pool.query(
+      `SELECT ${accountColumnList} FROM ${this.t("accounts")} WHERE id = $1`,
+      [id],
+    );
+    return result.rows[0] ? accountFromColumns(result.rows[0]) : undefined;
+  }
+
+  async creditAccount(id: string, amount: string): Promise<string> {
+    const delta = canonicalDecimal(parseDecimal(amount, "amount"));
+    return this.addToBalance(this.pool, id, delta);
+  }
+
+  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
+
+  async insertKey(key: KeyRow): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          key.id,
+          key.hash,
+          key.prefix,
+          key.kind,
+          key.accountId,
+          key.name ?? null,
+          wholeMs(key.createdAt),
+          wholeMs(key.revokedAt),
+        ],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === uniqueViolation) throw duplicateKey(key.id);
+      throw error;
+    }
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
+    const result = await this.pool.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE hash = $1`, [
+      hash,
+    ]);
+    return result.rows[0] ? keyFromColumns(result.rows[0]) : undefined;
+  }
+
+  async listKeys(accountId?: string): Promise<KeyRow[]> {
+    const result =
+      accountId === undefined
+        ? await this.pool.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} ORDER BY created_at, id`)
+        : await this.pool.query(
+            `SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE account_id = $1 ORDER BY created_at, id`,
+            [accountId],
+          );
+    return result.rows.map(keyFromColumns);
+  }
+
+  /** Revokes the key with this id, or else the one live key with this display prefix. */
+  async revokeKey(idOrPrefix: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const now = Date.now();
+      const keys = this.t("keys");
+      const byId = await client.query(`SELECT revoked_at FROM ${keys} WHERE id = $1 FOR UPDATE`, [
+        idOrPrefix,
+      ]);
+      if (byId.rows[0]) {
+        if (byId.rows[0].revoked_at !== null) return false;
+        await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, idOrPrefix]);
+        return true;
+      }
+      const live = await client.query(
+        `SELECT id FROM ${keys} WHERE prefix = $1 AND revoked_at IS NULL FOR UPDATE`,
+        [idOrPrefix],
+      );
+      if (live.rows.length > 1) throw ambiguousKeyPrefix(idOrPrefix, live.rows.length);
+      if (live.rows.length === 0) return false;
+      await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, live.rows[0].id]);
+      return true;
+    });
+  }
+
+  // ── generations ───────────────────────────────────────────────────────────────────────────────
+
+  startGeneration(g: GenerationStart): Promise<void> {
+    return this.writes.enqueue({ kind: "start", start: g });
+  }
+
+  finishGeneration(e: GenerationEnd): Promise<void> {
+    return this.writes.enqueue({ kind: "finish", end: e });
+  }
+
+  /**
+   * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
+   * the last generation may take a balance below zero (admission, not settlement, refuses the next
+   * request). Settling a settled generation changes nothing.
+   */
+  async settleGeneration(id: string, rating: Rating, settledAt: number, debit?: string): Promise<void> {
+    const [error] = await this.settleGenerations([{ id, rating, settledAt, debit }]);
+    if (error) throw error;
+  }
+
+  async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
+    const debits = items.map(debitOf);
+    if (items.some((item) => this.writes.hasPendingWrite(item.id))) await this.writes.flush();
+    return this.transaction(async (client) => {
+      const generations = this.t("generations");
+      const perAccount = new Map<string, string>();
+      const outcomes: Array<Error | undefined> = [];
+      for (const [n, item] of items.entries()) {
+        const found = await client.query(
+          `SELECT account_id, status, settled_at FROM ${generations} WHERE id = $1 FOR UPDATE`,
+          [item.id],
+        );
+        const row = found.rows[0];
+        if (!row) outcomes.push(generationNotFound(item.id));
+        else if (row.settled_at !== null)
+          outcomes.push(undefined); // perhaps by another process: never twice
+        else if (row.status === "pending") outcomes.push(generationStillPending(item.id));
+        else {
+          await client.query(`UPDATE ${generations} SET rating = $1, settled_at = $2 WHERE id = $3`, [
+            JSON.stringify(item.rating),
+            wholeMs(item.settledAt),
+            item.id,
+          ]);
+          perAccount.set(row.account_id, addDecimals(perAccount.get(row.account_id) ?? "0", debits[n]));
+          outcomes.push(undefined);
+        }
+      }
+      // One update per account, in a fixed order so concurrent batches cannot deadlock.
+      for (const account of [...perAccount.keys()].sort())
+        await this.addToBalance(client, account, negateDecimal(perAccount.get(account)!));
+      return outcomes;
+    });
+  }
+
+  async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {
+    if (this.writes.hasPendingWrite(id)) await this.writes.flush();
+    const result = await this.pool.query(
+      `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
+    return result.rows[0] ? generationFromColumns(result.rows[0]) : undefined;
+  }
+
+  async getGenerationAnyAccount(id: string): Promise<GenerationRow | undefined> {
+    await this.writes.flush();
+    const result = await this.pool.query(
+      `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE id = $1`,
+      [id],
+    );
+    return result.rows[0] ? generationFromColumns(result.rows[0]) : undefined;
+  }
+
+  /**
+   * Marks every pending generation interrupted. With several processes on one database this also
+   * marks generations another live process is still serving; their finish still lands (a finish
+   * completes an 'interrupted' row), so nothing is lost, the status is only briefly wrong.
+   */
+  async markInterrupted(): Promise<number> {
+    await this.writes.flush();
+    const result = await this.pool.query(
+      `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1 WHERE status = 'pending'`,
+      [Date.now()],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async listUnsettled(limit: number): Promise<GenerationRow[]> {
+    await this.writes.flush();
+    const result = await this.pool.query(
+      `SELECT ${generationColumnList} FROM ${this.t("generations")}
+       WHERE settled_at IS NULL AND usage IS NOT NULL AND status IN ('completed', 'failed', 'cancelled')
+       ORDER BY created_at, id LIMIT $1`,
+      [limit],
+    );
+    return result.rows.map(generationFromColumns);
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * One transaction: all starts, then all finishes. Equivalent to queue order, since a finish only
+   * ever follows its own start. A second start or finish of one id in a batch fails, as it would
+   * one at a time.
+   */
+  private async applyWrites(writes: GenerationWrite[]): Promise<BatchOutcome> {
+    const outcome: BatchOutcome = writes.map(() => undefined);
+    const starts = new Map<string, { index: number; start: GenerationStart }>();
+    const ends = new Map<string, { index: number; end: GenerationEnd }>();
+    writes.forEach((write, index) => {
+      if (write.kind === "start") {
+        if (starts.has(write.start.id)) outcome[index] = generationAlreadyStarted(write.start.id);
+        else starts.set(write.start.id, { index, start: write.start });
+      } else if (ends.has(write.end.id)) {
+        outcome[index] = generationNotFinishable(write.end.id);
+      } else {
+        ends.set(write.end.id, { index, end: write.end });
+      }
+    });
+    await this.transaction(async (client) => {
+      const inserted = await this.insertStarts(
+        client,
+        [...starts.values()].map((s) => s.start),
+      );
+      for (const [id, { index }] of starts)
+        if (!inserted.has(id)) outcome[index] = generationAlreadyStarted(id);
+      const finished = await this.applyFinishes(
+        client,
+        [...ends.values()].map((e) => e.end),
+      );
+      for (const [id, { index }] of ends) if (!finished.has(id)) outcome[index] = generationNotFinishable(id);
+    });
+    return outcome;
+  }
+
+  private async insertStarts(client: PoolClient, starts: GenerationStart[]): Promise<Set<string>> {
+    if (starts.length === 0) return new Set();
+    const result = await client.query(
+      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at, status)
+       SELECT s.*, 'pending'
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[]) AS s
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [
+        starts.map((g) => g.id),
+        starts.map((g) => g.accountId),
+        starts.map((g) => g.keyId),
+        starts.map((g) => g.api),
+        starts.map((g) => g.model),
+        starts.map((g) => g.streamed),
+        starts.map((g) => wholeMs(g.createdAt)),
+      ],
+    );
+    return new Set(result.rows.map((row) => row.id as string));
+  }
+
+  /** Also completes an 'interrupted' row: another process may have marked it while it was running. */
+  private async applyFinishes(client: PoolClient, ends: GenerationEnd[]): Promise<Set<string>> {
+    if (ends.length === 0) return new Set();
+    const result = await client.query(
+      `UPDATE ${this.t("generations")} AS g
+       SET status = f.status, provider = f.provider, usage = f.usage, finish_reason = f.finish_reason,
+           latency_ms = f.latency_ms, generation_time_ms = f.generation_time_ms,
+           request_retry_times = f.request_retry_times, final_retry = f.final_retry,
+           error_message = f.error_message, completed_at = f.completed_at,
+           rating = coalesce(f.rating, g.rating), settled_at = coalesce(f.settled_at, g.settled_at)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::integer[], $7::integer[],
+                   $8::integer[], $9::boolean[], $10::text[], $11::bigint[], $12::jsonb[], $13::bigint[])
+         AS f(id, status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times,
+              final_retry, error_message, completed_at, rating, settled_at)
+       WHERE g.id = f.id AND g.status IN ('pending', 'interrupted')
+       RETURNING g.id, g.account_id`,
+      [
+        ends.map((e) => e.id),
+        ends.map((e) => e.status),
+        ends.map((e) => e.provider ?? null),
+        ends.map((e) => JSON.stringify(e.usage)),
+        ends.map((e) => e.finishReason ?? null),
+        ends.map((e) => wholeMs(e.latencyMs)),
+        ends.map((e) => wholeMs(e.generationTimeMs)),
+        ends.map((e) => Math.round(e.requestRetryTimes)),
+        ends.map((e) => e.finalRetry),
+        ends.map((e) => storableErrorMessage(e.errorMessage)),
+        ends.map((e) => wholeMs(e.completedAt)),
+        ends.map((e) => (e.settlement ? JSON.stringify(e.settlement.rating) : null)),
+        ends.map((e) => (e.settlement ? wholeMs(e.completedAt) : null)),
+      ],
+    );
+    // Finishes that settle debit their accounts in this same transaction, summed per account and in
+    // a fixed order so concurrent batches cannot deadlock.
+    const byId = new Map(ends.map((e) => [e.id, e]));
+    const debits = new Map<string, string>();
+    for (const row of result.rows) {
+      const settlement = byId.get(row.id)?.settlement;
+      if (settlement)
+        debits.set(row.account_id, addDecimals(debits.get(row.account_id) ?? "0", debitOf(settlement)));
+    }
+    for (const account of [...debits.keys()].sort())
+      await this.addToBalance(client, account, negateDecimal(debits.get(account)!));
+    return new Set(result.rows.map((row) => row.id as string));
+  }
+
+  /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
+  private async addToBalance(db: Pool | PoolClient, id: string, delta: string): Promise<string> {
+    const result = await db.query<QueryResultRow>(
+      `UPDATE ${this.t("accounts")} SET balance = balance + $1::numeric WHERE id = $2 RETURNING balance`,
+      [delta, id],
+    );
+    if (!result.rows[0]) throw accountNotFound(id);
+    return canonicalDecimal(String(result.rows[0].balance));
+  }
+
+  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        await client.query("ROLLBACK");
+      } catch (rollbackError) {
+        broken = rollbackError as Error; // the connection is unusable: the pool must drop it
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// Tables of the embedded store. Money is TEXT holding an exact decimal (SQLite has no decimal type;
+// its NUMERIC affinity would turn "0.1" into a binary double). Times are epoch milliseconds.
+
+export const sqliteSchema = `
+CREATE TABLE IF NOT EXISTS accounts (
+  id         TEXT PRIMARY KEY,
+  balance    TEXT NOT NULL DEFAULT '0',
+  discount   TEXT,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS keys (
+  id         TEXT PRIMARY KEY,
+  hash       TEXT NOT NULL UNIQUE,
+  prefix     TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('payg', 'subscription')),
+  account_id TEXT NOT NULL,
+  name       TEXT,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS keys_account ON keys (account_id);
+CREATE INDEX IF NOT EXISTS keys_prefix ON keys (prefix);
+
+CREATE TABLE IF NOT EXISTS generations (
+  id                  TEXT PRIMARY KEY,
+  account_id          TEXT NOT NULL,
+  key_id              TEXT NOT NULL,
+  api                 TEXT NOT NULL,
+  model               TEXT NOT NULL,
+  streamed            INTEGER NOT NULL,
+  created_at          INTEGER NOT NULL,
+  status              TEXT NOT NULL,
+  provider            TEXT,
+  usage               TEXT,
+  finish_reason       TEXT,
+  latency_ms          INTEGER,
+  generation_time_ms  INTEGER,
+  request_retry_times INTEGER NOT NULL DEFAULT 0,
+  final_retry         INTEGER NOT NULL DEFAULT 0,
+  error_message       TEXT,
+  completed_at        INTEGER,
+  rating              TEXT,
+  settled_at          INTEGER
+);
+CREATE INDEX IF NOT EXISTS generations_account ON generations (account_id, id);
+-- Small partial indexes: start-up looks for pending rows, settlement for finished unsettled ones.
+CREATE INDEX IF NOT EXISTS generations_pending ON generations (status) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
+  WHERE settled_at IS NULL AND usage IS NOT NULL;
+`;

@@ -1,0 +1,419 @@
+// The embedded store: one SQLite file through node:sqlite. Transactions are synchronous (DatabaseSync),
+// so no other JavaScript runs between BEGIN and COMMIT and the balance arithmetic done in JS with
+// big.js is as atomic as SQL arithmetic would be. BEGIN IMMEDIATE takes the write lock up front, so two
+// processes on one file (the server and `switchyard keys`) wait on busy_timeout instead of deadlocking.
+
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import {
+  accountColumnList,
+  accountFromColumns,
+  type Columns,
+  generationColumnList,
+  generationFromColumns,
+  keyColumnList,
+  keyFromColumns,
+  storableErrorMessage,
+  wholeMs,
+} from "./columns.ts";
+import {
+  addDecimals,
+  canonicalDecimal,
+  debitOf,
+  negateDecimal,
+  parseDecimal,
+  parseDiscount,
+} from "./decimal.ts";
+import {
+  accountNotFound,
+  ambiguousKeyPrefix,
+  duplicateKey,
+  generationAlreadyStarted,
+  generationNotFinishable,
+  generationNotFound,
+  generationStillPending,
+} from "./ledger-errors.ts";
+import { sqliteSchema } from "./sqlite-schema.ts";
+import type {
+  AccountRow,
+  GenerationEnd,
+  GenerationRow,
+  GenerationStart,
+  KeyRow,
+  Rating,
+  SettlementItem,
+  Store,
+} from "./types.ts";
+import {
+  type BatchOutcome,
+  type GenerationWrite,
+  WriteQueue,
+  type WriteQueueOptions,
+} from "./write-queue.ts";
+
+const busyTimeoutMs = 5000;
+
+export type SqliteStoreOptions = WriteQueueOptions;
+
+export class SqliteStore implements Store {
+  private readonly db: DatabaseSync;
+  private readonly writes: WriteQueue;
+  private readonly statements = new Map<string, StatementSync>();
+  private closed = false;
+
+  /** `path` is a file (its directory is created) or `:memory:`. */
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    if (path !== ":memory:" && !path.startsWith("file:"))
+      mkdirSync(dirname(resolve(path)), { recursive: true });
+    this.db = new DatabaseSync(path);
+    // busy_timeout first: switching to WAL needs the lock another process may hold. WAL with
+    // synchronous=NORMAL survives a process crash (SIGKILL) without an fsync per commit; only an OS
+    // crash or power cut can lose the last commits.
+    this.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    this.db.exec("PRAGMA journal_mode = WAL");
+    this.db.exec("PRAGMA synchronous = NORMAL");
+    this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);
+  }
+
+  /** Transactions the generation writer has committed (one per batch). */
+  get batchesWritten(): number {
+    return this.writes.batchesWritten;
+  }
+
+  async migrate(): Promise<void> {
+    this.db.exec(sqliteSchema);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.statement("SELECT 1 AS ok").get()?.ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.writes.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writes.close();
+    this.db.close();
+  }
+
+  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
+
+  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
+  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
+    const balance =
+      opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));
+    const discount = opts.discount === undefined ? undefined : parseDiscount(opts.discount);
+    return this.transaction(() => {
+      const existing = this.readAccount(id);
+      if (!existing) {
+        this.statement("INSERT INTO accounts (id, balance, discount, created_at) VALUES (?, ?, ?, ?)").run(
+          id,
+          balance ?? "0",
+          discount ?? null,
+          Date.now(),
+        );
+      } else {
+        if (balance !== undefined)
+          this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
+        if (discount !== undefined)
+          this.statement("UPDATE accounts SET discount = ? WHERE id = ?").run(discount, id);
+      }
+      return this.readAccount(id)!;
+    });
+  }
+
+  async getAccount(id: string): Promise<AccountRow | undefined> {
+    return this.readAccount(id);
+  }
+
+  async creditAccount(id: string, amount: string): Promise<string> {
+    parseDecimal(amount, "amount");
+    return this.transaction(() => this.addToBalance(id, amount));
+  }
+
+  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
+
+  async insertKey(key: KeyRow): Promise<void> {
+    try {
+      this.statement(
+        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ).run(
+        key.id,
+        key.hash,
+        key.prefix,
+        key.kind,
+        key.accountId,
+        key.name ?? null,
+        key.createdAt,
+        key.revokedAt ?? null,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey(key.id);
+      throw error;
+    }
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
+    const row = this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash);
+    return row ? keyFromColumns(row as Columns) : undefined;
+  }
+
+  async listKeys(accountId?: string): Promise<KeyRow[]> {
+    const rows =
+      accountId === undefined
+        ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
+        : this.statement(
+            `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
+          ).all(accountId);
+    return rows.map((row) => keyFromColumns(row as Columns));
+  }
+
+  /** Revokes the key with this id, or else the one live key with this display prefix. */
+  async revokeKey(idOrPrefix: string): Promise<boolean> {
+    return this.transaction(() => {
+      const now = Date.now();
+      const byId = this.statement("UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(
+        now,
+        idOrPrefix,
+      );
+      if (byId.changes > 0) return true;
+      if (this.statement("SELECT 1 AS found FROM keys WHERE id = ?").get(idOrPrefix)) return false;
+      const live = this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL").all(
+        idOrPrefix,
+      );
+      if (live.length > 1) throw ambiguousKeyPrefix(idOrPrefix, live.length);
+      if (live.length === 0) return false;
+      this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(now, live[0]!.id as string);
+      return true;
+    });
+  }
+
+  // ── generations ───────────────────────────────────────────────────────────────────────────────
+
+  startGeneration(g: GenerationStart): Promise<void> {
+    return this.writes.enqueue({ kind: "start", start: g });
+  }
+
+  finishGeneration(e: GenerationEnd): Promise<void> {
+    return this.writes.enqueue({ kind: "finish", end: e });
+  }
+
+  /**
+   * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
+   * the last generation may take a balance below zero (admission, not settlement, refuses the next
+   * request). Settling a settled generation changes nothing.
+   */
+  async settleGeneration(id: string, rating: Rating, settledAt: number, debit?: string): Promise<void> {
+    const [error] = await this.settleGenerations([{ id, rating, settledAt, debit }]);
+    if (error) throw error;
+  }
+
+  async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
+    const debits = items.map(debitOf);
+    if (items.some((item) => this.writes.hasPendingWrite(item.id))) await this.writes.flush();
+    return this.transaction(() => {
+      const perAccount = new Map<string, string>();
+      const outcomes = items.map((item, n): Error | undefined => {
+        const row = this.statement("SELECT account_id, status, settled_at FROM generations WHERE id = ?").get(
+          item.id,
+        );
+        if (!row) return generationNotFound(item.id);
+        if (row.settled_at !== null) return undefined; // settled already: never debit twice
+        if (row.status === "pending") return generationStillPending(item.id);
+        this.statement("UPDATE generations SET rating = ?, settled_at = ? WHERE id = ?").run(
+          JSON.stringify(item.rating),
+          wholeMs(item.settledAt),
+          item.id,
+        );
+        const account = String(row.account_id);
+        perAccount.set(account, addDecimals(perAccount.get(account) ?? "0", debits[n]));
+        return undefined;
+      });
+      for (const [account, total] of perAccount) this.addToBalance(account, negateDecimal(total));
+      return outcomes;
+    });
+  }
+
+  async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {
+    if (this.writes.hasPendingWrite(id)) await this.writes.flush();
+    const row = this.statement(
+      `SELECT ${generationColumnList} FROM generations WHERE id = ? AND account_id = ?`,
+    ).get(id, accountId);
+    return row ? generationFromColumns(row as Columns) : undefined;
+  }
+
+  async getGenerationAnyAccount(id: string): Promise<GenerationRow | undefined> {
+    await this.writes.flush();
+    const row = this.statement(`SELECT ${generationColumnList} FROM generations WHERE id = ?`).get(id);
+    return row ? generationFromColumns(row as Columns) : undefined;
+  }
+
+  async markInterrupted(): Promise<number> {
+    await this.writes.flush();
+    const result = this.statement(
+      "UPDATE generations SET status = 'interrupted', completed_at = ? WHERE status = 'pending'",
+    ).run(Date.now());
+    return Number(result.changes);
+  }
+
+  async listUnsettled(limit: number): Promise<GenerationRow[]> {
+    await this.writes.flush();
+    const rows = this.statement(
+      `SELECT ${generationColumnList} FROM generations
+       WHERE settled_at IS NULL AND usage IS NOT NULL AND status IN ('completed', 'failed', 'cancelled')
+       ORDER BY created_at, id LIMIT ?`,
+    ).all(limit);
+    return rows.map((row) => generationFromColumns(row as Columns));
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * One transaction for the whole batch; a write that cannot apply fails alone. A start whose finish
+   * is in the same batch (a quick generation) is written once, as a finished row.
+   */
+  private applyWrites(writes: GenerationWrite[]): BatchOutcome {
+    const finishes = new Map<string, GenerationEnd>();
+    for (const w of writes) if (w.kind === "finish" && !finishes.has(w.end.id)) finishes.set(w.end.id, w.end);
+    const writtenWhole = new Map<string, string>();
+    return this.transaction(() => {
+      const debits = new Map<string, string>();
+      const settled = (account: string, e: GenerationEnd) => {
+        if (e.settlement) debits.set(account, addDecimals(debits.get(account) ?? "0", debitOf(e.settlement)));
+      };
+      const outcomes = writes.map((write) => {
+        try {
+          if (write.kind === "finish") {
+            const account = writtenWhole.get(write.end.id);
+            if (account !== undefined) {
+              writtenWhole.delete(write.end.id);
+              settled(account, write.end);
+              return undefined;
+            }
+            const finished = this.applyFinish(write.end);
+            if (typeof finished === "string") settled(finished, write.end);
+            return finished instanceof Error ? finished : undefined;
+          }
+          const end = finishes.get(write.start.id);
+          if (end && this.insertFinished(write.start, end)) {
+            writtenWhole.set(end.id, write.start.accountId);
+            return undefined;
+          }
+          return this.insertStart(write.start);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      });
+      for (const [account, total] of debits) this.addToBalance(account, negateDecimal(total));
+      return outcomes;
+    });
+  }
+
+  private insertStart(g: GenerationStart): Error | undefined {
+    const result = this.statement(
+      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
+    ).run(g.id, g.accountId, g.keyId, g.api, g.model, g.streamed ? 1 : 0, wholeMs(g.createdAt));
+    return result.changes > 0 ? undefined : generationAlreadyStarted(g.id);
+  }
+
+  /** A start and its finish as one row; false when the id exists already (the start then fails alone). */
+  private insertFinished(g: GenerationStart, e: GenerationEnd): boolean {
+    const result = this.statement(
+      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, provider, usage,
+         finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at,
+         rating, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ).run(
+      g.id,
+      g.accountId,
+      g.keyId,
+      g.api,
+      g.model,
+      g.streamed ? 1 : 0,
+      wholeMs(g.createdAt),
+      ...finishValues(e),
+    );
+    return result.changes > 0;
+  }
+
+  /**
+   * Also completes an 'interrupted' row: another process may have marked it while it was running.
+   * Returns the row's account (for a debit when the finish settles), or why it could not apply.
+   */
+  private applyFinish(e: GenerationEnd): Error | string {
+    const values: SQLInputValue[] = [...finishValues(e), e.id];
+    const row = this.statement(
+      `UPDATE generations SET status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
+         generation_time_ms = ?, request_retry_times = ?, final_retry = ?, error_message = ?, completed_at = ?,
+         rating = coalesce(?, rating), settled_at = coalesce(?, settled_at)
+       WHERE id = ? AND status IN ('pending', 'interrupted') RETURNING account_id`,
+    ).get(...values);
+    return row ? String(row.account_id) : generationNotFinishable(e.id);
+  }
+
+  private readAccount(id: string): AccountRow | undefined {
+    const row = this.statement(`SELECT ${accountColumnList} FROM accounts WHERE id = ?`).get(id);
+    return row ? accountFromColumns(row as Columns) : undefined;
+  }
+
+  /** Inside a transaction: balance + amount, exactly; the balance may go below zero. */
+  private addToBalance(id: string, amount: string): string {
+    const row = this.statement("SELECT balance FROM accounts WHERE id = ?").get(id);
+    if (!row) throw accountNotFound(id);
+    const balance = addDecimals(String(row.balance), amount);
+    this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
+    return balance;
+  }
+
+  private transaction<T>(work: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = work();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
+}
+
+/** The columns a finish sets, in the order status … completed_at, rating, settled_at. */
+function finishValues(e: GenerationEnd): SQLInputValue[] {
+  return [
+    e.status,
+    e.provider ?? null,
+    JSON.stringify(e.usage),
+    e.finishReason ?? null,
+    wholeMs(e.latencyMs),
+    wholeMs(e.generationTimeMs),
+    Math.round(e.requestRetryTimes),
+    e.finalRetry ? 1 : 0,
+    storableErrorMessage(e.errorMessage),
+    wholeMs(e.completedAt),
+    e.settlement ? JSON.stringify(e.settlement.rating) : null,
+    e.settlement ? wholeMs(e.completedAt) : null,
+  ];
+}

@@ -1,0 +1,148 @@
+// The store behind keys, accounts and the generation ledger. Two implementations share one test
+// suite: node:sqlite (embedded default) and PostgreSQL.
+
+import type { Usage } from "../ir/usage.ts";
+
+export type Api = "chat.completions" | "messages" | "generateContent";
+export type KeyKind = "payg" | "subscription";
+export type GenerationStatus = "pending" | "completed" | "failed" | "cancelled" | "interrupted";
+
+export interface GenerationStart {
+  id: string;
+  accountId: string;
+  keyId: string;
+  api: Api;
+  /** Catalog id the client asked for. */
+  model: string;
+  streamed: boolean;
+  /** Epoch ms when the request arrived. */
+  createdAt: number;
+}
+
+export interface GenerationEnd {
+  id: string;
+  status: Exclude<GenerationStatus, "pending">;
+  /** Provider id that answered (or last tried). */
+  provider?: string;
+  usage: Usage;
+  finishReason?: string;
+  /** Time to first token, ms. */
+  latencyMs?: number;
+  /** First token to completion, ms. */
+  generationTimeMs?: number;
+  requestRetryTimes: number;
+  finalRetry: boolean;
+  errorMessage?: string;
+  /** Epoch ms. */
+  completedAt: number;
+  /**
+   * Settle with the finish (billing.settle_delay_ms = 0): the rating is stored and the account
+   * debited in the finish's own batch, so settling costs no transaction of its own.
+   */
+  settlement?: { rating: Rating; debit?: string };
+}
+
+/** Billing result, written at settlement. Amounts are exact decimal strings. */
+export interface Rating {
+  usage: string;
+  billAmount: string;
+  discountAmount: string;
+  originAmount: string;
+  priceVersion: string;
+  ratingDetails: Array<{
+    feeItemCode: string;
+    rate: string;
+    originAmount: string;
+    discountAmount: string;
+    billAmount: string;
+  }>;
+}
+
+export interface GenerationRow extends GenerationStart {
+  status: GenerationStatus;
+  provider?: string;
+  usage?: Usage;
+  finishReason?: string;
+  latencyMs?: number;
+  generationTimeMs?: number;
+  requestRetryTimes: number;
+  finalRetry: boolean;
+  errorMessage?: string;
+  completedAt?: number;
+  rating?: Rating;
+  settledAt?: number;
+}
+
+export interface SettlementItem {
+  id: string;
+  rating: Rating;
+  settledAt: number;
+  /** Amount to debit; the rating's `usage` when absent. */
+  debit?: string;
+}
+
+export interface KeyRow {
+  id: string;
+  /** sha256 hex of the key; the plaintext is never stored. */
+  hash: string;
+  /** First characters of the key, for display (`sk-ss-v1-ab…`). */
+  prefix: string;
+  kind: KeyKind;
+  accountId: string;
+  createdAt: number;
+  revokedAt?: number;
+  name?: string;
+}
+
+export interface AccountRow {
+  id: string;
+  /** Exact decimal string, USD credits. */
+  balance: string;
+  /** Optional discount fraction, exact decimal string ("0.1" = 10 % off). */
+  discount?: string;
+  createdAt: number;
+}
+
+export interface Store {
+  /** Creates tables if needed. */
+  migrate(): Promise<void>;
+  ping(): Promise<boolean>;
+  /** Flushes pending writes, then releases the database. */
+  close(): Promise<void>;
+  /** Resolves once every generation write queued so far is committed (or has failed). */
+  flush(): Promise<void>;
+
+  // keys and accounts
+  upsertAccount(id: string, opts?: { balance?: string; discount?: string }): Promise<AccountRow>;
+  getAccount(id: string): Promise<AccountRow | undefined>;
+  /** Adds (or with a negative amount, removes) credits; returns the new balance. */
+  creditAccount(id: string, amount: string): Promise<string>;
+  insertKey(key: KeyRow): Promise<void>;
+  findKeyByHash(hash: string): Promise<KeyRow | undefined>;
+  listKeys(accountId?: string): Promise<KeyRow[]>;
+  revokeKey(idOrPrefix: string): Promise<boolean>;
+
+  // generations: written when the request starts, completed when it ends
+  startGeneration(g: GenerationStart): Promise<void>;
+  finishGeneration(e: GenerationEnd): Promise<void>;
+  /**
+   * Records the rating and debits the account in one transaction: by `debit` when given (a
+   * subscription key's generations are rated but debit "0"), else by the rating's `usage`.
+   */
+  settleGeneration(id: string, rating: Rating, settledAt: number, debit?: string): Promise<void>;
+  /**
+   * Many settlements in one transaction, debits summed per account (one balance update per account
+   * per batch, so concurrent settlements do not queue on an account row). Returns, per item, the
+   * error that kept it from settling (unknown or still pending), or undefined; already-settled items
+   * are left alone.
+   */
+  settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>>;
+  /** Only the account's own generations: another account's id is undefined, like an unknown one. */
+  getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined>;
+  /** Any account's generation: for the operator's CLI only, never behind an HTTP route. */
+  getGenerationAnyAccount(id: string): Promise<GenerationRow | undefined>;
+  /** On start-up: every generation still pending is marked interrupted; returns how many. */
+  markInterrupted(): Promise<number>;
+  /** Completed generations not yet settled (for settlement after restart). */
+  listUnsettled(limit: number): Promise<GenerationRow[]>;
+}

@@ -1,0 +1,279 @@
+// Content blocks of a messages-protocol request → IR content blocks. Each wrong shape is a 400 naming
+// the field as the client wrote it (`messages[3].content[0].source.media_type`).
+
+import { invalid } from "../../ir/errors.ts";
+import type {
+  Citation,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  MediaSource,
+  TextBlock,
+  ToolResultBlock,
+} from "../../ir/request.ts";
+import { unpackToolCallId } from "../../ir/tool-call-id.ts";
+import {
+  expectArray,
+  expectObject,
+  expectString,
+  isObject,
+  type Json,
+  optionalBoolean,
+  optionalString,
+} from "../shared/validate.ts";
+import { decodeCacheControl } from "./cache-control.ts";
+
+const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+
+/**
+ * Blocks produced by Anthropic's own server tools (web search, code execution, MCP…). No other
+ * upstream can take them back, so they are dropped and named in `ignored`.
+ */
+const SERVER_TOOL_BLOCKS = new Set([
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+  "container_upload",
+]);
+
+/** A message's `content` (string or blocks) as IR blocks. */
+export function decodeContent(
+  content: unknown,
+  role: "user" | "assistant",
+  param: string,
+  ignored: string[],
+): ContentBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  const blocks: ContentBlock[] = [];
+  expectArray(content, param).forEach((item, j) => {
+    const block = decodeBlock(item, role, `${param}[${j}]`, ignored);
+    if (block) blocks.push(block);
+  });
+  return blocks;
+}
+
+function decodeBlock(
+  value: unknown,
+  role: "user" | "assistant",
+  param: string,
+  ignored: string[],
+): ContentBlock | undefined {
+  const block = expectObject(value, param);
+  const type = expectString(block.type, `${param}.type`);
+  switch (type) {
+    case "text":
+      return decodeText(block, param);
+    case "image":
+      return decodeImage(block, param);
+    case "document":
+      return decodeDocument(block, param, ignored);
+    case "search_result":
+      return decodeSearchResult(block, param);
+    case "tool_use":
+      if (role !== "assistant")
+        throw invalid(`${param}.type`, "tool_use blocks belong to assistant messages");
+      return decodeToolUse(block, param);
+    case "tool_result":
+      if (role !== "user") throw invalid(`${param}.type`, "tool_result blocks belong to user messages");
+      return decodeToolResult(block, param, ignored);
+    case "thinking": {
+      // The text may be empty while a signature is set: such blocks are replayed as they are (TRAPS).
+      const text = expectString(block.thinking, `${param}.thinking`);
+      const signature = optionalString(block.signature, `${param}.signature`);
+      return signature === undefined ? { type: "thinking", text } : { type: "thinking", text, signature };
+    }
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: expectString(block.data, `${param}.data`) };
+    default:
+      if (SERVER_TOOL_BLOCKS.has(type)) {
+        ignored.push(param);
+        return undefined;
+      }
+      throw invalid(`${param}.type`, `unknown content block type "${type}"`);
+  }
+}
+
+export function decodeText(block: Json, param: string): TextBlock {
+  const text: TextBlock = { type: "text", text: expectString(block.text, `${param}.text`) };
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) text.cacheControl = cacheControl;
+  if (block.citations !== undefined && block.citations !== null) {
+    const citations = expectArray(block.citations, `${param}.citations`).map((c, k): Citation => {
+      const citation = expectObject(c, `${param}.citations[${k}]`);
+      expectString(citation.type, `${param}.citations[${k}].type`);
+      return citation as Citation;
+    });
+    if (citations.length > 0) text.citations = citations;
+  }
+  return text;
+}
+
+function decodeImage(block: Json, param: string): ImageBlock {
+  const source = expectObject(block.source, `${param}.source`);
+  const sp = `${param}.source`;
+  let media: MediaSource;
+  switch (source.type) {
+    case "base64": {
+      const mediaType = expectString(source.media_type, `${sp}.media_type`);
+      if (!IMAGE_MEDIA_TYPES.has(mediaType))
+        throw invalid(`${sp}.media_type`, "must be one of image/jpeg, image/png, image/gif, image/webp");
+      media = { kind: "base64", mediaType, data: expectString(source.data, `${sp}.data`) };
+      break;
+    }
+    case "url":
+      media = { kind: "url", url: expectString(source.url, `${sp}.url`) };
+      break;
+    case "file":
+      media = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
+      break;
+    default:
+      throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
+  }
+  const image: ImageBlock = { type: "image", source: media };
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) image.cacheControl = cacheControl;
+  return image;
+}
+
+function decodeDocument(block: Json, param: string, ignored: string[]): DocumentBlock {
+  const sp = `${param}.source`;
+  const source = expectObject(block.source, sp);
+  let docSource: DocumentBlock["source"];
+  switch (source.type) {
+    case "base64":
+      if (source.media_type !== "application/pdf")
+        throw invalid(`${sp}.media_type`, 'must be "application/pdf"');
+      docSource = {
+        kind: "base64",
+        mediaType: "application/pdf",
+        data: expectString(source.data, `${sp}.data`),
+      };
+      break;
+    case "text":
+      if (source.media_type !== "text/plain") throw invalid(`${sp}.media_type`, 'must be "text/plain"');
+      docSource = { kind: "text", mediaType: "text/plain", text: expectString(source.data, `${sp}.data`) };
+      break;
+    case "content":
+      docSource = {
+        kind: "text",
+        mediaType: "text/plain",
+        text: contentSourceText(source.content, sp, ignored),
+      };
+      break;
+    case "url":
+      docSource = { kind: "url", url: expectString(source.url, `${sp}.url`), mediaType: "application/pdf" };
+      break;
+    case "file":
+      docSource = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
+      break;
+    default:
+      throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
+  }
+  const doc: DocumentBlock = { type: "document", source: docSource };
+  const title = optionalString(block.title, `${param}.title`);
+  if (title !== undefined) doc.title = title;
+  const context = optionalString(block.context, `${param}.context`);
+  if (context !== undefined) doc.context = context;
+  const citations = citationsEnabled(block.citations, `${param}.citations`);
+  if (citations !== undefined) doc.citations = citations;
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) doc.cacheControl = cacheControl;
+  return doc;
+}
+
+/**
+ * A `{type: "content"}` document source as plain text: the IR has no nested-block document, so its
+ * text blocks are joined; images inside it cannot follow and are named in `ignored`.
+ */
+function contentSourceText(content: unknown, param: string, ignored: string[]): string {
+  const cp = `${param}.content`;
+  if (typeof content === "string") return content;
+  const texts: string[] = [];
+  expectArray(content, cp).forEach((item, k) => {
+    const block = expectObject(item, `${cp}[${k}]`);
+    if (block.type === "text") texts.push(expectString(block.text, `${cp}[${k}].text`));
+    else if (block.type === "image") ignored.push(`${cp}[${k}]`);
+    else throw invalid(`${cp}[${k}].type`, 'must be "text" or "image"');
+  });
+  return texts.join("\n\n");
+}
+
+function citationsEnabled(value: unknown, param: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  const config = expectObject(value, param);
+  return optionalBoolean(config.enabled, `${param}.enabled`);
+}
+
+/**
+ * A `search_result` block becomes a plain-text document: the IR has no search-result block, and a
+ * titled document is what every upstream understands (its `source` is kept as the context line).
+ */
+function decodeSearchResult(block: Json, param: string): DocumentBlock {
+  const source = optionalString(block.source, `${param}.source`);
+  const title = optionalString(block.title, `${param}.title`);
+  const texts = expectArray(block.content, `${param}.content`).map(
+    (item, k) => decodeText(expectObject(item, `${param}.content[${k}]`), `${param}.content[${k}]`).text,
+  );
+  const doc: DocumentBlock = {
+    type: "document",
+    source: { kind: "text", mediaType: "text/plain", text: texts.join("\n\n") },
+  };
+  if (title !== undefined) doc.title = title;
+  if (source !== undefined) doc.context = `Source: ${source}`;
+  const citations = citationsEnabled(block.citations, `${param}.citations`);
+  if (citations !== undefined) doc.citations = citations;
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) doc.cacheControl = cacheControl;
+  return doc;
+}
+
+function decodeToolUse(block: Json, param: string): ContentBlock {
+  // The id we gave the client may carry a Gemini thoughtSignature: restore it on the IR call.
+  const { id, signature } = unpackToolCallId(expectString(block.id, `${param}.id`));
+  const name = expectString(block.name, `${param}.name`);
+  if (!isObject(block.input)) throw invalid(`${param}.input`, "must be an object");
+  const call: ContentBlock = { type: "tool_call", id, name, arguments: JSON.stringify(block.input) };
+  if (signature !== undefined) call.signature = signature;
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) call.cacheControl = cacheControl;
+  return call;
+}
+
+function decodeToolResult(block: Json, param: string, ignored: string[]): ToolResultBlock {
+  const toolCallId = unpackToolCallId(expectString(block.tool_use_id, `${param}.tool_use_id`)).id;
+  const result: ToolResultBlock = { type: "tool_result", toolCallId, content: [] };
+  const cp = `${param}.content`;
+  if (typeof block.content === "string") result.content.push({ type: "text", text: block.content });
+  else if (block.content !== undefined && block.content !== null)
+    expectArray(block.content, cp).forEach((item, k) => {
+      const inner = expectObject(item, `${cp}[${k}]`);
+      const ip = `${cp}[${k}]`;
+      switch (inner.type) {
+        case "text":
+          result.content.push(decodeText(inner, ip));
+          return;
+        case "image":
+          result.content.push(decodeImage(inner, ip));
+          return;
+        case "document":
+          result.content.push(decodeDocument(inner, ip, ignored));
+          return;
+        case "search_result":
+          result.content.push(decodeSearchResult(inner, ip));
+          return;
+        default:
+          throw invalid(`${ip}.type`, 'must be "text", "image", "document" or "search_result"');
+      }
+    });
+  const isError = optionalBoolean(block.is_error, `${param}.is_error`);
+  if (isError !== undefined) result.isError = isError;
+  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
+  if (cacheControl) result.cacheControl = cacheControl;
+  return result;
+}

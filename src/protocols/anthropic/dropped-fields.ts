@@ -1,0 +1,51 @@
+// What a messages-protocol upstream cannot be told (docs/translation.md §9), for `UpstreamCall.dropped`.
+//
+// Not named, because nothing the upstream could use is lost: another vendor's call signatures (no
+// field; Gemini's own state), a document's `filename` and a JSON schema's `name` (labels with no slot
+// here), `reasoning.exclude` (the client face hides the reasoning), `parallel_tool_calls: false`
+// beside tool choice `none` (no calls to make). A temperature above 1 is clamped, not dropped.
+
+import type { Request } from "../../ir/request.ts";
+import {
+  DroppedFields,
+  isUnsignedThinking,
+  requestBlocks,
+  usesImageDetail,
+  usesSchemaDescription,
+  usesStrictTools,
+} from "../shared/dropped-fields.ts";
+import type { WireThinking } from "./encode-thinking.ts";
+
+/** `thinking`: what the encoder sent as `thinking`, if anything. */
+export function droppedFields(request: Request, thinking: WireThinking | undefined): DroppedFields {
+  const dropped = new DroppedFields();
+  // The protocol refuses these sampling settings while thinking is on (encode-request.ts).
+  const thinkingOn = thinking !== undefined && thinking.type !== "disabled";
+  dropped.add("temperature", thinkingOn && request.temperature !== undefined);
+  dropped.add("top_p", thinkingOn && request.topP !== undefined && request.topP < 0.95);
+  dropped.add("top_k", thinkingOn && request.topK !== undefined);
+  dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);
+  dropped.add("presence_penalty", request.presencePenalty !== undefined);
+  dropped.add("seed", request.seed !== undefined);
+  dropped.add("logprobs", request.logprobs !== undefined);
+  dropped.add("reasoning", thinking === undefined && asksForReasoning(request));
+  dropped.add("response_format.json_schema.description", usesSchemaDescription(request));
+  dropped.add("tools[].strict", usesStrictTools(request));
+  for (const block of requestBlocks(request)) {
+    dropped.add("image.detail", usesImageDetail(block));
+    dropped.add("thinking", isUnsignedThinking(block));
+  }
+  return dropped;
+}
+
+/**
+ * The request asks for some reasoning setting. encode-thinking.ts sends one for each such request
+ * except when `max_tokens` leaves no room for the smallest budget, which is the case named here.
+ */
+function asksForReasoning(request: Request): boolean {
+  const r = request.reasoning;
+  if (!r) return false;
+  return (
+    r.enabled !== undefined || r.effort !== undefined || r.budgetTokens !== undefined || r.adaptive === true
+  );
+}

@@ -1,0 +1,90 @@
+// IR request → POST {base}/v1/messages body for an Anthropic-protocol upstream.
+//
+// Not forwarded, because the protocol has no such parameter: frequency/presence penalties, seed,
+// logprobs, `strict` on tools, reasoning `exclude`, routing. When thinking is on, temperature and
+// top_k are left out and top_p below 0.95 too (the protocol refuses them with thinking). What the
+// client asked for and the upstream does not get is named in the call's `dropped` (dropped-fields.ts).
+
+import type { Request, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { upstreamCall } from "../shared/dropped-fields.ts";
+import type { UpstreamCall } from "../types.ts";
+import { cacheControlField } from "./cache-control.ts";
+import { droppedFields } from "./dropped-fields.ts";
+import { encodeMessages } from "./encode-content.ts";
+import { encodeThinking } from "./encode-thinking.ts";
+import { JSON_TOOL, JSON_TOOL_NAME } from "./json-mode.ts";
+
+/** Used only when neither the client nor the catalog gives an output limit (the protocol requires one). */
+const FALLBACK_MAX_TOKENS = 4096;
+
+export function encodeRequest(
+  req: Request,
+  target: { model: string; stream: boolean; maxOutputTokens?: number },
+): UpstreamCall {
+  const maxTokens = req.maxOutputTokens ?? target.maxOutputTokens ?? FALLBACK_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: target.model, max_tokens: maxTokens };
+
+  const system = req.system
+    .filter((block) => block.text.length > 0)
+    .map((block) => ({ type: "text", text: block.text, ...cacheControlField(block.cacheControl) }));
+  if (system.length > 0) body.system = system;
+  body.messages = encodeMessages(req.messages);
+
+  const { thinking, effort } = encodeThinking(req.reasoning, maxTokens);
+  const thinkingOn = thinking !== undefined && thinking.type !== "disabled";
+  if (thinking) body.thinking = thinking;
+
+  const tools: object[] = req.tools.map(encodeTool);
+  let toolChoice = encodeToolChoice(req.toolChoice, req.parallelToolCalls);
+  const outputConfig: Record<string, unknown> = {};
+  if (effort) outputConfig.effort = effort;
+  const format = req.responseFormat;
+  if (format?.type === "json_schema") outputConfig.format = { type: "json_schema", schema: format.schema };
+  if (format?.type === "json_object") {
+    tools.push(JSON_TOOL);
+    // Forcing a tool is refused together with thinking, and would shut out the client's own tools.
+    if (req.tools.length === 0 && !thinkingOn) toolChoice = { type: "tool", name: JSON_TOOL_NAME };
+  }
+  if (tools.length > 0) {
+    body.tools = tools;
+    if (toolChoice) body.tool_choice = toolChoice;
+  }
+  if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
+
+  if (req.stopSequences.length > 0) body.stop_sequences = req.stopSequences;
+  if (!thinkingOn && req.temperature !== undefined)
+    body.temperature = Math.min(1, Math.max(0, req.temperature));
+  if (req.topP !== undefined && (!thinkingOn || req.topP >= 0.95)) body.top_p = req.topP;
+  if (!thinkingOn && req.topK !== undefined) body.top_k = req.topK;
+  if (req.user !== undefined) body.metadata = { user_id: req.user };
+  if (target.stream) body.stream = true;
+  return upstreamCall("/v1/messages", body, droppedFields(req, thinking));
+}
+
+function encodeTool(tool: ToolDefinition): object {
+  // The protocol needs an object schema; a schema-less tool (`{}`) is an object with any properties.
+  const schema =
+    tool.parameters.type === undefined ? { type: "object", ...tool.parameters } : tool.parameters;
+  return {
+    name: tool.name,
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    input_schema: schema,
+    ...cacheControlField(tool.cacheControl),
+  };
+}
+
+function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): object | undefined {
+  const single = parallel === false ? { disable_parallel_tool_use: true } : {};
+  switch (choice?.type) {
+    case undefined:
+      return parallel === false ? { type: "auto", ...single } : undefined;
+    case "auto":
+      return { type: "auto", ...single };
+    case "required":
+      return { type: "any", ...single };
+    case "tool":
+      return { type: "tool", name: choice.name, ...single };
+    case "none":
+      return { type: "none" };
+  }
+}

@@ -1,0 +1,34 @@
+// Header rules of POST /v1/messages (spec 2, DESIGN §1): only version 2023-06-01 is served, and the
+// code-execution beta is refused because the code_execution tool is not available.
+
+import { invalid } from "../../ir/errors.ts";
+import { headerList, headerValue } from "../shared/validate.ts";
+import type { Headers } from "../types.ts";
+
+export const SUPPORTED_VERSION = "2023-06-01";
+const REFUSED_BETAS = new Set(["code-execution-2025-08-25"]);
+
+/** A header by name, whatever the case its keys were stored in. */
+function header(headers: Headers, name: string): string | string[] | undefined {
+  if (headers[name] !== undefined) return headers[name];
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/** Throws the 400 the client must see when its version or beta headers cannot be served. */
+export function checkMessagesHeaders(headers: Headers): void {
+  const version = headerValue(header(headers, "anthropic-version") ?? header(headers, "vendora-version"));
+  const fix = `set the header \`anthropic-version: ${SUPPORTED_VERSION}\``;
+  if (version === undefined || version.trim() === "")
+    throw invalid("anthropic-version", `header is required; ${fix}`);
+  if (version.trim() !== SUPPORTED_VERSION)
+    throw invalid("anthropic-version", `version "${version}" is not supported; ${fix}`);
+
+  const betas = [
+    ...headerList(header(headers, "anthropic-beta")),
+    ...headerList(header(headers, "vendora-beta")),
+  ];
+  for (const beta of betas)
+    if (REFUSED_BETAS.has(beta))
+      throw invalid("anthropic-beta", `"${beta}" is not supported (the code execution tool is unavailable)`);
+}

@@ -1,0 +1,23 @@
+// The messages wire protocol (Anthropic's), both faces: POST /v1/messages for clients, and
+// POST {base}/v1/messages towards Anthropic-protocol upstreams.
+
+import type { Protocol } from "../types.ts";
+import { decodeRequest } from "./decode-request.ts";
+import { decodeResponse } from "./decode-response.ts";
+import { streamDecoder } from "./decode-stream.ts";
+import { encodeRequest } from "./encode-request.ts";
+import { encodeResponse } from "./encode-response.ts";
+import { streamEncoder } from "./encode-stream.ts";
+import { decodeError, encodeError } from "./errors.ts";
+
+export const anthropic: Protocol = {
+  name: "anthropic",
+  decodeRequest,
+  encodeResponse,
+  streamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  streamDecoder,
+  decodeError,
+};

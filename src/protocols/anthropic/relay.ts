@@ -1,0 +1,34 @@
+// Messages client to a messages upstream: the request goes on unchanged but for the model (betas,
+// cache_control, signatures, context_management… byte for byte), the answer comes back with the
+// generation id and the catalog model.
+
+import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
+import type { EncodeContext, Relay, SseEvent } from "../types.ts";
+import { stopReasonFromWire } from "./map-stop-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
+
+export const anthropicRelay: Relay = {
+  request(raw, _request, target) {
+    return { path: "/v1/messages", body: editJson(raw, { set: { model: JSON.stringify(target.model) } }) };
+  },
+
+  response(text, ctx) {
+    return editJson(text, { set: identity(ctx) });
+  },
+
+  tap(text) {
+    const body = parseObject(text);
+    return { usage: usageFromWire(body.usage), finishReason: stopReasonFromWire(body.stop_reason) };
+  },
+
+  streamEvent(event: SseEvent, ctx: EncodeContext) {
+    const name = event.event ?? "message";
+    const data =
+      name === "message_start" ? editJsonMember(event.data, "message", { set: identity(ctx) }) : event.data;
+    return `event: ${name}\ndata: ${data}\n\n`;
+  },
+};
+
+function identity(ctx: EncodeContext): Record<string, string> {
+  return { id: JSON.stringify(ctx.id), model: JSON.stringify(ctx.model) };
+}

@@ -1,0 +1,96 @@
+// IR messages → upstream `contents`.
+//
+// - assistant → role `model` (parts per output-parts.ts: only signed thoughts go back, with their
+//   signatures exactly as received); user → role `user`; consecutive turns of one role share a Content.
+// - tool_result → functionResponse {id, name, response}: the name comes from the block, else from the
+//   earlier tool_call with that id (the other protocols carry only the id). `response` is the result
+//   JSON object when the text is one, else {result: text}; an error result is {error: …}. Images and
+//   documents of a result follow the functionResponse as sibling parts of the same Content, which
+//   every Gemini model reads (functionResponse.parts only the 3 generation).
+// - 3-generation models reject a model turn whose function calls carry no thought signature (a
+//   conversation begun with another model, or a client that lost it). Google documents the value
+//   "skip_thought_signature_validator" for that case; it goes on the first call of such a turn.
+
+import { invalid } from "../../ir/errors.ts";
+import type { ContentBlock, Message, ToolResultBlock } from "../../ir/request.ts";
+import { geminiGeneration } from "./map-reasoning.ts";
+import { mediaPart } from "./media.ts";
+import { partsFromOutput } from "./output-parts.ts";
+import type { GeminiContent, GeminiPart } from "./wire-types.ts";
+
+export const SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator";
+
+export function encodeContents(messages: readonly Message[], model: string): GeminiContent[] {
+  const callNames = new Map<string, string>();
+  const contents: GeminiContent[] = [];
+  messages.forEach((message, i) => {
+    const role = message.role === "assistant" ? "model" : "user";
+    let parts: GeminiPart[];
+    if (role === "model") {
+      for (const block of message.content)
+        if (block.type === "tool_call") callNames.set(block.id, block.name);
+      parts = partsFromOutput(message.content, "signed");
+    } else {
+      parts = userParts(message.content, callNames, `messages[${i}]`);
+    }
+    if (parts.length === 0) return;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  });
+  if (geminiGeneration(model) >= 3)
+    for (const content of contents) if (content.role === "model") signFirstCall(content);
+  return contents;
+}
+
+function signFirstCall(content: GeminiContent): void {
+  const calls = content.parts.filter((part) => part.functionCall !== undefined);
+  if (calls.length === 0 || calls.some((part) => part.thoughtSignature !== undefined)) return;
+  calls[0].thoughtSignature = SKIP_SIGNATURE_VALIDATOR;
+}
+
+function userParts(
+  blocks: readonly ContentBlock[],
+  callNames: Map<string, string>,
+  at: string,
+): GeminiPart[] {
+  const parts: GeminiPart[] = [];
+  blocks.forEach((block, j) => {
+    if (block.type === "text") {
+      if (block.text !== "") parts.push({ text: block.text });
+    } else if (block.type === "image" || block.type === "audio" || block.type === "document") {
+      parts.push(mediaPart(block));
+    } else if (block.type === "tool_result") {
+      parts.push(...toolResultParts(block, callNames, `${at}.content[${j}]`));
+    }
+  });
+  return parts;
+}
+
+function toolResultParts(block: ToolResultBlock, callNames: Map<string, string>, at: string): GeminiPart[] {
+  const name = block.name ?? callNames.get(block.toolCallId);
+  if (name === undefined)
+    throw invalid(at, `the tool result for call ${block.toolCallId} answers no earlier tool call`);
+  const text = block.content
+    .filter((item) => item.type === "text")
+    .map((item) => item.text)
+    .join("");
+  const value = jsonObject(text);
+  const response = block.isError ? { error: value ?? text } : (value ?? { result: text });
+  const parts: GeminiPart[] = [{ functionResponse: { id: block.toolCallId, name, response } }];
+  for (const item of block.content) if (item.type !== "text") parts.push(mediaPart(item));
+  return parts;
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

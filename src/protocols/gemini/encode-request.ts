@@ -1,0 +1,109 @@
+// IR request → an upstream call to {base}/v1beta/models/{model}:generateContent (or
+// :streamGenerateContent?alt=sse).
+//
+// - system → systemInstruction; messages → contents (encode-contents.ts).
+// - tools → one Tool of functionDeclarations. Parameters go as Gemini `parameters` (Schema) when the
+//   JSON Schema has a Schema form, else untouched as `parametersJsonSchema` (TRAPS); a tool without
+//   arguments sends no parameters (Gemini rejects an OBJECT with no properties).
+// - toolChoice → functionCallingConfig: auto AUTO, none NONE, required ANY, a named tool ANY with
+//   that one allowed name. `parallelToolCalls` has no Gemini form and is not sent.
+// - responseFormat: json_object → responseMimeType application/json; json_schema → the same plus
+//   responseJsonSchema (the schema as given).
+// - reasoning → thinkingConfig (map-reasoning.ts); logprobs → responseLogprobs (+ logprobs).
+// - what has no Gemini form is left out and named in the call's `dropped` (dropped-fields.ts).
+
+import type { Request, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { upstreamCall } from "../shared/dropped-fields.ts";
+import { isObject, type Json } from "../shared/validate.ts";
+import type { UpstreamCall } from "../types.ts";
+import { droppedFields } from "./dropped-fields.ts";
+import { encodeContents } from "./encode-contents.ts";
+import { thinkingConfigFromReasoning } from "./map-reasoning.ts";
+import { jsonSchemaToGeminiSchema } from "./schema.ts";
+
+export function encodeRequest(
+  request: Request,
+  target: { model: string; stream: boolean; maxOutputTokens?: number },
+): UpstreamCall {
+  const method = target.stream ? "streamGenerateContent?alt=sse" : "generateContent";
+  const body: Json = { contents: encodeContents(request.messages, target.model) };
+  if (request.system.length > 0)
+    body.systemInstruction = { parts: request.system.map((block) => ({ text: block.text })) };
+  if (request.tools.length > 0) {
+    body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
+    if (request.toolChoice)
+      body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
+  }
+  const generationConfig = encodeGenerationConfig(request, target);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return upstreamCall(`/v1beta/models/${target.model}:${method}`, body, droppedFields(request));
+}
+
+function functionDeclaration(tool: ToolDefinition): Json {
+  const declaration: Json = { name: tool.name };
+  if (tool.description !== undefined) declaration.description = tool.description;
+  if (takesNoArguments(tool.parameters)) return declaration;
+  const schema = jsonSchemaToGeminiSchema(tool.parameters);
+  if (schema) declaration.parameters = schema;
+  else declaration.parametersJsonSchema = tool.parameters;
+  return declaration;
+}
+
+/** `{type: "object", properties: {}}` and its decorated variants: nothing for the model to fill in. */
+function takesNoArguments(schema: Record<string, unknown>): boolean {
+  const allowed = new Set([
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "$schema",
+    "title",
+    "description",
+  ]);
+  if (!Object.keys(schema).every((key) => allowed.has(key))) return false;
+  if (schema.type !== undefined && schema.type !== "object") return false;
+  if (
+    schema.properties !== undefined &&
+    (!isObject(schema.properties) || Object.keys(schema.properties).length > 0)
+  )
+    return false;
+  return schema.additionalProperties === undefined || schema.additionalProperties === false;
+}
+
+function functionCallingConfig(choice: ToolChoice): Json {
+  switch (choice.type) {
+    case "auto":
+      return { mode: "AUTO" };
+    case "none":
+      return { mode: "NONE" };
+    case "required":
+      return { mode: "ANY" };
+    case "tool":
+      return { mode: "ANY", allowedFunctionNames: [choice.name] };
+  }
+}
+
+function encodeGenerationConfig(request: Request, target: { model: string; maxOutputTokens?: number }): Json {
+  const config: Json = {};
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) config[key] = value;
+  };
+  set("temperature", request.temperature);
+  set("topP", request.topP);
+  set("topK", request.topK);
+  set("maxOutputTokens", request.maxOutputTokens ?? target.maxOutputTokens);
+  if (request.stopSequences.length > 0) config.stopSequences = request.stopSequences;
+  set("presencePenalty", request.presencePenalty);
+  set("frequencyPenalty", request.frequencyPenalty);
+  set("seed", request.seed);
+  const format = request.responseFormat;
+  if (format?.type === "json_object" || format?.type === "json_schema")
+    config.responseMimeType = "application/json";
+  if (format?.type === "json_schema") config.responseJsonSchema = format.schema;
+  if (request.logprobs) {
+    config.responseLogprobs = true;
+    set("logprobs", request.logprobs.topLogprobs);
+  }
+  set("thinkingConfig", thinkingConfigFromReasoning(request.reasoning, target.model));
+  return config;
+}

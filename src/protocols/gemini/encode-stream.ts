@@ -1,0 +1,175 @@
+// IR stream events → `streamGenerateContent?alt=sse` chunks, each a whole GenerateContentResponse
+// (`data: {...}\n\n`) with responseId = the generation id and modelVersion = the catalog model.
+//
+// - Every text or (shown) thought delta goes out at once as its own chunk.
+// - A tool call goes out as one functionCall part when its arguments are complete (block_stop):
+//   Gemini sends whole `args` objects, and clients read them that way.
+// - Signatures follow output-parts.ts: a shown thought's signature goes out at the thought's end as an
+//   empty thought part; a hidden or empty thought's signature rides on the next text part, or goes
+//   out alone ({text: "", thoughtSignature}) when something else comes next.
+// - finishReason and usageMetadata go out together on the last chunk, written at end(): Gemini
+//   clients replay a request whose stream has no finishReason (DESIGN §1).
+// - Every chunk carries a candidate with at least one non-empty part: the SDK's chat session drops
+//   the whole model turn from its history when any chunk lacks one (the last chunk uses {text: ""},
+//   as Gemini's own last chunks do).
+// - An IR error event becomes a last chunk holding only the error object; nothing follows it.
+
+import type { GatewayError } from "../../ir/errors.ts";
+import type { FinishReason } from "../../ir/response.ts";
+import type { StreamEvent } from "../../ir/stream.ts";
+import type { Usage } from "../../ir/usage.ts";
+import { sseData } from "../shared/sse.ts";
+import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { createTime, modelContent, showsThoughts } from "./encode-response.ts";
+import { errorBody } from "./errors.ts";
+import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { usageToGemini } from "./map-usage.ts";
+import { functionCallPart } from "./output-parts.ts";
+import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
+
+type OpenBlock =
+  | { type: "text" }
+  | { type: "thinking"; hasText: boolean; signature?: string }
+  | { type: "tool_call"; id: string; name: string; args: string; signature?: string }
+  | { type: "redacted_thinking" };
+
+class GeminiStreamEncoder implements StreamEncoder {
+  private readonly ctx: EncodeContext;
+  private readonly showThoughts: boolean;
+  private readonly blocks = new Map<number, OpenBlock>();
+  /** A signature waiting to ride on the next text part. */
+  private pendingSignature: string | undefined;
+  private finishReason: FinishReason | undefined;
+  private usage: Usage | undefined;
+  private closed = false;
+
+  constructor(ctx: EncodeContext) {
+    this.ctx = ctx;
+    this.showThoughts = showsThoughts(ctx.request);
+  }
+
+  encode(event: StreamEvent): string {
+    if (this.closed) return "";
+    switch (event.type) {
+      case "block_start":
+        return this.start(event.index, event.block);
+      case "block_delta":
+        return this.delta(event.index, event.delta);
+      case "block_stop":
+        return this.stop(event.index);
+      case "finish":
+        this.finishReason = event.reason;
+        return "";
+      case "usage":
+        this.usage = event.usage;
+        return "";
+      case "error":
+        return this.fail(event.error);
+      default:
+        return "";
+    }
+  }
+
+  end(): string {
+    if (this.closed) return "";
+    this.closed = true;
+    const parts = this.takePending();
+    if (parts.length === 0 && this.finishReason === undefined && this.usage === undefined) return "";
+    const candidate: GeminiCandidate = {
+      content: modelContent(parts.length > 0 ? parts : [{ text: "" }]),
+      index: 0,
+    };
+    if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
+    return sseData(this.chunk(candidate, true));
+  }
+
+  private start(index: number, block: Extract<StreamEvent, { type: "block_start" }>["block"]): string {
+    if (block.type === "text") {
+      this.blocks.set(index, { type: "text" });
+      return "";
+    }
+    if (block.type === "redacted_thinking") {
+      this.blocks.set(index, { type: "redacted_thinking" });
+      return "";
+    }
+    // A waiting signature rides only on a text part that comes right after its thought.
+    const waiting = this.emit(this.takePending());
+    if (block.type === "thinking") this.blocks.set(index, { type: "thinking", hasText: false });
+    else
+      this.blocks.set(index, {
+        type: "tool_call",
+        id: block.id,
+        name: block.name,
+        args: "",
+        signature: block.signature,
+      });
+    return waiting;
+  }
+
+  private delta(index: number, delta: Extract<StreamEvent, { type: "block_delta" }>["delta"]): string {
+    const block = this.blocks.get(index);
+    if (!block) return "";
+    if (delta.type === "text" && block.type === "text") {
+      if (delta.text === "") return "";
+      const part: GeminiPart = { text: delta.text };
+      if (this.pendingSignature !== undefined) part.thoughtSignature = this.pendingSignature;
+      this.pendingSignature = undefined;
+      return this.emit([part]);
+    }
+    if (delta.type === "thinking" && block.type === "thinking") {
+      if (delta.text === "") return "";
+      block.hasText = true;
+      return this.showThoughts ? this.emit([{ text: delta.text, thought: true }]) : "";
+    }
+    if (delta.type === "signature" && (block.type === "thinking" || block.type === "tool_call")) {
+      block.signature = (block.signature ?? "") + delta.signature;
+      return "";
+    }
+    if (delta.type === "tool_arguments" && block.type === "tool_call") block.args += delta.json;
+    return "";
+  }
+
+  private stop(index: number): string {
+    const block = this.blocks.get(index);
+    this.blocks.delete(index);
+    if (block?.type === "tool_call")
+      return this.emit([functionCallPart(block.id, block.name, block.args, block.signature)]);
+    if (block?.type === "thinking" && block.signature !== undefined) {
+      if (block.hasText && this.showThoughts)
+        return this.emit([{ text: "", thought: true, thoughtSignature: block.signature }]);
+      this.pendingSignature = block.signature;
+    }
+    return "";
+  }
+
+  private fail(error: GatewayError): string {
+    this.closed = true;
+    return sseData(errorBody(error));
+  }
+
+  private takePending(): GeminiPart[] {
+    if (this.pendingSignature === undefined) return [];
+    const part: GeminiPart = { text: "", thoughtSignature: this.pendingSignature };
+    this.pendingSignature = undefined;
+    return [part];
+  }
+
+  private emit(parts: GeminiPart[]): string {
+    if (parts.length === 0) return "";
+    return sseData(this.chunk({ content: modelContent(parts), index: 0 }, false));
+  }
+
+  private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {
+    return {
+      candidates: [candidate],
+      ...(last && this.usage && { usageMetadata: usageToGemini(this.usage) }),
+      modelVersion: this.ctx.model,
+      createTime: createTime(this.ctx.created),
+      responseId: this.ctx.id,
+    };
+  }
+}
+
+export function streamEncoder(ctx: EncodeContext): StreamEncoder {
+  return new GeminiStreamEncoder(ctx);
+}

@@ -1,0 +1,22 @@
+// The content-generation (Gemini) wire protocol, both faces. See each file for its mapping.
+
+import type { Protocol } from "../types.ts";
+import { decodeRequest } from "./decode-request.ts";
+import { decodeResponse } from "./decode-response.ts";
+import { streamDecoder } from "./decode-stream.ts";
+import { encodeRequest } from "./encode-request.ts";
+import { encodeResponse } from "./encode-response.ts";
+import { streamEncoder } from "./encode-stream.ts";
+import { decodeError, encodeError } from "./errors.ts";
+
+export const gemini: Protocol = {
+  name: "gemini",
+  decodeRequest,
+  encodeResponse,
+  streamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  streamDecoder,
+  decodeError,
+};

@@ -1,0 +1,37 @@
+// Content-generation client to a content-generation upstream: the model is in the path, so the body
+// goes on untouched; answers come back with the generation id and the catalog model.
+
+import { editJson, parseObject } from "../shared/json-edit.ts";
+import type { EncodeContext, Relay, SseEvent } from "../types.ts";
+import { finishReasonFromGemini } from "./map-finish-reason.ts";
+import { usageFromGemini } from "./map-usage.ts";
+
+export const geminiRelay: Relay = {
+  request(raw, _request, target) {
+    const method = target.stream ? "streamGenerateContent?alt=sse" : "generateContent";
+    return { path: `/v1beta/models/${target.model}:${method}`, body: raw };
+  },
+
+  response(text, ctx) {
+    return editJson(text, { set: identity(ctx) });
+  },
+
+  tap(text) {
+    const body = parseObject(text);
+    const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
+    const parts: unknown[] = candidate?.content?.parts ?? [];
+    const calls = parts.some((p) => typeof p === "object" && p !== null && "functionCall" in p);
+    return {
+      usage: usageFromGemini(body.usageMetadata),
+      finishReason: finishReasonFromGemini(candidate?.finishReason ?? "STOP", calls),
+    };
+  },
+
+  streamEvent(event: SseEvent, ctx: EncodeContext) {
+    return `data: ${editJson(event.data, { set: identity(ctx) })}\n\n`;
+  },
+};
+
+function identity(ctx: EncodeContext): Record<string, string> {
+  return { responseId: JSON.stringify(ctx.id), modelVersion: JSON.stringify(ctx.model) };
+}

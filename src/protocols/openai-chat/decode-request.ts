@@ -1,0 +1,194 @@
+// Client → IR: the body of `POST /v1/chat/completions` (spec 2, DESIGN §1). Wrong types and
+// out-of-range values are 400s naming the field; the spec's unsupported fields are dropped and named
+// in `ignored` (→ `x-switchyard-ignored`), except `functions` / `function_call`, which are refused;
+// fields nobody defined are ignored silently.
+
+import { invalid } from "../../ir/errors.ts";
+import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import {
+  expectArray,
+  expectNumber,
+  expectObject,
+  expectString,
+  isObject,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+} from "../shared/validate.ts";
+import type { DecodeContext } from "../types.ts";
+import { decodeMessages } from "./decode-messages.ts";
+import { decodeRouting } from "./decode-routing.ts";
+import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+
+type Json = Record<string, unknown>;
+
+/** Spec 2 "Unsupported request fields" that are accepted, not forwarded, and reported. */
+const DROPPED_FIELDS = [
+  "audio",
+  "modalities",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "safety_identifier",
+  "store",
+  "service_tier",
+  "prediction",
+  "seed",
+  "user",
+] as const;
+
+const EFFORTS: readonly ReasoningEffort[] = ["none", "minimal", "low", "medium", "high", "xhigh"];
+const VERBOSITIES = ["low", "medium", "high"];
+
+export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
+  const b = expectObject(body, "body");
+  for (const field of ["functions", "function_call"]) {
+    if (present(b[field])) throw invalid(field, "is deprecated and not supported; use tools and tool_choice");
+  }
+  const model = expectString(b.model, "model");
+  if (!model) throw invalid("model", "must not be empty");
+  const { system, messages } = decodeMessages(b.messages);
+  const ignored: string[] = [];
+  const request: Request = {
+    model,
+    system,
+    messages,
+    tools: decodeTools(b.tools),
+    stopSequences: decodeStop(b.stop),
+    stream: optionalBoolean(b.stream, "stream") ?? false,
+    streamUsage: decodeStreamUsage(b),
+    ignored,
+  };
+  const toolChoice = decodeToolChoice(b.tool_choice);
+  if (toolChoice) request.toolChoice = toolChoice;
+  setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
+  decodeSampling(b, request, ignored);
+  const responseFormat = decodeResponseFormat(b.response_format);
+  if (responseFormat) request.responseFormat = responseFormat;
+  const reasoning = decodeReasoningSettings(b);
+  if (reasoning) request.reasoning = reasoning;
+  const routing = decodeRouting(b);
+  if (routing) request.routing = routing;
+  decodeAcceptedButNotCarried(b, ignored);
+  for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
+  return request;
+}
+
+function decodeSampling(b: Json, request: Request, ignored: string[]): void {
+  const maxCompletion = optionalNumber(b.max_completion_tokens, "max_completion_tokens", {
+    integer: true,
+    min: 1,
+  });
+  const maxTokens = optionalNumber(b.max_tokens, "max_tokens", { integer: true, min: 1 });
+  // Older clients send only the deprecated `max_tokens`; it means the same (DESIGN §1).
+  setIfDefined(request, "maxOutputTokens", maxCompletion ?? maxTokens);
+  if (maxCompletion !== undefined && maxTokens !== undefined) ignored.push("max_tokens");
+  setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 2 }));
+  setIfDefined(request, "topP", optionalNumber(b.top_p, "top_p", { min: 0, max: 1 }));
+  const penalty = { min: -2, max: 2 };
+  setIfDefined(
+    request,
+    "frequencyPenalty",
+    optionalNumber(b.frequency_penalty, "frequency_penalty", penalty),
+  );
+  setIfDefined(request, "presencePenalty", optionalNumber(b.presence_penalty, "presence_penalty", penalty));
+  const n = optionalNumber(b.n, "n", { integer: true });
+  if (n !== undefined && n !== 1) throw invalid("n", "only 1 is supported");
+  const logprobs = optionalBoolean(b.logprobs, "logprobs");
+  const topLogprobs = optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 });
+  if (topLogprobs !== undefined && logprobs !== true)
+    throw invalid("top_logprobs", "requires logprobs: true");
+  if (logprobs) request.logprobs = topLogprobs === undefined ? {} : { topLogprobs };
+  if (present(b.logit_bias)) {
+    // Validated as the spec limits it, then dropped: token ids are tokenizer-specific and mean
+    // nothing to another provider's model.
+    const bias = expectObject(b.logit_bias, "logit_bias");
+    for (const [token, value] of Object.entries(bias))
+      expectNumber(value, `logit_bias.${token}`, { min: -100, max: 100 });
+    ignored.push("logit_bias");
+  }
+}
+
+function decodeStop(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") return value ? [value] : [];
+  const list = expectArray(value, "stop");
+  if (list.length > 4) throw invalid("stop", "must hold at most 4 sequences");
+  return list.map((item, i) => expectString(item, `stop[${i}]`)).filter((s) => s.length > 0);
+}
+
+/** The client wants usage in the stream: `stream_options.include_usage` or `usage.include`. */
+function decodeStreamUsage(b: Json): boolean {
+  let wanted = false;
+  if (present(b.stream_options)) {
+    const options = expectObject(b.stream_options, "stream_options");
+    wanted = optionalBoolean(options.include_usage, "stream_options.include_usage") ?? false;
+  }
+  if (present(b.usage)) {
+    const usage = expectObject(b.usage, "usage");
+    wanted = (optionalBoolean(usage.include, "usage.include") ?? false) || wanted;
+  }
+  return wanted;
+}
+
+function decodeReasoningSettings(b: Json): ReasoningSettings | undefined {
+  const settings: ReasoningSettings = {};
+  const topEffort = optionalString(b.reasoning_effort, "reasoning_effort");
+  if (topEffort !== undefined) settings.effort = effort(topEffort, "reasoning_effort");
+  if (present(b.reasoning)) {
+    const r = expectObject(b.reasoning, "reasoning");
+    setIfDefined(settings, "enabled", optionalBoolean(r.enabled, "reasoning.enabled"));
+    const nested = optionalString(r.effort, "reasoning.effort");
+    if (nested !== undefined) settings.effort = effort(nested, "reasoning.effort");
+    setIfDefined(
+      settings,
+      "budgetTokens",
+      optionalNumber(r.max_tokens, "reasoning.max_tokens", { integer: true, min: 0 }),
+    );
+    setIfDefined(settings, "exclude", optionalBoolean(r.exclude, "reasoning.exclude"));
+    // `reasoning: {}` turns reasoning on at the model's default effort (OpenRouter's convention).
+    if (Object.keys(settings).length === 0) settings.enabled = true;
+  }
+  if (settings.effort === "none" && settings.enabled === undefined) settings.enabled = false;
+  return Object.keys(settings).length > 0 ? settings : undefined;
+}
+
+function effort(value: string, param: string): ReasoningEffort {
+  if (!(EFFORTS as readonly string[]).includes(value))
+    throw invalid(param, `must be one of ${EFFORTS.join(", ")}`);
+  return value as ReasoningEffort;
+}
+
+/**
+ * Fields the spec supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
+ * accepts it only beside `store`, which is dropped.
+ */
+function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
+  if (present(b.metadata)) {
+    const metadata = expectObject(b.metadata, "metadata");
+    const entries = Object.entries(metadata);
+    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
+    for (const [key, value] of entries) {
+      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
+      const text = expectString(value, `metadata.${key}`);
+      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
+    }
+    ignored.push("metadata");
+  }
+  // Checked only: the IR has no field for it, yet it is not listed as ignored because a relay to a
+  // chat upstream forwards it as the client wrote it (the relay strips what `ignored` names).
+  const verbosity = optionalString(b.verbosity, "verbosity");
+  if (verbosity !== undefined && !VERBOSITIES.includes(verbosity))
+    throw invalid("verbosity", "must be one of low, medium, high");
+  if (present(b.web_search_options)) {
+    if (!isObject(b.web_search_options)) throw invalid("web_search_options", "must be an object");
+    ignored.push("web_search_options");
+  }
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function setIfDefined<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}

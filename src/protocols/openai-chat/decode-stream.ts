@@ -1,0 +1,236 @@
+// Upstream → IR: a chat-completions SSE stream, decoded chunk by chunk as it arrives (nothing waits
+// for the end). What real upstreams send, and what this handles:
+// - reasoning as `delta.reasoning_details` pieces (OpenRouter: text pieces, then a piece carrying the
+//   signature), `delta.reasoning`, or `delta.reasoning_content` (DeepSeek-style vendors);
+// - tool calls keyed by `index`: the first piece has id and name, later pieces only argument text,
+//   several calls possibly interleaved; some vendors repeat `type` or send empty pieces;
+// - a Gemini function call's thought signature, as `extra_content.google.thought_signature` on the
+//   call (Google) or as an encrypted reasoning item naming the call's `id`, just before it (OpenRouter);
+// - usage on a chunk of its own (`choices: []`, or beside an empty delta) or on the finish chunk;
+// - a chunk carrying `error` (mid-stream failure), and `[DONE]`.
+// Text and thinking blocks close when another block starts; tool-call blocks stay open until the
+// finish because their argument pieces may interleave. An encrypted item naming an id waits for the
+// next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
+
+import { GatewayError } from "../../ir/errors.ts";
+import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
+import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { isObject } from "../shared/validate.ts";
+import type { SseEvent, StreamDecoder } from "../types.ts";
+import { argumentsText } from "./decode-response.ts";
+import { decodeErrorObject } from "./errors.ts";
+import { fromChatFinishReason } from "./map-finish-reason.ts";
+import { fromChatUsage } from "./map-usage.ts";
+import { geminiThoughtSignature } from "./thought-signature.ts";
+
+type Json = Record<string, unknown>;
+
+export function streamDecoder(): StreamDecoder {
+  return new ChatStreamDecoder();
+}
+
+class ChatStreamDecoder implements StreamDecoder {
+  private started = false;
+  private finished = false;
+  private failed = false;
+  private nextBlock = 0;
+  /** The open text or thinking block (only one at a time). */
+  private flowing: { kind: "text" | "thinking"; block: number; segment?: unknown } | undefined;
+  /** Upstream tool-call index → IR block index. */
+  private readonly toolBlocks = new Map<number, number>();
+  /** Open tool calls by id, for a signature that names its call after the call started. */
+  private readonly callBlocks = new Map<string, number>();
+  /** Encrypted items naming an id, not yet claimed by a tool call. */
+  private pendingEncrypted: Array<{ id: string; data: string }> = [];
+  private out: StreamEvent[] = [];
+
+  decode(event: SseEvent): StreamEvent[] {
+    this.out = [];
+    const data = event.data.trim();
+    if (this.failed || !data || data === "[DONE]") return [];
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return this.fail(
+        new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 }),
+      );
+    }
+    if (!isObject(chunk)) return [];
+    if (chunk.error !== undefined && chunk.error !== null) return this.fail(decodeErrorObject(chunk.error));
+    if (!this.started) {
+      this.started = true;
+      const start: StreamEvent = { type: "start" };
+      if (typeof chunk.id === "string") start.id = chunk.id;
+      if (typeof chunk.model === "string") start.model = chunk.model;
+      this.out.push(start);
+    }
+    const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isObject) : undefined;
+    if (choice && !this.finished) this.readChoice(choice);
+    if (isObject(chunk.usage)) this.out.push({ type: "usage", usage: fromChatUsage(chunk.usage) });
+    return this.out;
+  }
+
+  end(): StreamEvent[] {
+    if (this.failed || this.finished) return [];
+    this.failed = true;
+    return [{ type: "error", error: new GatewayError("api_error", "stream ended early", { status: 502 }) }];
+  }
+
+  private readChoice(choice: Json): void {
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    this.readReasoning(delta);
+    if (typeof delta.content === "string" && delta.content) this.text(delta.content);
+    // A refusal is what the model said instead of an answer; it reaches the client as text.
+    if (typeof delta.refusal === "string" && delta.refusal) this.text(delta.refusal);
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls.forEach((call, i) => {
+        this.toolCall(call, i);
+      });
+    }
+    if (typeof choice.finish_reason === "string" && choice.finish_reason) {
+      this.closeAll();
+      const reason = fromChatFinishReason(choice.finish_reason, choice.stop_reason);
+      const finish: StreamEvent = { type: "finish", reason };
+      if (reason === "stop_sequence") finish.stopSequence = String(choice.stop_reason);
+      this.out.push(finish);
+      this.finished = true;
+    }
+  }
+
+  private readReasoning(delta: Json): void {
+    const details = Array.isArray(delta.reasoning_details) ? delta.reasoning_details.filter(isObject) : [];
+    if (details.length > 0) {
+      for (const item of details) this.reasoningDetail(item);
+      return;
+    }
+    // Without details, the plain text (both names are sent by different vendors, never both).
+    const text = [delta.reasoning, delta.reasoning_content].find((v) => typeof v === "string" && v);
+    if (typeof text === "string") this.thinking(text, undefined);
+  }
+
+  private reasoningDetail(item: Json): void {
+    if (item.type === "reasoning.encrypted") {
+      if (typeof item.data === "string" && item.data) this.encrypted(item.data, item.id);
+      return;
+    }
+    if (item.type !== "reasoning.text" && item.type !== "reasoning.summary") return;
+    const text =
+      typeof item.text === "string" ? item.text : typeof item.summary === "string" ? item.summary : "";
+    if (text) this.thinking(text, item.index);
+    if (typeof item.signature === "string" && item.signature) {
+      // A signature arriving alone still belongs to a thinking block (TRAPS: keep empty signed blocks).
+      this.flushPending();
+      const block = this.thinkingBlock(item.index);
+      this.out.push({
+        type: "block_delta",
+        index: block,
+        delta: { type: "signature", signature: item.signature },
+      });
+    }
+  }
+
+  private encrypted(data: string, id: unknown): void {
+    if (typeof id !== "string" || !id) {
+      this.redacted(data);
+      return;
+    }
+    const call = this.callBlocks.get(id);
+    if (call === undefined) this.pendingEncrypted.push({ id, data });
+    else this.out.push({ type: "block_delta", index: call, delta: { type: "signature", signature: data } });
+  }
+
+  private redacted(data: string): void {
+    this.closeFlowing();
+    const block = this.nextBlock++;
+    this.out.push({ type: "block_start", index: block, block: { type: "redacted_thinking", data } });
+    this.out.push({ type: "block_stop", index: block });
+  }
+
+  /** Encrypted items no call claimed are reasoning of their own, in the order they came. */
+  private flushPending(): void {
+    const pending = this.pendingEncrypted;
+    this.pendingEncrypted = [];
+    for (const item of pending) this.redacted(item.data);
+  }
+
+  private thinking(text: string, segment: unknown): void {
+    this.flushPending();
+    const block = this.thinkingBlock(segment);
+    this.out.push({ type: "block_delta", index: block, delta: { type: "thinking", text } });
+  }
+
+  /** The open thinking block for this reasoning segment, opened if needed. */
+  private thinkingBlock(segment: unknown): number {
+    const open = this.flowing;
+    const sameSegment = segment === undefined || open?.segment === undefined || open.segment === segment;
+    if (open?.kind === "thinking" && sameSegment) {
+      if (segment !== undefined) open.segment = segment;
+      return open.block;
+    }
+    return this.openFlowing("thinking", { type: "thinking" }, segment);
+  }
+
+  private text(text: string): void {
+    this.flushPending();
+    const block =
+      this.flowing?.kind === "text" ? this.flowing.block : this.openFlowing("text", { type: "text" });
+    this.out.push({ type: "block_delta", index: block, delta: { type: "text", text } });
+  }
+
+  private openFlowing(kind: "text" | "thinking", start: BlockStart, segment?: unknown): number {
+    this.closeFlowing();
+    const block = this.nextBlock++;
+    this.out.push({ type: "block_start", index: block, block: start });
+    this.flowing = { kind, block, segment };
+    return block;
+  }
+
+  private closeFlowing(): void {
+    if (!this.flowing) return;
+    this.out.push({ type: "block_stop", index: this.flowing.block });
+    this.flowing = undefined;
+  }
+
+  private toolCall(value: unknown, position: number): void {
+    if (!isObject(value)) return;
+    const key = typeof value.index === "number" ? value.index : position;
+    const fn = isObject(value.function) ? value.function : {};
+    let block = this.toolBlocks.get(key);
+    if (block === undefined) {
+      const id = typeof value.id === "string" && value.id ? value.id : newToolCallId();
+      const signature = geminiThoughtSignature(value) ?? this.claimPending(id);
+      this.flushPending();
+      this.closeFlowing();
+      block = this.nextBlock++;
+      this.toolBlocks.set(key, block);
+      this.callBlocks.set(id, block);
+      const start: BlockStart = { type: "tool_call", id, name: typeof fn.name === "string" ? fn.name : "" };
+      if (signature) start.signature = signature;
+      this.out.push({ type: "block_start", index: block, block: start });
+    }
+    const json = argumentsText(fn.arguments);
+    if (json) this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
+  }
+
+  /** The pending encrypted item that names this call, taken out of the queue. */
+  private claimPending(id: string): string | undefined {
+    const at = this.pendingEncrypted.findIndex((p) => p.id === id);
+    if (at < 0) return undefined;
+    return this.pendingEncrypted.splice(at, 1)[0].data;
+  }
+
+  private closeAll(): void {
+    this.flushPending();
+    this.closeFlowing();
+    for (const block of this.toolBlocks.values()) this.out.push({ type: "block_stop", index: block });
+    this.toolBlocks.clear();
+    this.callBlocks.clear();
+  }
+
+  private fail(error: GatewayError): StreamEvent[] {
+    this.failed = true;
+    this.out.push({ type: "error", error });
+    return this.out;
+  }
+}

@@ -1,0 +1,31 @@
+// What a chat-completions upstream cannot be told (docs/translation.md §9), for `UpstreamCall.dropped`.
+//
+// Not named, because nothing is lost: `reasoning.exclude` (the client face hides the reasoning),
+// media inside tool results (sent in a user message after them), a reasoning budget (rounded to an
+// effort), a tool choice or `parallel_tool_calls` without tools (OpenAI refuses them; they mean nothing).
+
+import type { ReasoningEffort, Request } from "../../ir/request.ts";
+import { DroppedFields, requestBlocks, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
+
+/** `effortSent`: the `reasoning_effort` the encoder wrote, if any. */
+export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
+  const dropped = new DroppedFields();
+  dropped.add("top_k", request.topK !== undefined);
+  // Reasoning switched off reaches a chat upstream only as "none" when the client said so itself
+  // (encode-request.ts); otherwise the model's default applies, which may be to reason.
+  dropped.add("reasoning", request.reasoning?.enabled === false && effortSent === undefined);
+  dropped.add("cache_control", usesCacheControl(request));
+  for (const block of requestBlocks(request)) {
+    dropped.add("citations", usesCitations(block));
+    if (block.type === "tool_result") dropped.add("tool_result.is_error", block.isError === true);
+    if (block.type === "document") {
+      dropped.add("document.context", block.context !== undefined);
+      // A title becomes the text's heading or inline data's filename; beside a filename or a file
+      // id it has nowhere to go.
+      const titleUnsaid =
+        block.source.kind === "file" || (block.source.kind === "base64" && block.filename !== undefined);
+      dropped.add("document.title", block.title !== undefined && titleUnsaid);
+    }
+  }
+  return dropped;
+}

@@ -1,0 +1,94 @@
+// IR → upstream: the body of `POST {base_url}/chat/completions` for an OpenAI-compatible provider.
+// The gateway always asks a streaming upstream for usage (TRAPS; DESIGN §2) and decides itself
+// whether the client sees it. What this protocol cannot say is left out and named in the call's
+// `dropped` (dropped-fields.ts): top_k, cache_control, citations, tool-result errors (`is_error`)…;
+// a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
+// user message after the tool messages.
+
+import type {
+  ReasoningEffort,
+  ReasoningSettings,
+  Request,
+  ResponseFormat,
+  ToolChoice,
+} from "../../ir/request.ts";
+import { upstreamCall } from "../shared/dropped-fields.ts";
+import type { UpstreamCall } from "../types.ts";
+import { droppedFields } from "./dropped-fields.ts";
+import { encodeMessages } from "./encode-messages.ts";
+
+type Json = Record<string, unknown>;
+
+export function encodeRequest(
+  request: Request,
+  target: { model: string; stream: boolean; maxOutputTokens?: number },
+): UpstreamCall {
+  const body: Json = { model: target.model, messages: encodeMessages(request.system, request.messages) };
+  if (target.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  // Only the client's limit: this protocol does not require one, so the catalog's output limit
+  // (`target.maxOutputTokens`, which Anthropic-style upstreams need) is not imposed here.
+  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.user !== undefined) body.user = request.user;
+  if (request.stopSequences.length > 0) body.stop = [...request.stopSequences];
+  // OpenAI refuses tool_choice and parallel_tool_calls when no tools are given.
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => {
+      const fn: Json = { name: tool.name };
+      if (tool.description !== undefined) fn.description = tool.description;
+      fn.parameters = tool.parameters;
+      if (tool.strict !== undefined) fn.strict = tool.strict;
+      return { type: "function", function: fn };
+    });
+    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
+  const effort = reasoningEffort(request.reasoning);
+  if (effort) body.reasoning_effort = effort;
+  if (request.logprobs) {
+    body.logprobs = true;
+    if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
+  }
+  return upstreamCall("/chat/completions", body, droppedFields(request, effort));
+}
+
+function encodeToolChoice(choice: ToolChoice): unknown {
+  return choice.type === "tool" ? { type: "function", function: { name: choice.name } } : choice.type;
+}
+
+function encodeResponseFormat(format: ResponseFormat): Json {
+  if (format.type !== "json_schema") return { type: format.type };
+  // `name` is required by OpenAI; formats from other protocols may not have one.
+  const spec: Json = { name: format.name ?? "response", schema: format.schema };
+  if (format.description !== undefined) spec.description = format.description;
+  if (format.strict !== undefined) spec.strict = format.strict;
+  return { type: "json_schema", json_schema: spec };
+}
+
+/**
+ * `reasoning_effort`, or nothing (the model's default). Reasoning switched off sends nothing unless
+ * the client itself said "none": models that do not reason refuse the parameter, and older reasoning
+ * models refuse "none". A token budget (messages `budget_tokens`, Gemini `thinkingBudget`) has no chat field, so it
+ * maps to the nearest effort on the scale of Gemini's own OpenAI-compatible endpoint, which maps the
+ * other way low → 1024, medium → 8192, high → 24576 tokens. The boundaries sit between those points:
+ *   budget 1…4096 → low, 4097…16384 → medium, above 16384 → high;
+ *   0 (off), -1 (dynamic) and adaptive → nothing.
+ */
+export function reasoningEffort(reasoning: ReasoningSettings | undefined): ReasoningEffort | undefined {
+  if (!reasoning) return undefined;
+  if (reasoning.enabled === false) return reasoning.effort === "none" ? "none" : undefined;
+  if (reasoning.effort) return reasoning.effort;
+  const budget = reasoning.budgetTokens;
+  if (budget === undefined || budget <= 0) return undefined;
+  if (budget <= 4096) return "low";
+  if (budget <= 16384) return "medium";
+  return "high";
+}

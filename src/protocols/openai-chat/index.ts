@@ -1,0 +1,24 @@
+// The chat-completions protocol (`POST /v1/chat/completions`), both faces: the client face decodes
+// what clients send and encodes answers and streams; the upstream face calls OpenAI-compatible
+// providers.
+
+import type { Protocol } from "../types.ts";
+import { decodeRequest } from "./decode-request.ts";
+import { decodeResponse } from "./decode-response.ts";
+import { streamDecoder } from "./decode-stream.ts";
+import { encodeRequest } from "./encode-request.ts";
+import { encodeResponse } from "./encode-response.ts";
+import { streamEncoder } from "./encode-stream.ts";
+import { decodeError, encodeError } from "./errors.ts";
+
+export const openaiChat: Protocol = {
+  name: "openai-chat",
+  decodeRequest,
+  encodeResponse,
+  streamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  streamDecoder,
+  decodeError,
+};

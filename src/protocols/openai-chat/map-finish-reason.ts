@@ -1,0 +1,48 @@
+// finish_reason in both directions. The chat protocol has five values (spec 2): stop, length,
+// tool_calls, content_filter and the deprecated function_call; the IR has more.
+
+import type { FinishReason } from "../../ir/response.ts";
+import type { WireFinishReason } from "./wire-types.ts";
+
+/** IR → the value a chat client sees. */
+export function toChatFinishReason(reason: FinishReason): WireFinishReason {
+  switch (reason) {
+    case "length":
+      return "length";
+    case "tool_calls":
+      return "tool_calls";
+    // A refusal is withheld output as far as a chat client can tell; `content_filter` is the only
+    // value that says "the model did not answer" without inventing a new one.
+    case "content_filter":
+    case "refusal":
+      return "content_filter";
+    // A stop sequence is a natural stop in this protocol (spec 2: "natural stop or stop sequence");
+    // a paused server tool and anything else end the turn as far as the client can act on it.
+    default:
+      return "stop";
+  }
+}
+
+/**
+ * Upstream finish_reason → IR. `stopReason` is the matched stop string some OpenAI-compatible
+ * servers (vLLM) report beside `finish_reason: "stop"`; OpenAI itself never says which one matched.
+ */
+export function fromChatFinishReason(reason: unknown, stopReason?: unknown): FinishReason {
+  switch (reason) {
+    case "stop":
+    case "end_turn":
+      return typeof stopReason === "string" ? "stop_sequence" : "stop";
+    case "length":
+    case "max_tokens":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "tool_calls";
+    case "content_filter":
+      return "content_filter";
+    case "error":
+      return "error";
+    default:
+      return "other";
+  }
+}

@@ -1,0 +1,10 @@
+import { anthropicRelay } from "./anthropic/relay.ts";
+import { geminiRelay } from "./gemini/relay.ts";
+import { openaiChatRelay } from "./openai-chat/relay.ts";
+import type { ProtocolName, Relay } from "./types.ts";
+
+export const relays: Record<ProtocolName, Relay> = {
+  "openai-chat": openaiChatRelay,
+  anthropic: anthropicRelay,
+  gemini: geminiRelay,
+};

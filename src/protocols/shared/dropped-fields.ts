@@ -1,0 +1,101 @@
+// What an upstream encoder could not express: `UpstreamCall.dropped`, which the gateway adds to the
+// `x-switchyard-ignored` response header (DESIGN §1). One vocabulary for every target, spelled as the
+// field's common wire name so that a client of any protocol can look it up in docs/translation.md §9.
+// Each protocol's `dropped-fields.ts` decides which of these names its target cannot say.
+
+import type { ContentBlock, Request } from "../../ir/request.ts";
+import type { UpstreamCall } from "../types.ts";
+
+/** The vocabulary, in the order names appear in the header. */
+export const DROPPED_FIELD_NAMES = [
+  "temperature",
+  "top_p",
+  "top_k",
+  "frequency_penalty",
+  "presence_penalty",
+  "seed",
+  "logprobs",
+  "user",
+  "reasoning",
+  "response_format.json_schema.description",
+  "tools[].strict",
+  "parallel_tool_calls",
+  "cache_control",
+  "citations",
+  "image.detail",
+  "document.title",
+  "document.context",
+  "tool_result.is_error",
+  "thinking",
+] as const;
+
+export type DroppedField = (typeof DROPPED_FIELD_NAMES)[number];
+
+/** Collects names as an encoder finds them; `list()` gives each once, in the vocabulary's order. */
+export class DroppedFields {
+  private readonly names = new Set<DroppedField>();
+
+  add(name: DroppedField, when = true): void {
+    if (when) this.names.add(name);
+  }
+
+  list(): DroppedField[] {
+    if (this.names.size === 0) return [];
+    return DROPPED_FIELD_NAMES.filter((name) => this.names.has(name));
+  }
+}
+
+/** The call, carrying `dropped` only when something was left out (a lossless call stays as it was). */
+export function upstreamCall(path: string, body: unknown, dropped: DroppedFields): UpstreamCall {
+  const names = dropped.list();
+  return names.length > 0 ? { path, body, dropped: names } : { path, body };
+}
+
+/** Every content block of a request: system text, each message's blocks and the blocks inside tool results. */
+export function* requestBlocks(request: Request): Iterable<ContentBlock> {
+  yield* request.system;
+  for (const message of request.messages)
+    for (const block of message.content) {
+      yield block;
+      if (block.type === "tool_result") yield* block.content;
+    }
+}
+
+/** Prompt-cache markers anywhere (tools included): only the messages protocol can carry them. */
+export function usesCacheControl(request: Request): boolean {
+  if (request.tools.some((tool) => tool.cacheControl !== undefined)) return true;
+  for (const block of requestBlocks(request))
+    if ("cacheControl" in block && block.cacheControl !== undefined) return true;
+  return false;
+}
+
+/** Citations replayed on text, or asked for on a document (`citations: false` is the default: no loss). */
+export function usesCitations(block: ContentBlock): boolean {
+  if (block.type === "text") return (block.citations?.length ?? 0) > 0;
+  return block.type === "document" && block.citations === true;
+}
+
+/** An image detail other than the default (`auto` asks for nothing). */
+export function usesImageDetail(block: ContentBlock): boolean {
+  return block.type === "image" && block.detail !== undefined && block.detail !== "auto";
+}
+
+/**
+ * Earlier reasoning whose text the target would not receive: thinking without a signature, which an
+ * upstream that needs signed thoughts leaves out. An empty unsigned block carries nothing, so it is
+ * not counted.
+ */
+export function isUnsignedThinking(block: ContentBlock): boolean {
+  return block.type === "thinking" && block.signature === undefined && block.text !== "";
+}
+
+/** A strict tool schema, which only chat-completions can ask for (`strict: false` is the default). */
+export function usesStrictTools(request: Request): boolean {
+  return request.tools.some((tool) => tool.strict === true);
+}
+
+/** A JSON-schema answer format's description, which only chat-completions can carry. */
+export function usesSchemaDescription(request: Request): boolean {
+  const format = request.responseFormat;
+  return format?.type === "json_schema" && format.description !== undefined;
+}

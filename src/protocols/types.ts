@@ -1,0 +1,107 @@
+// What every wire-protocol module offers. A module is used both ways: as the client face it decodes
+// requests and encodes responses and streams; as an upstream it encodes requests and decodes
+// responses and streams. Protocols never import one another; they meet only in the IR.
+
+import type { GatewayError } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
+import type { FinishReason, Response } from "../ir/response.ts";
+import type { StreamEvent } from "../ir/stream.ts";
+import type { Usage } from "../ir/usage.ts";
+
+export type ProtocolName = "openai-chat" | "anthropic" | "gemini";
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface DecodeContext {
+  headers: Headers;
+  /** content-generation: the model named in the path (`google/gemini-2.5-pro`, `gemini-2.5-pro`). */
+  pathModel?: string;
+  /** content-generation: true for `:streamGenerateContent`. */
+  pathStream?: boolean;
+}
+
+export interface EncodeContext {
+  /** The generation id: the response `id` / `responseId`. */
+  id: string;
+  /** The catalog model id the client asked for. */
+  model: string;
+  /** Unix seconds of the request's arrival (chat `created`). */
+  created: number;
+  /** The decoded client request (for `streamUsage`, reasoning exclusion, tool names…). */
+  request: Request;
+}
+
+/** One SSE event as read from an upstream stream. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+export interface StreamEncoder {
+  /** The SSE text to write for this event (may be empty). */
+  encode(event: StreamEvent): string;
+  /** The SSE text that closes the stream (chat `data: [DONE]`). */
+  end(): string;
+}
+
+export interface StreamDecoder {
+  decode(event: SseEvent): StreamEvent[];
+  /** Called when the upstream stream ends; returns what was pending (or an error event if cut short). */
+  end(): StreamEvent[];
+}
+
+export interface UpstreamCall {
+  /** Path appended to the provider's base URL (with query, e.g. `?alt=sse`). */
+  path: string;
+  body: unknown;
+  /**
+   * Request features this protocol could not express and the encoder left out, named in the
+   * vocabulary of docs/translation.md §9 (`top_k`, `cache_control`, `tools[].strict`…), each once,
+   * in that vocabulary's order; absent when nothing was left out. Reported in `x-switchyard-ignored`.
+   */
+  dropped?: string[];
+}
+
+export interface ClientFace {
+  decodeRequest(body: unknown, ctx: DecodeContext): Request;
+  encodeResponse(response: Response, ctx: EncodeContext): unknown;
+  streamEncoder(ctx: EncodeContext): StreamEncoder;
+  encodeError(error: GatewayError): { status: number; body: unknown };
+}
+
+export interface UpstreamFace {
+  encodeRequest(
+    request: Request,
+    target: { model: string; stream: boolean; maxOutputTokens?: number },
+  ): UpstreamCall;
+  decodeResponse(body: unknown): Response;
+  streamDecoder(): StreamDecoder;
+  /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
+  decodeError(status: number, body: unknown, headers: Headers): GatewayError;
+}
+
+export interface Protocol extends ClientFace, UpstreamFace {
+  name: ProtocolName;
+}
+
+/**
+ * Same protocol in and out (DESIGN §2): the client's bytes go upstream with targeted edits only, and
+ * the upstream's bytes come back the same way; nothing the gateway does not know is lost.
+ */
+export interface Relay {
+  /** The upstream call: the client's body with only the model (and gateway-only fields) changed. */
+  request(
+    raw: string,
+    request: Request,
+    target: { model: string; stream: boolean },
+  ): { path: string; body: string };
+  /** A whole response body with the id and model replaced. */
+  response(text: string, ctx: EncodeContext): string;
+  /** One upstream SSE event, framed again with targeted edits; "" withholds it. */
+  streamEvent(event: SseEvent, ctx: EncodeContext): string;
+  /**
+   * What the meter needs of a whole relayed answer (usage, finish reason), read without decoding the
+   * whole body. Throws SyntaxError when the body is not a JSON object.
+   */
+  tap(text: string): { usage: Usage; finishReason: FinishReason };
+}

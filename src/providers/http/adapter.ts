@@ -1,0 +1,182 @@
+// Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
+// encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
+
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { Agent, type Dispatcher, request } from "undici";
+import type { ProviderConfig } from "../../config/providers.ts";
+import { GatewayError } from "../../ir/errors.ts";
+import type { Request } from "../../ir/request.ts";
+import type { Response } from "../../ir/response.ts";
+import type { StreamEvent } from "../../ir/stream.ts";
+import type { Headers, Protocol, ProtocolName, SseEvent, UpstreamCall } from "../../protocols/types.ts";
+import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
+import { upstreamHeaders } from "./auth-headers.ts";
+import { transportError } from "./transport-errors.ts";
+
+export class HttpProvider implements RelayingAdapter {
+  readonly provider: ProviderConfig;
+  readonly protocol: Protocol;
+  readonly relayProtocol: ProtocolName;
+  readonly dispatcher: Dispatcher;
+  private readonly headers: Record<string, string>;
+
+  constructor(provider: ProviderConfig, protocol: Protocol) {
+    this.provider = provider;
+    this.protocol = protocol;
+    this.relayProtocol = protocol.name;
+    this.headers = upstreamHeaders(provider);
+    this.dispatcher = new Agent({
+      connect: { timeout: provider.timeouts.connectMs },
+      headersTimeout: provider.timeouts.firstByteMs,
+      bodyTimeout: provider.timeouts.idleMs,
+      keepAliveTimeout: 30_000,
+      // No cap on connections per upstream: a cap would queue streams behind one another.
+    });
+  }
+
+  async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
+    const call = this.encode(req, target, false, report);
+    const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
+    const text = await readBody(res.body, this.provider.id);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new GatewayError("api_error", `Provider '${this.provider.id}' answered with malformed JSON.`, {
+        status: 502,
+      });
+    }
+    return this.protocol.decodeResponse(json);
+  }
+
+  async *stream(
+    req: Request,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): AsyncIterable<StreamEvent> {
+    const call = this.encode(req, target, true, report);
+    const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
+    const decoder = this.protocol.streamDecoder();
+    try {
+      for await (const e of sseEvents(res.body, this.provider.id)) yield* decoder.decode(e);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      yield { type: "error", error: transportError(err, this.provider.id) };
+      return;
+    }
+    yield* decoder.end();
+  }
+
+  async relay(
+    call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
+    signal: AbortSignal,
+  ): Promise<RelayedAnswer> {
+    const res = await this.send(call.path, call.body, signal, call);
+    const id = this.provider.id;
+    return { text: () => readBody(res.body, id), events: () => sseEvents(res.body, id) };
+  }
+
+  /** The upstream call for this request; what its protocol cannot say goes to `report` before anything is sent. */
+  private encode(
+    req: Request,
+    target: Target,
+    stream: boolean,
+    report: CallReport | undefined,
+  ): UpstreamCall {
+    const call = this.protocol.encodeRequest(req, {
+      model: target.upstreamModel,
+      stream,
+      maxOutputTokens: target.model.maxOutputTokens,
+    });
+    if (report && call.dropped) report.dropped = call.dropped;
+    return call;
+  }
+
+  /**
+   * An upstream's error answer in the caller's terms. A 401 or 403 means the gateway's own credential
+   * for this provider was refused: the client's key is fine, so the client gets a 502 naming the
+   * provider, and never the upstream's message (it may quote part of that credential).
+   */
+  private upstreamError(status: number, body: unknown, headers: Headers): GatewayError {
+    if (status === 401 || status === 403)
+      return new GatewayError(
+        "api_error",
+        `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its api_key.`,
+        { status: 502 },
+      );
+    const error = this.protocol.decodeError(status, body, headers);
+    const key = this.provider.apiKey;
+    if (!key || !error.message.includes(key)) return error;
+    return new GatewayError(error.kind, error.message.replaceAll(key, "[redacted]"), {
+      status: error.status,
+      param: error.param,
+      retryAfter: error.retryAfter,
+    });
+  }
+
+  /** POSTs and returns the answer once its status is known; an error status is decoded and thrown. */
+  private async send(
+    path: string,
+    body: string,
+    signal: AbortSignal,
+    opts: { stream: boolean; headers?: Record<string, string> },
+  ) {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(this.provider.baseUrl + path, {
+        method: "POST",
+        headers: opts.headers ? { ...opts.headers, ...this.headers } : this.headers,
+        body,
+        dispatcher: this.dispatcher,
+        signal,
+        // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
+        // first byte comes early.
+        headersTimeout: opts.stream ? this.provider.timeouts.firstByteMs : this.provider.timeouts.requestMs,
+      });
+    } catch (err) {
+      throw transportError(err, this.provider.id);
+    }
+    if (res.statusCode >= 400) {
+      const text = await readBody(res.body, this.provider.id).catch(() => "");
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: the protocol decodes the text as the message
+      }
+      throw this.upstreamError(res.statusCode, parsed, res.headers as Headers);
+    }
+    return res;
+  }
+}
+
+/** The SSE events of an upstream body as they arrive; a broken connection throws a GatewayError. */
+async function* sseEvents(
+  body: Dispatcher.ResponseData["body"],
+  providerId: string,
+): AsyncIterable<SseEvent> {
+  const pending: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => pending.push(e) });
+  // A network read may end inside a multi-byte character: the streaming decoder keeps the partial
+  // bytes for the next read instead of turning each half into U+FFFD.
+  const utf8 = new TextDecoder();
+  try {
+    for await (const chunk of body) {
+      parser.feed(typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true }));
+      for (const e of pending.splice(0)) yield { event: e.event, data: e.data };
+    }
+    parser.feed(utf8.decode());
+    for (const e of pending.splice(0)) yield { event: e.event, data: e.data };
+  } catch (err) {
+    throw transportError(err, providerId);
+  }
+}
+
+async function readBody(body: Dispatcher.ResponseData["body"], providerId: string): Promise<string> {
+  try {
+    return await body.text();
+  } catch (err) {
+    throw transportError(err, providerId);
+  }
+}

@@ -1,0 +1,94 @@
+// The `local` provider: the demo models answer inside the process, streamed as IR events.
+
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Request } from "../../ir/request.ts";
+import type { Response } from "../../ir/response.ts";
+import type { StreamEvent } from "../../ir/stream.ts";
+import type { ProviderAdapter, Target } from "../types.ts";
+import { localReply } from "./reply.ts";
+import { loadTokenizer } from "./tokens.ts";
+
+export class LocalProvider implements ProviderAdapter {
+  /** Pause between streamed pieces, so streams look like streams (0 in tests that want speed). */
+  private readonly chunkDelayMs: number;
+
+  constructor(opts: { chunkDelayMs?: number } = {}) {
+    this.chunkDelayMs = opts.chunkDelayMs ?? 0;
+  }
+
+  async complete(request: Request, target: Target): Promise<Response> {
+    await loadTokenizer();
+    const reply = localReply(request, {
+      reasoning: target.model.reasoning,
+      maxOutputTokens: target.model.maxOutputTokens,
+    });
+    return {
+      id: "",
+      model: target.upstreamModel,
+      content: reply.blocks,
+      finishReason: reply.finishReason,
+      stopSequence: reply.stopSequence,
+      usage: reply.usage,
+    };
+  }
+
+  async *stream(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent> {
+    await loadTokenizer();
+    const reply = localReply(request, {
+      reasoning: target.model.reasoning,
+      maxOutputTokens: target.model.maxOutputTokens,
+    });
+    yield { type: "start", model: target.upstreamModel };
+    for (const [index, block] of reply.blocks.entries()) {
+      switch (block.type) {
+        case "text":
+          yield { type: "block_start", index, block: { type: "text" } };
+          for (const piece of words(block.text)) {
+            await this.pause(signal);
+            yield { type: "block_delta", index, delta: { type: "text", text: piece } };
+          }
+          break;
+        case "thinking":
+          yield { type: "block_start", index, block: { type: "thinking" } };
+          for (const piece of words(block.text)) {
+            await this.pause(signal);
+            yield { type: "block_delta", index, delta: { type: "thinking", text: piece } };
+          }
+          if (block.signature)
+            yield { type: "block_delta", index, delta: { type: "signature", signature: block.signature } };
+          break;
+        case "tool_call":
+          yield { type: "block_start", index, block: { type: "tool_call", id: block.id, name: block.name } };
+          for (const piece of thirds(block.arguments)) {
+            await this.pause(signal);
+            yield { type: "block_delta", index, delta: { type: "tool_arguments", json: piece } };
+          }
+          break;
+        case "redacted_thinking":
+          yield { type: "block_start", index, block: { type: "redacted_thinking", data: block.data } };
+          break;
+      }
+      yield { type: "block_stop", index };
+    }
+    yield { type: "finish", reason: reply.finishReason, stopSequence: reply.stopSequence };
+    yield { type: "usage", usage: reply.usage };
+  }
+
+  private async pause(signal: AbortSignal): Promise<void> {
+    if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, undefined, { signal });
+    signal.throwIfAborted();
+  }
+}
+
+/** Words with their trailing space: the pieces a streamed text arrives in. */
+function words(text: string): string[] {
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/** Tool arguments in three pieces, as real upstreams split them mid-token. */
+function thirds(json: string): string[] {
+  const step = Math.max(1, Math.ceil(json.length / 3));
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i += step) out.push(json.slice(i, i + step));
+  return out;
+}

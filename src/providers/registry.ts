@@ -1,0 +1,25 @@
+// One adapter per configured provider, made on first use.
+
+import type { ProviderConfig } from "../config/providers.ts";
+import { protocols } from "../protocols/index.ts";
+import { HttpProvider } from "./http/adapter.ts";
+import { LocalProvider } from "./local/adapter.ts";
+import type { ProviderAdapter } from "./types.ts";
+
+export function adapterRegistry(): (provider: ProviderConfig) => ProviderAdapter {
+  const adapters = new Map<string, ProviderAdapter>();
+  return (provider) => {
+    let adapter = adapters.get(provider.id);
+    if (!adapter) {
+      adapter = makeAdapter(provider);
+      adapters.set(provider.id, adapter);
+    }
+    return adapter;
+  };
+}
+
+function makeAdapter(provider: ProviderConfig): ProviderAdapter {
+  if (provider.protocol === "local") return new LocalProvider({ chunkDelayMs: provider.chunkDelayMs });
+  const protocol = provider.protocol === "openai" ? protocols["openai-chat"] : protocols[provider.protocol];
+  return new HttpProvider(provider, protocol);
+}

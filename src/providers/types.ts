@@ -1,0 +1,62 @@
+// An upstream adapter turns an IR request into IR events (streamed) or an IR response, for one
+// configured provider. The gateway pipeline knows providers only through this interface.
+
+import type { CatalogModel } from "../catalog/types.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+import type { Request } from "../ir/request.ts";
+import type { Response } from "../ir/response.ts";
+import type { StreamEvent } from "../ir/stream.ts";
+import type { ProtocolName, SseEvent } from "../protocols/types.ts";
+
+export interface Target {
+  provider: ProviderConfig;
+  /** The model name the upstream knows. */
+  upstreamModel: string;
+  /** The catalog record (limits fill what one protocol requires and another omits). */
+  model: CatalogModel;
+}
+
+/**
+ * What one call learned that the pipeline reports to the client. The caller passes an empty object;
+ * the adapter fills it when it encodes the request, so it is complete once `complete` resolves or
+ * `stream` has yielded its first event (or thrown): before any byte goes to the client.
+ */
+export interface CallReport {
+  /** Request features the upstream's protocol could not express (`UpstreamCall.dropped`). */
+  dropped?: string[];
+}
+
+export interface ProviderAdapter {
+  /**
+   * Streams the answer as IR events. Failures before the first event are thrown as GatewayError
+   * (so the router may fall back); failures after it arrive as an `error` event.
+   */
+  stream(
+    request: Request,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): AsyncIterable<StreamEvent>;
+  complete(request: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response>;
+}
+
+/** An upstream answer relayed as bytes (same protocol in and out). */
+export interface RelayedAnswer {
+  /** The whole body (non-streamed). */
+  text(): Promise<string>;
+  /** The SSE events as they arrive (streamed); a broken connection throws a GatewayError. */
+  events(): AsyncIterable<SseEvent>;
+}
+
+/** An adapter that can also relay bytes for clients of its own protocol. */
+export interface RelayingAdapter extends ProviderAdapter {
+  readonly relayProtocol: ProtocolName;
+  relay(
+    call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
+    signal: AbortSignal,
+  ): Promise<RelayedAnswer>;
+}
+
+export function canRelay(adapter: ProviderAdapter, face: ProtocolName): adapter is RelayingAdapter {
+  return (adapter as Partial<RelayingAdapter>).relayProtocol === face;
+}

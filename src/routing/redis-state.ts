@@ -1,0 +1,136 @@
+// Routing state shared by many gateway processes through Redis (DESIGN §5: scale-out). Each
+// operation is one Redis command (see state.ts), with a short command timeout and no offline queue:
+// routing statistics are advisory, so when Redis is slow or down a request never waits on it — the
+// process carries on with its own in-memory state until Redis answers again.
+
+import { Redis } from "ioredis";
+import { MemoryRoutingState, type RoutingState } from "./state.ts";
+
+/** Counters and statistics outlive no one: keys unused for a day disappear. */
+const KEY_TTL_MS = 24 * 60 * 60 * 1000;
+const COMMAND_TIMEOUT_MS = 250;
+
+export class RedisRoutingState implements RoutingState {
+  readonly redis: Redis;
+  readonly prefix: string;
+
+  constructor(url: string, opts: { prefix?: string } = {}) {
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      // Keep reconnecting in the background, a little slower each time, up to 2 s apart.
+      retryStrategy: (times) => Math.min(times * 100, 2_000),
+    });
+    // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
+    this.redis.on("error", () => {});
+    this.prefix = opts.prefix ?? "switchyard:routing:";
+  }
+
+  async increment(key: string): Promise<number> {
+    const k = this.prefix + key;
+    const [[err, value]] = (await this.redis.multi().incr(k).pexpire(k, KEY_TTL_MS).exec()) ?? [[null, 0]];
+    if (err) throw err;
+    return Number(value);
+  }
+
+  async addToHash(key: string, fields: Record<string, number>): Promise<Record<string, number>> {
+    const k = this.prefix + key;
+    const names = Object.keys(fields);
+    const pipeline = this.redis.pipeline();
+    for (const name of names) pipeline.hincrbyfloat(k, name, fields[name]);
+    pipeline.pexpire(k, KEY_TTL_MS);
+    const results = (await pipeline.exec()) ?? [];
+    const updated: Record<string, number> = {};
+    names.forEach((name, i) => {
+      const [err, value] = results[i] ?? [new Error("no reply"), null];
+      if (err) throw err;
+      updated[name] = Number(value);
+    });
+    return updated;
+  }
+
+  async setInHash(key: string, fields: Record<string, number>): Promise<void> {
+    if (Object.keys(fields).length === 0) return;
+    const k = this.prefix + key;
+    await this.redis.multi().hset(k, fields).pexpire(k, KEY_TTL_MS).exec();
+  }
+
+  async readHash(key: string): Promise<Record<string, number>> {
+    const raw = await this.redis.hgetall(this.prefix + key);
+    return Object.fromEntries(Object.entries(raw).map(([field, value]) => [field, Number(value)]));
+  }
+
+  async mark(key: string, ttlMs: number, opts: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
+    const ttl = Math.max(1, Math.round(ttlMs));
+    const reply = opts.onlyIfAbsent
+      ? await this.redis.set(this.prefix + key, "1", "PX", ttl, "NX")
+      : await this.redis.set(this.prefix + key, "1", "PX", ttl);
+    return reply === "OK";
+  }
+
+  async markedFor(key: string): Promise<number> {
+    const left = await this.redis.pttl(this.prefix + key);
+    return Math.max(0, left);
+  }
+
+  async unmark(key: string): Promise<void> {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * A shared state that falls back to this process's own memory whenever the shared one fails, so
+ * routing keeps working (per process) while Redis is away. Warns at most once a minute.
+ */
+export class FallbackRoutingState implements RoutingState {
+  private readonly shared: RoutingState;
+  private readonly local = new MemoryRoutingState();
+  private readonly warn: (message: string) => void;
+  private warnedAt = 0;
+
+  constructor(shared: RoutingState, warn: (message: string) => void) {
+    this.shared = shared;
+    this.warn = warn;
+  }
+
+  increment(key: string) {
+    return this.either((s) => s.increment(key));
+  }
+  addToHash(key: string, fields: Record<string, number>) {
+    return this.either((s) => s.addToHash(key, fields));
+  }
+  setInHash(key: string, fields: Record<string, number>) {
+    return this.either((s) => s.setInHash(key, fields));
+  }
+  readHash(key: string) {
+    return this.either((s) => s.readHash(key));
+  }
+  mark(key: string, ttlMs: number, opts?: { onlyIfAbsent?: boolean }) {
+    return this.either((s) => s.mark(key, ttlMs, opts));
+  }
+  markedFor(key: string) {
+    return this.either((s) => s.markedFor(key));
+  }
+  unmark(key: string) {
+    return this.either((s) => s.unmark(key));
+  }
+
+  private async either<T>(op: (state: RoutingState) => Promise<T>): Promise<T> {
+    try {
+      return await op(this.shared);
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.warnedAt > 60_000) {
+        this.warnedAt = now;
+        this.warn(`shared routing state unavailable, using this process's own: ${(err as Error).message}`);
+      }
+      return op(this.local);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+// The HTTP surface (DESIGN §1). Routes are thin: they hand the raw request to the pipeline, the
+// lookup or the catalog listings, and render errors in the caller's protocol.
+
+import { createServer } from "node:http";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { Authenticator } from "../auth/authenticator.ts";
+import {
+  chatModel,
+  geminiModel,
+  listChat,
+  listGemini,
+  listMessages,
+  messagesModel,
+} from "../catalog/listing.ts";
+import type { Config } from "../config/load.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+import { CreditCheck } from "../gateway/credit.ts";
+import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
+import { lookupGeneration } from "../gateway/lookup.ts";
+import { registry } from "../gateway/metrics.ts";
+import { ModelIndex } from "../gateway/models.ts";
+import { Settlement } from "../gateway/settlement.ts";
+import { GatewayError, kindForStatus } from "../ir/errors.ts";
+import type { Store } from "../ledger/types.ts";
+import { protocols } from "../protocols/index.ts";
+import type { ProtocolName } from "../protocols/types.ts";
+import { adapterRegistry } from "../providers/registry.ts";
+import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
+import { Router } from "../routing/router.ts";
+import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
+
+export interface App {
+  fastify: FastifyInstance;
+  settlement: Settlement;
+  close(): Promise<void>;
+}
+
+export function createApp(config: Config, store: Store): App {
+  // Inference requests are served on the raw server ahead of fastify (src/server/inference-routes.ts);
+  // `inference` is filled in below, once the pipeline exists.
+  let inference: InferenceServer | undefined;
+  const fastify = Fastify({
+    logger: { level: process.env.SWITCHYARD_LOG_LEVEL ?? "warn" },
+    bodyLimit: config.server.bodyLimitBytes,
+    routerOptions: { maxParamLength: 500 },
+    serverFactory: (handler) =>
+      createServer((req, res) => {
+        const route = inference && inferenceRoute(req.method, req.url);
+        if (route && inference) serveInference(route, req, res, inference);
+        else handler(req, res);
+      }),
+  });
+  const log = fastify.log;
+  const models = new ModelIndex(config.models, config.providers);
+  const providers = new Map<string, ProviderConfig>(config.providers.map((p) => [p.id, p]));
+  const auth = new Authenticator(store);
+  const credit = new CreditCheck(store);
+  // Many processes share round-robin turns, endpoint statistics and breakers through Redis.
+  const redisState = config.redis ? new RedisRoutingState(config.redis.url) : undefined;
+  const routingState = redisState
+    ? new FallbackRoutingState(redisState, (message) => log.warn(message))
+    : undefined;
+  const settlement = new Settlement({
+    store,
+    delayMs: config.billing.settleDelayMs,
+    priceVersion: config.billing.priceVersion,
+    log,
+    onSettled: (accounts) => credit.forget(accounts),
+  });
+  const adapters = adapterRegistry();
+  const pipeline = new InferencePipeline({
+    protocols,
+    models,
+    providers,
+    adapterFor: adapters,
+    auth,
+    store,
+    settlement,
+    credit,
+    log,
+    router: new Router({ models, settings: config.routing, state: routingState }),
+  });
+
+  inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes };
+
+  fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    const error =
+      status < 500
+        ? new GatewayError(kindForStatus(status), err.message, { status })
+        : asGatewayError(err, log);
+    sendError(reply, faceOf(req.url), error);
+  });
+  fastify.setNotFoundHandler((req, reply) => {
+    sendError(
+      reply,
+      faceOf(req.url),
+      new GatewayError("not_found", `No route for ${req.method} ${req.url.split("?")[0]}.`),
+    );
+  });
+
+  fastify.get("/", async () => ({ name: "switchyard", status: "ok" }));
+  fastify.get("/healthz", async () => ({ status: "ok" }));
+  fastify.get("/metrics", async (_req, reply) => {
+    reply.header("content-type", registry.contentType);
+    return registry.metrics();
+  });
+  fastify.get("/readyz", async (_req, reply) => {
+    const ok = await store.ping().catch(() => false);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "store unreachable" });
+  });
+
+  // Listings answer without a credential. The messages shape is chosen by the anthropic-version header.
+  fastify.get("/v1/models", async (req) => {
+    const q = req.query as Record<string, string | undefined>;
+    if (isMessagesClient(req)) {
+      return listMessages(models.served, {
+        limit: q.limit === undefined ? undefined : Number(q.limit),
+        after_id: q.after_id,
+        before_id: q.before_id,
+      });
+    }
+    return listChat(models.served);
+  });
+  fastify.get("/v1/models/*", async (req) => {
+    const id = (req.params as { "*": string })["*"];
+    const model = models.resolve(decodeURIComponent(id), { param: "model" });
+    return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
+  });
+  fastify.get("/v1beta/models", async (req) => {
+    const q = req.query as Record<string, string | undefined>;
+    return listGemini(models.served, {
+      pageSize: q.pageSize === undefined ? undefined : Number(q.pageSize),
+      pageToken: q.pageToken,
+    });
+  });
+  fastify.get("/v1beta/models/*", async (req) => {
+    const name = decodeURIComponent((req.params as { "*": string })["*"]);
+    return geminiModel(models.resolve(name, { allowBare: true, param: "name" }));
+  });
+
+  const lookup = async (req: FastifyRequest) =>
+    lookupGeneration({ auth, store }, req.headers, req.query as Record<string, unknown>);
+  fastify.get("/api/v1/management/generation", lookup);
+  fastify.get("/api/v1/generation", async (req, reply) => {
+    reply.header("deprecation", "true");
+    reply.header("link", '</api/v1/management/generation>; rel="successor-version"');
+    return lookup(req);
+  });
+
+  return {
+    fastify,
+    settlement,
+    async close() {
+      settlement.stop();
+      await fastify.close();
+      await settlement.flush();
+      await redisState?.close();
+    },
+  };
+}
+
+function isMessagesClient(req: FastifyRequest): boolean {
+  return req.headers["anthropic-version"] !== undefined || req.headers["vendora-version"] !== undefined;
+}
+
+/** The protocol an error is rendered in, from the route: listings and lookup use the chat shape. */
+function faceOf(url: string): ProtocolName {
+  if (url.startsWith("/v1/messages")) return "anthropic";
+  if (url.startsWith("/v1beta/models/") && url.includes(":")) return "gemini";
+  return "openai-chat";
+}
+
+function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
+  const { status, body } = protocols[face].encodeError(error);
+  if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
+  reply.code(status).header("content-type", "application/json").send(JSON.stringify(body));
+}

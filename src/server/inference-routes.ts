@@ -1,0 +1,111 @@
+// The inference endpoints on plain node:http, ahead of fastify: they take the raw body and answer on
+// the raw socket anyway, and skipping the framework's per-request objects, routing and hooks is a
+// measurable share of a relay's CPU (see BENCHMARKS.md). Everything else stays on fastify.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
+import { GatewayError } from "../ir/errors.ts";
+import { protocols } from "../protocols/index.ts";
+import type { ProtocolName } from "../protocols/types.ts";
+import { HttpResponder } from "./responder.ts";
+
+export interface InferenceRoute {
+  face: ProtocolName;
+  pathModel?: string;
+  pathStream?: boolean;
+  /** A content-generation path with an unknown method: answered 404 in that protocol. */
+  error?: GatewayError;
+}
+
+/** The inference route a request is for, or undefined when fastify should take it. */
+export function inferenceRoute(
+  method: string | undefined,
+  url: string | undefined,
+): InferenceRoute | undefined {
+  if (method !== "POST" || !url) return undefined;
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  if (path === "/v1/chat/completions") return { face: "openai-chat" };
+  if (path === "/v1/messages") return { face: "anthropic" };
+  if (!path.startsWith("/v1beta/models/")) return undefined;
+  const target = decodeURIComponent(path.slice("/v1beta/models/".length));
+  const at = target.lastIndexOf(":");
+  const verb = at < 0 ? "" : target.slice(at + 1);
+  if (verb === "generateContent" || verb === "streamGenerateContent")
+    return { face: "gemini", pathModel: target.slice(0, at), pathStream: verb === "streamGenerateContent" };
+  return {
+    face: "gemini",
+    error: new GatewayError(
+      "not_found",
+      `Unknown method '${verb}'; use :generateContent or :streamGenerateContent.`,
+    ),
+  };
+}
+
+export interface InferenceServer {
+  pipeline: InferencePipeline;
+  bodyLimitBytes: number;
+}
+
+export function serveInference(
+  route: InferenceRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  server: InferenceServer,
+): void {
+  if (route.error) {
+    req.resume();
+    sendError(req, res, route.face, route.error);
+    return;
+  }
+  readBody(req, server.bodyLimitBytes).then(
+    (body) => {
+      const input: InferenceInput = {
+        body,
+        headers: req.headers,
+        query: queryOf(req.url ?? ""),
+        pathModel: route.pathModel,
+        pathStream: route.pathStream,
+      };
+      return server.pipeline.handle(route.face, input, new HttpResponder(req, res));
+    },
+    (error: GatewayError) => {
+      sendError(req, res, route.face, error);
+      // The rest of an oversized body is not read: close the connection once the answer is out.
+      res.once("finish", () => req.destroy());
+    },
+  );
+}
+
+/** An error at the edge (before the pipeline), in the caller's protocol. */
+function sendError(req: IncomingMessage, res: ServerResponse, face: ProtocolName, error: GatewayError): void {
+  const { status, body } = protocols[face].encodeError(error);
+  new HttpResponder(req, res).json(status, {}, body);
+}
+
+/** The whole request body, or a 413 GatewayError once it passes the limit. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () => new GatewayError("request_too_large", `The request body exceeds ${limit} bytes.`);
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function queryOf(url: string): Record<string, string> {
+  const q = url.indexOf("?");
+  return q < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+}

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { BUILTIN_CATALOG_DIR, loadBuiltinCatalog } from "../../src/catalog/load.ts";
+
+const catalog = loadBuiltinCatalog();
+const byId = new Map(catalog.map((m) => [m.id, m]));
+const perM = (value: number) => ({ value, unit: "perMTokens", currency: "USD" });
+const promptTier = (value: number, bounds: Record<string, number>) => ({
+  ...perM(value),
+  conditions: { prompt_tokens: { unit: "kTokens", ...bounds } },
+});
+
+describe("the built-in catalog", () => {
+  test("loads (every file passes the validator), once, sorted by id", () => {
+    assert.ok(catalog.length >= 30, `only ${catalog.length} models`);
+    assert.equal(loadBuiltinCatalog(), catalog);
+    const ids = catalog.map((m) => m.id);
+    assert.deepEqual(ids, [...ids].sort());
+    for (const family of ["openai.yaml", "anthropic.yaml", "google.yaml", "vendors.yaml", "local.yaml"]) {
+      assert.ok(readdirSync(BUILTIN_CATALOG_DIR).includes(family), `catalog/${family} missing`);
+    }
+  });
+
+  test("loads from any working directory", () => {
+    const script = `import(${JSON.stringify(join(import.meta.dirname, "../../src/catalog/load.ts"))}).then((m) => console.log(m.loadBuiltinCatalog().length))`;
+    const out = execFileSync(process.execPath, ["-e", script], { cwd: "/", encoding: "utf8" });
+    assert.equal(Number(out.trim()), catalog.length);
+  });
+
+  test("each file names its source page and the date it was read", () => {
+    for (const file of readdirSync(BUILTIN_CATALOG_DIR).filter(
+      (f) => f.endsWith(".yaml") && f !== "local.yaml",
+    )) {
+      const head = readFileSync(join(BUILTIN_CATALOG_DIR, file), "utf8").split("\nmodels:")[0];
+      assert.match(head, /https:\/\/\S+/, `${file}: no source page`);
+      assert.match(head, /read 2026-\d{2}-\d{2}/, `${file}: no date read`);
+    }
+  });
+
+  test("every model has prompt and completion prices, a description, and an endpoint of its own provider", () => {
+    for (const model of catalog) {
+      assert.ok(model.pricings.prompt?.length, `${model.id}: no prompt price`);
+      assert.ok(model.pricings.completion?.length, `${model.id}: no completion price`);
+      assert.ok(model.description.length > 20, `${model.id}: no description`);
+      const provider = model.id.split("/")[0];
+      assert.ok(
+        model.endpoints.some((e) => e.provider === provider),
+        `${model.id}: no endpoint on provider ${provider}`,
+      );
+      assert.ok(model.created > Date.UTC(2024, 0, 1) / 1000, `${model.id}: created ${model.created}`);
+    }
+  });
+
+  test("gemini-2.5-pro has the ≤200k / >200k tiers on prompt, completion and cache reads", () => {
+    const pro = byId.get("google/gemini-2.5-pro")!;
+    assert.deepEqual(pro.pricings.prompt, [promptTier(1.25, { lte: 200 }), promptTier(2.5, { gt: 200 })]);
+    assert.deepEqual(pro.pricings.completion, [promptTier(10, { lte: 200 }), promptTier(15, { gt: 200 })]);
+    assert.deepEqual(pro.pricings.input_cache_read, [
+      promptTier(0.125, { lte: 200 }),
+      promptTier(0.25, { gt: 200 }),
+    ]);
+    assert.deepEqual(pro.endpoints, [{ provider: "google", model: "gemini-2.5-pro" }]);
+    assert.equal(pro.contextLength, 1048576);
+    assert.equal(pro.maxOutputTokens, 65536);
+  });
+
+  test("the brief's reference models are present with their list prices", () => {
+    assert.deepEqual(byId.get("openai/gpt-4.1")!.pricings, {
+      prompt: [perM(2)],
+      completion: [perM(8)],
+      input_cache_read: [perM(0.5)],
+    });
+    assert.deepEqual(byId.get("anthropic/claude-haiku-4-5")!.pricings, {
+      prompt: [perM(1)],
+      completion: [perM(5)],
+      input_cache_read: [perM(0.1)],
+      input_cache_write_5_min: [perM(1.25)],
+      input_cache_write_1_h: [perM(2)],
+      web_search: [{ value: 0.01, unit: "perCount", currency: "USD" }],
+    });
+    const sonnet = byId.get("anthropic/claude-sonnet-4-5")!;
+    assert.deepEqual(sonnet.pricings.input_cache_write_1_h, [
+      promptTier(6, { lte: 200 }),
+      promptTier(12, { gt: 200 }),
+    ]);
+    assert.ok(byId.has("deepseek/deepseek-chat"));
+  });
+
+  test("every Anthropic model prices cache reads, both cache writes and web search", () => {
+    for (const model of catalog.filter((m) => m.id.startsWith("anthropic/"))) {
+      for (const category of [
+        "input_cache_read",
+        "input_cache_write_5_min",
+        "input_cache_write_1_h",
+      ] as const) {
+        assert.ok(model.pricings[category], `${model.id}: no ${category}`);
+      }
+      assert.deepEqual(model.pricings.web_search, [{ value: 0.01, unit: "perCount", currency: "USD" }]);
+    }
+  });
+
+  test("the local demo models", () => {
+    const echo = byId.get("local/echo-1")!;
+    assert.deepEqual(
+      {
+        input: echo.inputModalities,
+        reasoning: echo.reasoning,
+        endpoints: echo.endpoints,
+        pricings: echo.pricings,
+      },
+      {
+        input: ["text", "image"],
+        reasoning: false,
+        endpoints: [{ provider: "local", model: "echo-1" }],
+        pricings: { prompt: [perM(1)], completion: [perM(2)], input_cache_read: [perM(0.1)] },
+      },
+    );
+    const think = byId.get("local/think-1")!;
+    assert.equal(think.reasoning, true);
+    assert.deepEqual(think.endpoints, [{ provider: "local", model: "think-1" }]);
+    assert.deepEqual(think.pricings.prompt, [promptTier(1, { lte: 200 }), promptTier(2, { gt: 200 })]);
+    for (const model of [echo, think]) {
+      assert.equal(model.contextLength, 1000000);
+      assert.equal(model.maxOutputTokens, 8192);
+    }
+  });
+});

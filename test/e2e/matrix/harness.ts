@@ -1,0 +1,166 @@
+// One gateway in front of three fake upstreams, one per wire protocol, shared by a matrix test file.
+// Each catalog model is served by exactly one fake, so a test picks its upstream by model id:
+//
+//   fo/m → fake OpenAI chat-completions upstream   (upstream model name oa-upstream-1)
+//   fa/m → fake Anthropic messages upstream        (upstream model name an-upstream-1)
+//   fg/m → fake Gemini upstream                    (upstream model name gm-upstream-1)
+//
+// Between the gateway and each fake sits a tap: a pass-through proxy that keeps the exact bytes the
+// fake answered, so relay tests can compare what the client got with what the upstream sent.
+// Nothing here imports src/: expectations are computed from the fakes' documented semantics.
+
+import { mkdtempSync } from "node:fs";
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FakeProtocol, type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { baseConfig, type RunningGateway, startGateway } from "../../support/gateway.ts";
+
+export type Upstream = FakeProtocol;
+export const UPSTREAMS: readonly Upstream[] = ["openai", "anthropic", "gemini"];
+
+/** The catalog model served by each upstream. */
+export const MODEL: Record<Upstream, string> = { openai: "fo/m", anthropic: "fa/m", gemini: "fg/m" };
+/** The name each upstream knows its model by (the endpoint's `model`). */
+export const UPSTREAM_MODEL: Record<Upstream, string> = {
+  openai: "oa-upstream-1",
+  anthropic: "an-upstream-1",
+  gemini: "gm-upstream-1",
+};
+/** The upstream credential the gateway must present. */
+export const UPSTREAM_KEY: Record<Upstream, string> = {
+  openai: "k-openai",
+  anthropic: "k-anthropic",
+  gemini: "k-gemini",
+};
+/** The catalog's output limit for every model: an Anthropic upstream gets it when the client gave none. */
+export const MAX_OUTPUT = 8192;
+
+/** One answer as it left the fake, byte for byte. */
+export interface TappedAnswer {
+  path: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** When the fake's last byte went through (ms since the epoch); undefined while still streaming. */
+  endedAt?: number;
+}
+
+export interface Tap {
+  url: string;
+  answers: TappedAnswer[];
+  close(): Promise<void>;
+}
+
+export interface Matrix {
+  gw: RunningGateway;
+  fakes: Record<Upstream, FakeUpstream>;
+  taps: Record<Upstream, Tap>;
+  /** Forgets scripted replies, recorded requests and tapped answers everywhere. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+function catalogModel(upstream: Upstream) {
+  return {
+    id: MODEL[upstream],
+    display_name: `Matrix ${upstream}`,
+    created: "2025-01-01",
+    input_modalities: ["text", "image"],
+    output_modalities: ["text"],
+    reasoning: true,
+    context_length: 200_000,
+    max_output_tokens: MAX_OUTPUT,
+    pricings: {
+      prompt: [{ value: 1, unit: "perMTokens", currency: "USD" }],
+      completion: [{ value: 2, unit: "perMTokens", currency: "USD" }],
+    },
+    endpoints: [{ provider: MODEL[upstream].split("/")[0], model: UPSTREAM_MODEL[upstream] }],
+  };
+}
+
+export async function startMatrix(): Promise<Matrix> {
+  const fakeList = await Promise.all(UPSTREAMS.map((u) => startFakeUpstream(u, { apiKey: UPSTREAM_KEY[u] })));
+  const fakes = Object.fromEntries(UPSTREAMS.map((u, i) => [u, fakeList[i]])) as Record<
+    Upstream,
+    FakeUpstream
+  >;
+  const tapList = await Promise.all(UPSTREAMS.map((u) => startTap(fakes[u])));
+  const taps = Object.fromEntries(UPSTREAMS.map((u, i) => [u, tapList[i]])) as Record<Upstream, Tap>;
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-matrix-"));
+  const config = baseConfig(dir, {
+    providers: UPSTREAMS.map((u) => ({
+      id: MODEL[u].split("/")[0],
+      protocol: u,
+      base_url: taps[u].url,
+      api_key: UPSTREAM_KEY[u],
+    })),
+    models: UPSTREAMS.map(catalogModel),
+  });
+  const gw = await startGateway(config, { dir });
+  return {
+    gw,
+    fakes,
+    taps,
+    reset() {
+      for (const u of UPSTREAMS) {
+        fakes[u].reset();
+        taps[u].answers.length = 0;
+      }
+    },
+    async close() {
+      await gw.stop();
+      await Promise.all(UPSTREAMS.flatMap((u) => [taps[u].close(), fakes[u].close()]));
+    },
+  };
+}
+
+/** A pass-through proxy in front of a fake that keeps each answer's bytes; streams stay streams. */
+async function startTap(fake: FakeUpstream): Promise<Tap> {
+  const answers: TappedAnswer[] = [];
+  const server = createServer((req, res) => {
+    const forward = httpRequest(
+      { host: "127.0.0.1", port: fake.port, method: req.method, path: req.url, headers: req.headers },
+      (upstream) => {
+        const answer: TappedAnswer = {
+          path: req.url ?? "",
+          status: upstream.statusCode ?? 0,
+          headers: upstream.headers,
+          text: "",
+        };
+        answers.push(answer);
+        const chunks: Buffer[] = [];
+        res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+        res.flushHeaders();
+        upstream.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          answer.text = Buffer.concat(chunks).toString("utf8");
+          res.write(chunk);
+        });
+        upstream.on("end", () => {
+          answer.endedAt = Date.now();
+          res.end();
+        });
+        upstream.on("error", () => res.destroy());
+      },
+    );
+    forward.on("error", () => res.destroy());
+    res.on("close", () => {
+      if (!res.writableFinished) forward.destroy();
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const basePath = new URL(fake.url).pathname.replace(/\/$/, "");
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    answers,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,131 @@
+// A client that goes away aborts the upstream request at once (the fake sees its request aborted
+// within 100 ms of the client's abort), streamed and not, on the relay and the translated path; the
+// generation is recorded as cancelled, with what was produced so far.
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { fakeProvider, latestGenerationId, model, record } from "./support.ts";
+
+// Long enough that nothing but the client's abort ends these requests.
+const PATIENT = { connect_ms: 2000, first_byte_ms: 10000, request_ms: 10000, idle_ms: 10000 };
+const SLOW_STREAM = {
+  blocks: [{ type: "text" as const, text: "one two three four five six seven eight nine ten" }],
+  chunks: 10,
+  chunkDelayMs: 300,
+};
+const LIMIT = { timeout: 5000 };
+
+let gw: RunningGateway;
+let a: FakeUpstream;
+let x: FakeUpstream;
+
+before(async () => {
+  [a, x] = await Promise.all([startFakeUpstream("openai"), startFakeUpstream("anthropic")]);
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-disconnect-"));
+  const models = [];
+  for (const provider of ["a", "x"])
+    for (const mode of ["s", "w"]) models.push(model(`dc/${provider}-${mode}`, [provider, "fallback"]));
+  gw = await startGateway(
+    baseConfig(dir, {
+      providers: [
+        fakeProvider("a", a, PATIENT),
+        fakeProvider("x", x, PATIENT),
+        // Never reached: a cancelled request must not fall back.
+        { id: "fallback", protocol: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "k" },
+      ],
+      models,
+    }),
+    { dir },
+  );
+});
+after(async () => {
+  await gw?.stop();
+  await Promise.all([a?.close(), x?.close()]);
+});
+
+function post(modelId: string, stream: boolean, signal: AbortSignal) {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: modelId, stream, messages: [{ role: "user", content: "hi" }] }),
+    signal,
+  });
+}
+
+for (const [name, fake] of [
+  ["relay", () => a],
+  ["translated", () => x],
+] as const) {
+  const provider = name === "relay" ? "a" : "x";
+  describe(`${name} path`, () => {
+    test(
+      "streamed: the upstream request is aborted within 100 ms; recorded as cancelled",
+      LIMIT,
+      async () => {
+        const upstream = fake();
+        upstream.script(SLOW_STREAM);
+        const seen = upstream.requests.length;
+        const controller = new AbortController();
+        const res = await post(`dc/${provider}-s`, true, controller.signal);
+        assert.equal(res.status, 200);
+        const id = res.headers.get("x-generation-id")!;
+        const reader = res.body!.getReader();
+        assert.ok((await reader.read()).value, "the first chunk arrived");
+        const abortedAt = Date.now();
+        controller.abort();
+        const sent = upstream.requests[seen];
+        await upstream.until(() => sent.aborted, 1000);
+        assert.ok(
+          sent.abortedAt! - abortedAt < 100,
+          `upstream aborted ${sent.abortedAt! - abortedAt} ms later`,
+        );
+        const rec = await record(gw, id);
+        assert.equal(rec.status, "cancelled");
+        assert.equal(rec.provider, provider);
+        assert.equal(rec.requestRetryTimes, 0);
+        assert.equal(rec.streamed, true);
+        // What was produced so far: a messages upstream reports the prompt's tokens as it starts
+        // (a chat upstream reports usage only at its end, so there is nothing yet to record).
+        if (name === "translated") assert.equal(rec.nativeTokens.prompt_tokens, 10);
+      },
+    );
+
+    test(
+      "not streamed: the upstream request is aborted within 100 ms; recorded as cancelled",
+      LIMIT,
+      async () => {
+        const upstream = fake();
+        upstream.script({ fault: "hang" });
+        const seen = upstream.requests.length;
+        const controller = new AbortController();
+        const pending = post(`dc/${provider}-w`, false, controller.signal);
+        await upstream.until(() => upstream.requests.length > seen);
+        const abortedAt = Date.now();
+        controller.abort();
+        await assert.rejects(pending, { name: "AbortError" });
+        const sent = upstream.requests[seen];
+        await upstream.until(() => sent.aborted, 1000);
+        assert.ok(
+          sent.abortedAt! - abortedAt < 100,
+          `upstream aborted ${sent.abortedAt! - abortedAt} ms later`,
+        );
+        // The client never saw the x-generation-id header: the id comes from the ledger file.
+        let id: string | undefined;
+        for (let i = 0; i < 50 && !id; i++) {
+          id = latestGenerationId(gw, `dc/${provider}-w`);
+          if (!id) await new Promise((r) => setTimeout(r, 20));
+        }
+        const rec = await record(gw, id!);
+        assert.equal(rec.status, "cancelled");
+        assert.equal(rec.provider, provider);
+        assert.equal(rec.requestRetryTimes, 0, "a cancelled request is not retried elsewhere");
+        assert.equal(rec.streamed, false);
+      },
+    );
+  });
+}

@@ -1,0 +1,248 @@
+// The Anthropic Messages wire format, rendered by hand: `POST /v1/messages` with `x-api-key` and
+// `anthropic-version`, a `message` object, or the named SSE events (`message_start`, `ping`,
+// `content_block_start` / `_delta` (text_delta, thinking_delta, signature_delta, input_json_delta) /
+// `_stop`, `message_delta`, `message_stop`; `error` in mid-stream). Usage semantics: see reply.ts.
+
+import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  argumentsObject,
+  argumentsText,
+  blocksOf,
+  DEFAULT_CHUNKS,
+  type Finish,
+  finishOf,
+  type Reply,
+  type ReplyBlock,
+  randomId,
+  splitPieces,
+  usageOf,
+  withExtra,
+} from "./reply.ts";
+
+type Json = Record<string, unknown>;
+
+const STOP_REASON: Record<Finish, string> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  stop_sequence: "stop_sequence",
+  content_filter: "refusal",
+};
+
+const ERRORS: Record<number, { type: string; message: string }> = {
+  400: { type: "invalid_request_error", message: "Invalid request." },
+  401: { type: "authentication_error", message: "invalid x-api-key" },
+  403: {
+    type: "permission_error",
+    message: "Your API key does not have permission to use the specified resource.",
+  },
+  404: { type: "not_found_error", message: "Not found." },
+  413: { type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." },
+  429: { type: "rate_limit_error", message: "Number of requests has exceeded your per-minute rate limit." },
+  500: { type: "api_error", message: "Internal server error" },
+  529: { type: "overloaded_error", message: "Overloaded" },
+};
+
+function error(status: number, message?: string): Json {
+  const known = ERRORS[status] ?? {
+    type: status >= 500 ? "api_error" : "invalid_request_error",
+    message: `Request failed with status ${status}.`,
+  };
+  return {
+    type: "error",
+    error: { type: known.type, message: message ?? known.message },
+    request_id: randomId("req_011C", 20),
+  };
+}
+
+function check(request: RecordedRequest, options: FakeOptions): Verdict {
+  const reject = (status: number, message: string): Verdict => ({
+    ok: false,
+    status,
+    body: error(status, message),
+  });
+  if (request.method !== "POST" || request.pathname !== "/v1/messages") return reject(404, "Not Found");
+  const key = request.headers["x-api-key"];
+  if (typeof key !== "string" || !key) return reject(401, "x-api-key header is required");
+  if (options.apiKey !== undefined && key !== options.apiKey) return reject(401, "invalid x-api-key");
+  if (!request.headers["anthropic-version"]) return reject(400, "anthropic-version: header is required");
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return reject(400, "There was an issue with your request body: the body is not valid JSON.");
+  }
+  if (typeof body.model !== "string" || !body.model) return reject(400, "model: Field required");
+  if (!Array.isArray(body.messages)) return reject(400, "messages: Field required");
+  if (typeof body.max_tokens !== "number") return reject(400, "max_tokens: Field required");
+  return {
+    ok: true,
+    exchange: {
+      model: body.model,
+      stream: body.stream === true,
+      includeUsage: false,
+      responseId: randomId("msg_01", 22),
+      created: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+function startUsage(reply: Reply): Json {
+  const u = usageOf(reply);
+  return {
+    input_tokens: u.input,
+    cache_creation_input_tokens: u.cacheWrite5m + u.cacheWrite1h,
+    cache_read_input_tokens: u.cacheRead,
+    cache_creation: { ephemeral_5m_input_tokens: u.cacheWrite5m, ephemeral_1h_input_tokens: u.cacheWrite1h },
+    output_tokens: u.output + u.reasoning,
+    service_tier: "standard",
+  };
+}
+
+function stopSequence(reply: Reply): string | null {
+  return finishOf(reply) === "stop_sequence" ? (reply.stopSequence ?? null) : null;
+}
+
+/** Tool-use ids, fixed once per reply. */
+function toolIds(reply: Reply): Map<ReplyBlock, string> {
+  const ids = new Map<ReplyBlock, string>();
+  for (const b of blocksOf(reply)) if (b.type === "tool_call") ids.set(b, b.id ?? randomId("toolu_01", 22));
+  return ids;
+}
+
+function response(reply: Reply, x: Exchange): object {
+  const ids = toolIds(reply);
+  const content = blocksOf(reply).map((b): Json => {
+    switch (b.type) {
+      case "text":
+        return { type: "text", text: b.text };
+      case "thinking":
+        return { type: "thinking", thinking: b.text, signature: b.signature ?? "" };
+      case "redacted_thinking":
+        return { type: "redacted_thinking", data: b.data };
+      default:
+        return { type: "tool_use", id: ids.get(b), name: b.name, input: argumentsObject(b.args) };
+    }
+  });
+  return withExtra(
+    {
+      id: x.responseId,
+      type: "message",
+      role: "assistant",
+      model: x.model,
+      content,
+      stop_reason: STOP_REASON[finishOf(reply)],
+      stop_sequence: stopSequence(reply),
+      usage: startUsage(reply),
+    },
+    reply,
+  );
+}
+
+function stream(reply: Reply, x: Exchange): StreamPlan {
+  const count = reply.chunks ?? DEFAULT_CHUNKS;
+  const ids = toolIds(reply);
+  const u = usageOf(reply);
+  const event = (data: Json) =>
+    `event: ${String(data.type)}\ndata: ${JSON.stringify(withExtra(data, reply))}\n\n`;
+  const frames: string[] = [];
+
+  const opening = startUsage(reply);
+  opening.output_tokens = Math.min(1, u.output + u.reasoning);
+  frames.push(
+    event({
+      type: "message_start",
+      message: {
+        id: x.responseId,
+        type: "message",
+        role: "assistant",
+        model: x.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: opening,
+      },
+    }),
+  );
+  frames.push(event({ type: "ping" }));
+
+  blocksOf(reply).forEach((block, index) => {
+    const delta = (d: Json) => frames.push(event({ type: "content_block_delta", index, delta: d }));
+    switch (block.type) {
+      case "text":
+        frames.push(event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
+        for (const text of splitPieces(block.text, count)) delta({ type: "text_delta", text });
+        break;
+      case "thinking":
+        frames.push(
+          event({
+            type: "content_block_start",
+            index,
+            content_block: { type: "thinking", thinking: "", signature: "" },
+          }),
+        );
+        for (const thinking of splitPieces(block.text, count)) delta({ type: "thinking_delta", thinking });
+        if (block.signature) delta({ type: "signature_delta", signature: block.signature });
+        break;
+      case "redacted_thinking":
+        frames.push(
+          event({
+            type: "content_block_start",
+            index,
+            content_block: { type: "redacted_thinking", data: block.data },
+          }),
+        );
+        break;
+      case "tool_call": {
+        frames.push(
+          event({
+            type: "content_block_start",
+            index,
+            content_block: { type: "tool_use", id: ids.get(block), name: block.name, input: {} },
+          }),
+        );
+        // The live API opens every tool input with an empty piece; an argument-less call sends only that.
+        delta({ type: "input_json_delta", partial_json: "" });
+        const json = argumentsText(block.args);
+        if (json !== "{}") {
+          for (const partial_json of splitPieces(json, count))
+            delta({ type: "input_json_delta", partial_json });
+        }
+        break;
+      }
+    }
+    frames.push(event({ type: "content_block_stop", index }));
+  });
+
+  frames.push(
+    event({
+      type: "message_delta",
+      delta: { stop_reason: STOP_REASON[finishOf(reply)], stop_sequence: stopSequence(reply) },
+      usage: {
+        input_tokens: u.input,
+        cache_creation_input_tokens: u.cacheWrite5m + u.cacheWrite1h,
+        cache_read_input_tokens: u.cacheRead,
+        output_tokens: u.output + u.reasoning,
+      },
+    }),
+  );
+  frames.push(event({ type: "message_stop" }));
+  return { frames, terminal: 2 };
+}
+
+export const anthropicDialect: Dialect = {
+  protocol: "anthropic",
+  basePath: "",
+  check,
+  response,
+  stream,
+  error,
+  overloadedStatus: 529,
+  streamError: () =>
+    `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`,
+  malformedFrame: () =>
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\n\n',
+  headers: (stream) => ({
+    "content-type": stream ? "text/event-stream; charset=utf-8" : "application/json",
+    "request-id": randomId("req_011C", 20),
+    ...(stream ? { "cache-control": "no-cache" } : {}),
+  }),
+};

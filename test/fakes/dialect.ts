@@ -1,0 +1,69 @@
+// What the shared server core needs from each provider's fake: how to accept a request and how to
+// render a reply, an error, and the broken pieces the faults need. One implementation per protocol.
+
+import type { IncomingHttpHeaders } from "node:http";
+import type { FakeProtocol, Reply } from "./reply.ts";
+
+export interface RecordedRequest {
+  method: string;
+  /** The request target as sent, query included (`/v1beta/models/m:streamGenerateContent?alt=sse`). */
+  path: string;
+  /** The path without the query. */
+  pathname: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; undefined when the body was not JSON or was never read (`refuse`). */
+  body: any;
+  rawBody: string;
+  receivedAt: number;
+  /** Arrival order across every fake in this process (receivedAt ties within a millisecond). */
+  seq: number;
+  /** The client went away before the response was finished. */
+  aborted: boolean;
+  abortedAt?: number;
+}
+
+export interface FakeOptions {
+  /** When set, only this credential is accepted (a wrong one gets the provider's native 401/400). */
+  apiKey?: string;
+  /** openai only: the delta/message field carrying reasoning text (DeepSeek-style vendors use `reasoning_content`). */
+  reasoningField?: "reasoning" | "reasoning_content";
+}
+
+/** One accepted request: what it asked for and the identifiers of the answer. */
+export interface Exchange {
+  model: string;
+  stream: boolean;
+  /** openai: `stream_options.include_usage` was set. */
+  includeUsage: boolean;
+  responseId: string;
+  /** Unix seconds. */
+  created: number;
+}
+
+export type Verdict = { ok: true; exchange: Exchange } | { ok: false; status: number; body: unknown };
+
+/** A rendered stream: complete SSE frames, the last `terminal` of which are its closing events. */
+export interface StreamPlan {
+  frames: string[];
+  terminal: number;
+}
+
+export interface Dialect {
+  readonly protocol: FakeProtocol;
+  /** The path prefix of the SDK-convention base URL (openai `/v1`, others none). */
+  readonly basePath: string;
+  /** Route, credentials and the body's required fields, checked as the real API checks them. */
+  check(request: RecordedRequest, options: FakeOptions): Verdict;
+  response(reply: Reply, exchange: Exchange, options: FakeOptions): object;
+  stream(reply: Reply, exchange: Exchange, options: FakeOptions): StreamPlan;
+  /** The native error body for an HTTP status (`message` replaces the default text). */
+  error(status: number, message?: string): unknown;
+  /** The status a non-streamed `midstream-error` answers with (the provider's "overloaded"). */
+  readonly overloadedStatus: number;
+  /** The native in-stream error frame(s). */
+  streamError(exchange: Exchange): string;
+  /** A frame whose data is not JSON. */
+  malformedFrame(): string;
+  headers(stream: boolean): Record<string, string>;
+}

@@ -1,0 +1,204 @@
+// The Gemini API wire format, rendered by hand: `POST /v1beta/models/{model}:generateContent` and
+// `:streamGenerateContent?alt=sse` with `x-goog-api-key`; a GenerateContentResponse, or one
+// GenerateContentResponse per `data:` frame (no `[DONE]`: the last chunk carries `finishReason` and
+// `usageMetadata`; every chunk carries `responseId` and `modelVersion`). Thinking is a part with
+// `thought: true`; signatures are `thoughtSignature` on the part (also on `functionCall` parts).
+// Frames end in CRLF CRLF, as Google's servers send them. Usage semantics: see reply.ts.
+
+import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  argumentsObject,
+  blocksOf,
+  DEFAULT_CHUNKS,
+  type Finish,
+  finishOf,
+  type Reply,
+  randomId,
+  splitPieces,
+  usageOf,
+  withExtra,
+} from "./reply.ts";
+
+type Json = Record<string, unknown>;
+
+const FINISH_REASON: Record<Finish, string> = {
+  stop: "STOP",
+  length: "MAX_TOKENS",
+  tool_calls: "STOP",
+  stop_sequence: "STOP",
+  content_filter: "SAFETY",
+};
+
+const ERRORS: Record<number, { status: string; message: string }> = {
+  400: { status: "INVALID_ARGUMENT", message: "Request contains an invalid argument." },
+  401: { status: "UNAUTHENTICATED", message: "Request had invalid authentication credentials." },
+  403: { status: "PERMISSION_DENIED", message: "The caller does not have permission" },
+  404: { status: "NOT_FOUND", message: "Requested entity was not found." },
+  429: { status: "RESOURCE_EXHAUSTED", message: "Resource has been exhausted (e.g. check quota)." },
+  500: {
+    status: "INTERNAL",
+    message:
+      "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+  },
+  503: { status: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
+  504: { status: "DEADLINE_EXCEEDED", message: "The request timed out. Please try again." },
+};
+
+function error(status: number, message?: string): Json {
+  const known = ERRORS[status] ?? {
+    status: status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT",
+    message: `Request failed with status ${status}.`,
+  };
+  return { error: { code: status, message: message ?? known.message, status: known.status } };
+}
+
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+function check(request: RecordedRequest, options: FakeOptions): Verdict {
+  const reject = (status: number, message: string): Verdict => ({
+    ok: false,
+    status,
+    body: error(status, message),
+  });
+  const route = ROUTE.exec(request.pathname);
+  if (request.method !== "POST" || !route) return reject(404, `Method not found: ${request.pathname}`);
+  const key = request.headers["x-goog-api-key"];
+  if (typeof key !== "string" || !key) {
+    return reject(
+      403,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
+  }
+  if (options.apiKey !== undefined && key !== options.apiKey) {
+    return reject(400, "API key not valid. Please pass a valid API key.");
+  }
+  const stream = route[2] === "streamGenerateContent";
+  // The JSON-array framing Gemini uses without alt=sse is not served by this fake.
+  if (stream && request.query.get("alt") !== "sse") {
+    return reject(400, "This fake serves streamGenerateContent with alt=sse only.");
+  }
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return reject(400, "Invalid JSON payload received.");
+  }
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    return reject(400, "* GenerateContentRequest.contents: contents is not specified\n");
+  }
+  return {
+    ok: true,
+    exchange: {
+      model: decodeURIComponent(route[1]),
+      stream,
+      includeUsage: false,
+      responseId: randomId("", 22),
+      created: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+function usageMetadata(reply: Reply): Json {
+  const u = usageOf(reply);
+  const prompt = u.input + u.cacheRead;
+  const meta: Json = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: u.output,
+    totalTokenCount: prompt + u.output + u.reasoning,
+    promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }],
+  };
+  if (u.cacheRead > 0) {
+    meta.cachedContentTokenCount = u.cacheRead;
+    meta.cacheTokensDetails = [{ modality: "TEXT", tokenCount: u.cacheRead }];
+  }
+  if (u.reasoning > 0) meta.thoughtsTokenCount = u.reasoning;
+  return meta;
+}
+
+/** Parts of the whole answer, one per block (redacted thinking has no Gemini form). */
+function parts(reply: Reply): Json[] {
+  return blocksOf(reply).flatMap((b): Json[] => {
+    switch (b.type) {
+      case "text":
+        return [{ text: b.text }];
+      case "thinking":
+        return [{ text: b.text, thought: true, ...(b.signature ? { thoughtSignature: b.signature } : {}) }];
+      case "tool_call":
+        return [functionCallPart(b)];
+      default:
+        return [];
+    }
+  });
+}
+
+function functionCallPart(b: { id?: string; name: string; args: object | string; signature?: string }): Json {
+  const call: Json = { name: b.name, args: argumentsObject(b.args) };
+  if (b.id !== undefined) call.id = b.id;
+  return { functionCall: call, ...(b.signature ? { thoughtSignature: b.signature } : {}) };
+}
+
+function candidate(partList: Json[], finishReason?: string): Json {
+  return { content: { parts: partList, role: "model" }, ...(finishReason ? { finishReason } : {}), index: 0 };
+}
+
+function response(reply: Reply, x: Exchange): object {
+  return withExtra(
+    {
+      candidates: [candidate(parts(reply), FINISH_REASON[finishOf(reply)])],
+      usageMetadata: usageMetadata(reply),
+      modelVersion: x.model,
+      responseId: x.responseId,
+    },
+    reply,
+  );
+}
+
+function stream(reply: Reply, x: Exchange, _options: FakeOptions): StreamPlan {
+  const count = reply.chunks ?? DEFAULT_CHUNKS;
+  const pieces: Json[] = [];
+  for (const b of blocksOf(reply)) {
+    if (b.type === "text") {
+      for (const text of splitPieces(b.text, count)) pieces.push({ text });
+    } else if (b.type === "thinking") {
+      const texts = splitPieces(b.text, count);
+      if (texts.length === 0 && b.signature) texts.push("");
+      texts.forEach((text, i) => {
+        const last = i === texts.length - 1;
+        pieces.push({
+          text,
+          thought: true,
+          ...(last && b.signature ? { thoughtSignature: b.signature } : {}),
+        });
+      });
+    } else if (b.type === "tool_call") {
+      // Gemini sends a function call whole, in one part.
+      pieces.push(functionCallPart(b));
+    }
+  }
+  if (pieces.length === 0) pieces.push({ text: "" });
+  const frames = pieces.map((part, i) => {
+    const last = i === pieces.length - 1;
+    const data: Json = {
+      candidates: [candidate([part], last ? FINISH_REASON[finishOf(reply)] : undefined)],
+      ...(last ? { usageMetadata: usageMetadata(reply) } : {}),
+      modelVersion: x.model,
+      responseId: x.responseId,
+    };
+    return `data: ${JSON.stringify(withExtra(data, reply))}\r\n\r\n`;
+  });
+  return { frames, terminal: 1 };
+}
+
+export const geminiDialect: Dialect = {
+  protocol: "gemini",
+  basePath: "",
+  check,
+  response,
+  stream,
+  error,
+  overloadedStatus: 503,
+  streamError: () => `data: ${JSON.stringify(error(503))}\r\n\r\n`,
+  malformedFrame: () => 'data: {"candidates": [{"content": {"parts": [{"text": \r\n\r\n',
+  headers: (stream) => ({
+    "content-type": stream ? "text/event-stream" : "application/json; charset=UTF-8",
+    ...(stream ? { "cache-control": "no-cache" } : {}),
+  }),
+};

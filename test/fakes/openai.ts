@@ -1,0 +1,311 @@
+// The OpenAI Chat Completions wire format, rendered by hand: `POST /v1/chat/completions`, a
+// `chat.completion` object, or `chat.completion.chunk` SSE frames (role delta first, tool calls by
+// `index` with id/type/name on the first piece only, a finish chunk, the usage chunk with
+// `choices: []` when `stream_options.include_usage`, then `data: [DONE]`).
+// Reasoning follows the OpenAI-compatible vendors: plain text in `reasoning` (or `reasoning_content`),
+// and for a signed thinking block OpenRouter-style `reasoning_details` pieces whose last carries the
+// signature. A tool call's signature rides as `extra_content.google.thought_signature` (Gemini's
+// OpenAI-compatible endpoint).
+
+import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  argumentsText,
+  blocksOf,
+  DEFAULT_CHUNKS,
+  type Finish,
+  finishOf,
+  type Reply,
+  type ReplyBlock,
+  randomId,
+  splitPieces,
+  usageOf,
+  withExtra,
+} from "./reply.ts";
+
+type Json = Record<string, unknown>;
+type ToolCallBlock = Extract<ReplyBlock, { type: "tool_call" }>;
+
+const SYSTEM_FINGERPRINT = "fp_fake0openai";
+
+const FINISH: Record<Finish, string> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_calls",
+  stop_sequence: "stop",
+  content_filter: "content_filter",
+};
+
+const ERRORS: Record<number, { type: string; code: string | null; message: string }> = {
+  400: { type: "invalid_request_error", code: null, message: "Invalid request." },
+  401: {
+    type: "invalid_request_error",
+    code: "invalid_api_key",
+    message:
+      "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+  },
+  403: { type: "invalid_request_error", code: "unsupported_country_region_territory", message: "Forbidden." },
+  404: {
+    type: "invalid_request_error",
+    code: "model_not_found",
+    message: "The model does not exist or you do not have access to it.",
+  },
+  429: {
+    type: "requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached for requests per min (RPM). Please try again in 1s.",
+  },
+  500: {
+    type: "server_error",
+    code: null,
+    message: "The server had an error while processing your request. Sorry about that!",
+  },
+  503: {
+    type: "server_error",
+    code: null,
+    message: "The engine is currently overloaded, please try again later.",
+  },
+};
+
+function error(status: number, message?: string, code?: string | null, param: string | null = null): Json {
+  const known = ERRORS[status] ?? {
+    type: status >= 500 ? "server_error" : "invalid_request_error",
+    code: null,
+    message: `Request failed with status ${status}.`,
+  };
+  return {
+    error: { message: message ?? known.message, type: known.type, param, code: code ?? known.code },
+  };
+}
+
+function check(request: RecordedRequest, options: FakeOptions): Verdict {
+  const reject = (status: number, body: unknown): Verdict => ({ ok: false, status, body });
+  if (request.method !== "POST" || request.pathname !== "/v1/chat/completions") {
+    return reject(404, error(404, `Invalid URL (${request.method} ${request.pathname})`, null));
+  }
+  const auth = request.headers.authorization;
+  const key = typeof auth === "string" && auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
+  if (!key) {
+    return reject(
+      401,
+      error(
+        401,
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        null,
+      ),
+    );
+  }
+  if (options.apiKey !== undefined && key !== options.apiKey) return reject(401, error(401));
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    return reject(400, error(400, "We could not parse the JSON body of your request.", null));
+  }
+  if (typeof body.model !== "string" || !body.model) {
+    return reject(400, error(400, "you must provide a model parameter", null));
+  }
+  if (!Array.isArray(body.messages)) {
+    return reject(
+      400,
+      error(400, "Missing required parameter: 'messages'.", "missing_required_parameter", "messages"),
+    );
+  }
+  return {
+    ok: true,
+    exchange: {
+      model: body.model,
+      stream: body.stream === true,
+      includeUsage: body.stream_options?.include_usage === true,
+      responseId: randomId("chatcmpl-", 29),
+      created: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+function usage(reply: Reply): Json {
+  const u = usageOf(reply);
+  const writes = u.cacheWrite5m + u.cacheWrite1h;
+  const prompt = u.input + u.cacheRead + writes;
+  const completion = u.output + u.reasoning;
+  const promptDetails: Json = { cached_tokens: u.cacheRead, audio_tokens: 0 };
+  if (writes > 0) promptDetails.cache_write_tokens = writes;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: promptDetails,
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+/** Tool-call ids, fixed once per reply so the streamed and whole renderings agree. */
+function toolCallIds(reply: Reply): Map<ToolCallBlock, string> {
+  const ids = new Map<ToolCallBlock, string>();
+  for (const b of blocksOf(reply)) if (b.type === "tool_call") ids.set(b, b.id ?? randomId("call_", 24));
+  return ids;
+}
+
+function extraContent(block: ToolCallBlock): Json {
+  return block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
+}
+
+function response(reply: Reply, x: Exchange, options: FakeOptions): object {
+  const blocks = blocksOf(reply);
+  const ids = toolCallIds(reply);
+  const field = options.reasoningField ?? "reasoning";
+  const texts = blocks.flatMap((b) => (b.type === "text" ? [b.text] : []));
+  const thinking = blocks.flatMap((b) => (b.type === "thinking" ? [b] : []));
+  const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
+  const message: Json = {
+    role: "assistant",
+    content: texts.length > 0 ? texts.join("") : null,
+    refusal: null,
+    annotations: [],
+  };
+  if (thinking.length > 0) message[field] = thinking.map((b) => b.text).join("");
+  const details = thinking.flatMap((b, index) =>
+    b.signature
+      ? [{ type: "reasoning.text", text: b.text, signature: b.signature, format: "unknown", index }]
+      : [],
+  );
+  if (details.length > 0) message.reasoning_details = details;
+  if (calls.length > 0) {
+    message.tool_calls = calls.map((c) => ({
+      id: ids.get(c),
+      type: "function",
+      function: { name: c.name, arguments: argumentsText(c.args) },
+      ...extraContent(c),
+    }));
+  }
+  return withExtra(
+    {
+      id: x.responseId,
+      object: "chat.completion",
+      created: x.created,
+      model: x.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[finishOf(reply)] }],
+      usage: usage(reply),
+      service_tier: "default",
+      system_fingerprint: SYSTEM_FINGERPRINT,
+    },
+    reply,
+  );
+}
+
+function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
+  const field = options.reasoningField ?? "reasoning";
+  const count = reply.chunks ?? DEFAULT_CHUNKS;
+  const blocks = blocksOf(reply);
+  const ids = toolCallIds(reply);
+  const frame = (data: Json) => `data: ${JSON.stringify(withExtra(data, reply))}\n\n`;
+  const chunk = (delta: Json, finishReason: string | null = null) =>
+    frame({
+      id: x.responseId,
+      object: "chat.completion.chunk",
+      created: x.created,
+      model: x.model,
+      service_tier: "default",
+      system_fingerprint: SYSTEM_FINGERPRINT,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      // With include_usage, every chunk but the last carries `usage: null`, as OpenAI sends it.
+      ...(x.includeUsage ? { usage: null } : {}),
+    });
+
+  const frames: string[] = [];
+  const opensWithToolCall = blocks[0]?.type === "tool_call";
+  frames.push(chunk({ role: "assistant", content: opensWithToolCall ? null : "", refusal: null }));
+  let thinkingIndex = 0;
+  let toolIndex = 0;
+  for (const block of blocks) {
+    if (block.type === "text") {
+      for (const piece of splitPieces(block.text, count)) frames.push(chunk({ content: piece }));
+    } else if (block.type === "thinking") {
+      const segment = thinkingIndex++;
+      const pieces = splitPieces(block.text, count);
+      // A signed block with empty text still sends its signature (one empty-text piece).
+      if (pieces.length === 0 && block.signature) pieces.push("");
+      pieces.forEach((piece, i) => {
+        const delta: Json = { [field]: piece };
+        if (block.signature) {
+          const detail: Json = { type: "reasoning.text", text: piece, format: "unknown", index: segment };
+          if (i === pieces.length - 1) detail.signature = block.signature;
+          delta.reasoning_details = [detail];
+        }
+        frames.push(chunk(delta));
+      });
+    } else if (block.type === "tool_call") {
+      const index = toolIndex++;
+      frames.push(
+        chunk({
+          tool_calls: [
+            {
+              index,
+              id: ids.get(block),
+              type: "function",
+              function: { name: block.name, arguments: "" },
+              ...extraContent(block),
+            },
+          ],
+        }),
+      );
+      for (const piece of splitPieces(argumentsText(block.args), count)) {
+        frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      }
+    }
+    // redacted_thinking has no chat-completions form: left out.
+  }
+  frames.push(chunk({}, FINISH[finishOf(reply)]));
+  let terminal = 2;
+  if (x.includeUsage) {
+    frames.push(
+      frame({
+        id: x.responseId,
+        object: "chat.completion.chunk",
+        created: x.created,
+        model: x.model,
+        service_tier: "default",
+        system_fingerprint: SYSTEM_FINGERPRINT,
+        choices: [],
+        usage: usage(reply),
+      }),
+    );
+    terminal++;
+  }
+  frames.push("data: [DONE]\n\n");
+  return { frames, terminal };
+}
+
+export const openaiDialect: Dialect = {
+  protocol: "openai",
+  basePath: "/v1",
+  check,
+  response,
+  stream,
+  error: (status, message) => error(status, message),
+  overloadedStatus: 503,
+  streamError: (x) =>
+    `data: ${JSON.stringify({
+      id: x.responseId,
+      object: "chat.completion.chunk",
+      created: x.created,
+      model: x.model,
+      choices: [],
+      error: {
+        message: "The server had an error while processing your request. Sorry about that!",
+        type: "server_error",
+        param: null,
+        code: "server_error",
+      },
+    })}\n\ndata: [DONE]\n\n`,
+  malformedFrame: () =>
+    'data: {"id":"chatcmpl-broken","object":"chat.completion.chunk","choices":[{"delta":\n\n',
+  headers: (stream) => ({
+    "content-type": stream ? "text/event-stream; charset=utf-8" : "application/json",
+    "x-request-id": randomId("req_", 32),
+    "openai-processing-ms": "7",
+    ...(stream ? { "cache-control": "no-cache" } : {}),
+  }),
+};

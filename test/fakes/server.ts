@@ -1,0 +1,243 @@
+// The shared core of the fake upstreams: a node:http server on 127.0.0.1 (port 0) that records every
+// request, answers from a FIFO script of replies (rendered by the protocol's dialect), and plays the
+// scripted faults at the transport level.
+
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Dialect, Exchange, FakeOptions, RecordedRequest } from "./dialect.ts";
+import { DEFAULT_REPLY, type FakeProtocol, type Reply } from "./reply.ts";
+
+/** Counts requests across all fakes in the process, for ordering them. */
+let arrivals = 0;
+export interface FakeUpstream {
+  readonly protocol: FakeProtocol;
+  /** Base URL as the official SDK wants it: openai `http://127.0.0.1:PORT/v1`, others without a path. */
+  readonly url: string;
+  readonly port: number;
+  /** Every request received, in arrival order (recorded before it is answered). */
+  readonly requests: RecordedRequest[];
+  /** Queues replies for the next requests; an empty queue answers DEFAULT_REPLY. */
+  script(...replies: Reply[]): void;
+  /** How many scripted replies are still waiting. */
+  readonly queued: number;
+  /** Forgets the queued replies and the recorded requests (between tests). */
+  reset(): void;
+  /** Resolves once `predicate` holds (checked whenever a request is recorded or aborted). */
+  until(predicate: () => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MALFORMED_BODY = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+
+export async function startFakeServer(dialect: Dialect, options: FakeOptions = {}): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const queue: Reply[] = [];
+  const changes = new EventEmitter();
+  let closing = false;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      // A client that vanished mid-request leaves nothing to answer.
+      if (!res.headersSent && !res.destroyed) res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? "/";
+    const url = new URL(target, "http://fake.invalid");
+    const record: RecordedRequest = {
+      method: req.method ?? "GET",
+      path: target,
+      pathname: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: undefined,
+      rawBody: "",
+      receivedAt: Date.now(),
+      seq: ++arrivals,
+      aborted: false,
+    };
+    let recorded = false;
+    const keep = () => {
+      if (recorded) return;
+      recorded = true;
+      requests.push(record);
+      changes.emit("change");
+    };
+    // Set when the fake itself cuts the connection, so that it is not mistaken for a client abort.
+    let cutByFake = false;
+    res.on("close", () => {
+      if (res.writableFinished || cutByFake || closing) return;
+      record.aborted = true;
+      record.abortedAt = Date.now();
+      keep();
+      changes.emit("change");
+    });
+    const reset = () => {
+      cutByFake = true;
+      req.socket.resetAndDestroy();
+    };
+
+    if (queue[0]?.fault === "refuse") {
+      queue.shift();
+      keep();
+      reset();
+      return;
+    }
+    record.rawBody = await readBody(req);
+    try {
+      record.body = JSON.parse(record.rawBody);
+    } catch {
+      record.body = undefined;
+    }
+    keep();
+
+    const verdict = dialect.check(record, options);
+    if (!verdict.ok) {
+      sendText(res, verdict.status, JSON.stringify(verdict.body), dialect.headers(false));
+      return;
+    }
+    const reply = queue.shift() ?? DEFAULT_REPLY;
+    await answer(res, reply, verdict.exchange, reset);
+  }
+
+  async function answer(res: ServerResponse, reply: Reply, exchange: Exchange, reset: () => void) {
+    const headers = (stream: boolean) => ({ ...dialect.headers(stream), ...reply.headers });
+    const fault = reply.fault;
+    if (fault === "hang") return;
+    if (reply.answerDelayMs) await new Promise((r) => setTimeout(r, reply.answerDelayMs));
+    if (fault === "reset-before") return reset();
+    if (!fault && reply.status !== undefined && reply.status >= 400) {
+      const body = reply.errorBody !== undefined ? reply.errorBody : dialect.error(reply.status);
+      sendText(res, reply.status, JSON.stringify(body), headers(false));
+      return;
+    }
+    const status = reply.status ?? 200;
+
+    if (!exchange.stream) {
+      if (fault === "midstream-error") {
+        const overloaded = dialect.overloadedStatus;
+        sendText(res, overloaded, JSON.stringify(dialect.error(overloaded)), headers(false));
+        return;
+      }
+      const text =
+        fault === "malformed-json"
+          ? MALFORMED_BODY
+          : JSON.stringify(dialect.response(reply, exchange, options));
+      if (fault !== "reset-mid" && fault !== "stall-mid" && fault !== "truncated-sse") {
+        sendText(res, status, text, headers(false));
+        return;
+      }
+      // Chunked (no content-length), so that a cut is visible only as an unfinished body.
+      res.writeHead(status, headers(false));
+      await write(res, text.slice(0, Math.floor(text.length / 2)));
+      if (fault === "reset-mid") reset();
+      else if (fault === "truncated-sse") res.end();
+      return;
+    }
+
+    const plan = dialect.stream(reply, exchange, options);
+    const body = plan.frames.length - plan.terminal;
+    const cut = Math.min(body, Math.max(1, Math.floor(body / 2)));
+    const delay = reply.chunkDelayMs ?? 0;
+    res.writeHead(status, headers(true));
+    res.flushHeaders();
+    switch (fault) {
+      case "reset-mid":
+        if (await writeFrames(res, plan.frames.slice(0, cut), delay)) reset();
+        return;
+      case "stall-mid":
+        await writeFrames(res, plan.frames.slice(0, cut), delay);
+        return;
+      case "truncated-sse":
+        if (await writeFrames(res, plan.frames.slice(0, body), delay)) res.end();
+        return;
+      case "midstream-error":
+        if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.streamError(exchange)], delay))
+          res.end();
+        return;
+      case "malformed-json":
+        if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.malformedFrame()], delay))
+          res.end();
+        return;
+      default:
+        if (await writeFrames(res, plan.frames, delay)) res.end();
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    protocol: dialect.protocol,
+    url: `http://127.0.0.1:${port}${dialect.basePath}`,
+    port,
+    requests,
+    script(...replies: Reply[]) {
+      queue.push(...replies);
+    },
+    get queued() {
+      return queue.length;
+    },
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    until(predicate, timeoutMs = 2000) {
+      return new Promise<void>((resolve, reject) => {
+        if (predicate()) return resolve();
+        const check = () => {
+          if (!predicate()) return;
+          clearTimeout(timer);
+          changes.off("change", check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          changes.off("change", check);
+          reject(new Error(`fake ${dialect.protocol} upstream: condition not met within ${timeoutMs} ms`));
+        }, timeoutMs);
+        changes.on("change", check);
+      });
+    },
+    close() {
+      closing = true;
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Hung and stalled answers hold their sockets open; close() must not wait for them.
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string>): void {
+  res.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** Writes and waits until the bytes are handed to the socket (so a reset right after cannot eat them). */
+function write(res: ServerResponse, text: string): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    res.write(text, (error) => resolve(!error && !res.destroyed));
+  });
+}
+
+/** Writes frame by frame with the pause between them; false once the client has gone. */
+async function writeFrames(res: ServerResponse, frames: string[], delayMs: number): Promise<boolean> {
+  for (let i = 0; i < frames.length; i++) {
+    if (i > 0 && delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (!(await write(res, frames[i]))) return false;
+  }
+  return !res.destroyed;
+}

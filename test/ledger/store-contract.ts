@@ -1,0 +1,535 @@
+// One behaviour, two databases: the SQLite and PostgreSQL stores both run this suite.
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { describe, test } from "node:test";
+import { GatewayError } from "../../src/ir/errors.ts";
+import type { Usage } from "../../src/ir/usage.ts";
+import type { GenerationEnd, GenerationStart, Rating, Store } from "../../src/ledger/types.ts";
+import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
+
+export type ContractStore = Store & { readonly batchesWritten: number };
+
+/**
+ * `makeStore` returns a migrated store; every call must reach the same data (same file, same
+ * schema), so that a write closed by one store is read back by the next.
+ */
+export type MakeStore = (options?: WriteQueueOptions) => Promise<ContractStore>;
+
+const usage: Usage = {
+  promptTokens: 1200,
+  cacheReadTokens: 1000,
+  cacheWrite5mTokens: 0,
+  cacheWrite1hTokens: 0,
+  completionTokens: 300,
+  reasoningTokens: 120,
+  webSearchRequests: 0,
+};
+
+const rating: Rating = {
+  usage: "0.000123",
+  billAmount: "0.000123",
+  discountAmount: "0",
+  originAmount: "0.000123",
+  priceVersion: "catalog-2025-01",
+  ratingDetails: [
+    {
+      feeItemCode: "prompt",
+      rate: "0.0000001",
+      originAmount: "0.00002",
+      discountAmount: "0",
+      billAmount: "0.00002",
+    },
+    {
+      feeItemCode: "completion",
+      rate: "0.00000034333",
+      originAmount: "0.000103",
+      discountAmount: "0",
+      billAmount: "0.000103",
+    },
+  ],
+};
+
+export function runStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`${name} store contract`, () => {
+    // Rows from every test share one database: unique ids keep the tests apart.
+    const run = randomUUID().slice(0, 8);
+    let counter = 0;
+    const unique = (kind: string) => `${kind}-${run}-${++counter}`;
+
+    const startOf = (accountId: string, overrides: Partial<GenerationStart> = {}): GenerationStart => ({
+      id: unique("gen"),
+      accountId,
+      keyId: "key-1",
+      api: "chat.completions",
+      model: "openai/gpt-4.1",
+      streamed: true,
+      createdAt: 1_700_000_000_000 + counter,
+      ...overrides,
+    });
+
+    const endOf = (id: string, overrides: Partial<GenerationEnd> = {}): GenerationEnd => ({
+      id,
+      status: "completed",
+      provider: "openai",
+      usage,
+      finishReason: "stop",
+      latencyMs: 250,
+      generationTimeMs: 1800,
+      requestRetryTimes: 1,
+      finalRetry: true,
+      completedAt: 1_700_000_002_000,
+      ...overrides,
+    });
+
+    async function withStore<T>(
+      work: (store: ContractStore) => Promise<T>,
+      options?: WriteQueueOptions,
+    ): Promise<T> {
+      const store = await makeStore(options);
+      try {
+        return await work(store);
+      } finally {
+        await store.close();
+      }
+    }
+
+    test("ping answers true on a live store", () =>
+      withStore(async (store) => {
+        assert.equal(await store.ping(), true);
+      }));
+
+    test("migrate can run again on existing tables", () =>
+      withStore(async (store) => {
+        await store.migrate();
+        assert.equal(await store.ping(), true);
+      }));
+
+    describe("accounts", () => {
+      test("a new account starts at the given balance, or zero", () =>
+        withStore(async (store) => {
+          const rich = unique("acct");
+          const created = await store.upsertAccount(rich, { balance: "100", discount: "0.1" });
+          assert.equal(created.id, rich);
+          assert.equal(created.balance, "100");
+          assert.equal(created.discount, "0.1");
+          assert.equal(typeof created.createdAt, "number");
+          assert.deepEqual(await store.getAccount(rich), created);
+
+          const plain = await store.upsertAccount(unique("acct"));
+          assert.equal(plain.balance, "0");
+          assert.equal(plain.discount, undefined);
+        }));
+
+      test("upsert of an existing account overwrites only the fields given", () =>
+        withStore(async (store) => {
+          const id = unique("acct");
+          const first = await store.upsertAccount(id, { balance: "5", discount: "0.2" });
+          const second = await store.upsertAccount(id, { balance: "7.25" });
+          assert.equal(second.balance, "7.25");
+          assert.equal(second.discount, "0.2");
+          assert.equal(second.createdAt, first.createdAt);
+        }));
+
+      test("an unknown account is undefined", () =>
+        withStore(async (store) => {
+          assert.equal(await store.getAccount(unique("nobody")), undefined);
+        }));
+
+      test("credits add exactly: 0.1 + 0.2 is 0.3", () =>
+        withStore(async (store) => {
+          const id = unique("acct");
+          await store.upsertAccount(id);
+          assert.equal(await store.creditAccount(id, "0.1"), "0.1");
+          assert.equal(await store.creditAccount(id, "0.2"), "0.3");
+          assert.equal((await store.getAccount(id))?.balance, "0.3");
+          assert.equal(await store.creditAccount(id, "-1.05"), "-0.75");
+          assert.equal(await store.creditAccount(id, "0.00000000000000000001"), "-0.74999999999999999999");
+        }));
+
+      test("concurrent credits all count", () =>
+        withStore(async (store) => {
+          const id = unique("acct");
+          await store.upsertAccount(id);
+          await Promise.all(Array.from({ length: 50 }, () => store.creditAccount(id, "0.01")));
+          assert.equal((await store.getAccount(id))?.balance, "0.5");
+        }));
+
+      test("a malformed amount is a 400 naming the field; an unknown account is a 404", () =>
+        withStore(async (store) => {
+          const id = unique("acct");
+          await store.upsertAccount(id);
+          await assert.rejects(store.creditAccount(id, "1,5"), (e: unknown) => {
+            assert.ok(e instanceof GatewayError);
+            assert.equal(e.status, 400);
+            assert.equal(e.param, "amount");
+            return true;
+          });
+          await assert.rejects(store.upsertAccount(id, { discount: "1.5" }), /discount/);
+          await assert.rejects(store.creditAccount(unique("nobody"), "1"), (e: unknown) => {
+            assert.ok(e instanceof GatewayError);
+            assert.equal(e.status, 404);
+            return true;
+          });
+          assert.equal((await store.getAccount(id))?.balance, "0");
+        }));
+    });
+
+    describe("keys", () => {
+      const keyOf = (accountId: string, overrides: Record<string, unknown> = {}) => ({
+        id: unique("key"),
+        hash: unique("hash"),
+        prefix: unique("sk-payg"),
+        kind: "payg" as const,
+        accountId,
+        createdAt: 1_700_000_000_000 + counter,
+        ...overrides,
+      });
+
+      test("a key is found by its hash, with every field", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const key = keyOf(account, { kind: "subscription", name: "ci" });
+          await store.insertKey(key);
+          assert.deepEqual(await store.findKeyByHash(key.hash), key);
+          assert.equal(await store.findKeyByHash(unique("hash")), undefined);
+        }));
+
+      test("a second key with the same hash is refused", () =>
+        withStore(async (store) => {
+          const key = keyOf(unique("acct"));
+          await store.insertKey(key);
+          await assert.rejects(store.insertKey({ ...key, id: unique("key") }), /already exists/);
+        }));
+
+      test("keys are listed per account and all together, oldest first", () =>
+        withStore(async (store) => {
+          const a = unique("acct");
+          const b = unique("acct");
+          const a1 = keyOf(a);
+          const b1 = keyOf(b);
+          const a2 = keyOf(a);
+          for (const key of [a1, b1, a2]) await store.insertKey(key);
+          assert.deepEqual(
+            (await store.listKeys(a)).map((k) => k.id),
+            [a1.id, a2.id],
+          );
+          const all = (await store.listKeys()).map((k) => k.id);
+          assert.ok(all.includes(a1.id) && all.includes(b1.id) && all.includes(a2.id));
+          assert.ok(all.indexOf(a1.id) < all.indexOf(b1.id) && all.indexOf(b1.id) < all.indexOf(a2.id));
+        }));
+
+      test("revoking by id marks revokedAt once", () =>
+        withStore(async (store) => {
+          const key = keyOf(unique("acct"));
+          await store.insertKey(key);
+          const before = Date.now();
+          assert.equal(await store.revokeKey(key.id), true);
+          const revoked = await store.findKeyByHash(key.hash);
+          assert.ok(revoked?.revokedAt !== undefined && revoked.revokedAt >= before);
+          assert.equal(await store.revokeKey(key.id), false);
+          assert.equal(await store.revokeKey(unique("no-such-key")), false);
+        }));
+
+      test("revoking by display prefix works when one live key has it, and refuses when several do", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const single = keyOf(account);
+          await store.insertKey(single);
+          assert.equal(await store.revokeKey(single.prefix), true);
+          assert.ok((await store.findKeyByHash(single.hash))?.revokedAt);
+
+          const shared = unique("sk-shared");
+          const first = keyOf(account, { prefix: shared });
+          const second = keyOf(account, { prefix: shared });
+          await store.insertKey(first);
+          await store.insertKey(second);
+          await assert.rejects(store.revokeKey(shared), /2 live keys/);
+          assert.equal((await store.findKeyByHash(first.hash))?.revokedAt, undefined);
+        }));
+    });
+
+    describe("generations", () => {
+      test("start → pending, finish → completed with usage, timings and retries, settle → rated and debited", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          const start = startOf(account, { api: "messages", streamed: false });
+          await store.startGeneration(start);
+
+          assert.deepEqual(await store.getGeneration(start.id, account), {
+            ...start,
+            status: "pending",
+            requestRetryTimes: 0,
+            finalRetry: false,
+          });
+
+          const end = endOf(start.id);
+          await store.finishGeneration(end);
+          const finished = await store.getGeneration(start.id, account);
+          assert.deepEqual(finished, {
+            ...start,
+            status: "completed",
+            provider: "openai",
+            usage,
+            finishReason: "stop",
+            latencyMs: 250,
+            generationTimeMs: 1800,
+            requestRetryTimes: 1,
+            finalRetry: true,
+            completedAt: end.completedAt,
+          });
+
+          await store.settleGeneration(start.id, rating, 1_700_000_003_000);
+          const settled = await store.getGeneration(start.id, account);
+          assert.deepEqual(settled?.rating, rating);
+          assert.equal(settled?.settledAt, 1_700_000_003_000);
+          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+        }));
+
+      test("settling twice debits once", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "0" });
+          const start = startOf(account);
+          void store.startGeneration(start);
+          void store.finishGeneration(endOf(start.id));
+          await store.settleGeneration(start.id, rating, 1);
+          await store.settleGeneration(start.id, rating, 2);
+          assert.equal((await store.getAccount(account))?.balance, "-0.000123");
+          assert.equal((await store.getGeneration(start.id, account))?.settledAt, 1);
+        }));
+
+      test("a batch of settlements: one debit per account for the sum, errors per item, no double debit", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          const [a, b, pending] = [startOf(account), startOf(account), startOf(account)];
+          for (const g of [a, b, pending]) void store.startGeneration(g);
+          for (const g of [a, b]) void store.finishGeneration(endOf(g.id));
+          const outcomes = await store.settleGenerations([
+            { id: a.id, rating, settledAt: 1 },
+            { id: b.id, rating, settledAt: 1, debit: "0.5" },
+            { id: unique("gen"), rating, settledAt: 1 },
+            { id: pending.id, rating, settledAt: 1 },
+            { id: a.id, rating, settledAt: 2 },
+          ]);
+          assert.deepEqual(
+            outcomes.map((e) => (e ? e.message.match(/does not exist|pending/)?.[0] : undefined)),
+            [undefined, undefined, "does not exist", "pending", undefined],
+          );
+          // 1 − 0.000123 (a's rating) − 0.5 (b's explicit debit); a's repeat is not debited again.
+          assert.equal((await store.getAccount(account))?.balance, "0.499877");
+          assert.equal((await store.getGeneration(a.id, account))?.settledAt, 1);
+        }));
+
+      test("a finish that carries its settlement is rated and debited in the finish's own batch", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          // Start and finish in one batch (written as one row), and in separate batches.
+          const together = startOf(account);
+          void store.startGeneration(together);
+          void store.finishGeneration(endOf(together.id, { settlement: { rating } }));
+          const apart = startOf(account);
+          await store.startGeneration(apart);
+          const sub = startOf(account);
+          await store.startGeneration(sub);
+          void store.finishGeneration(endOf(apart.id, { settlement: { rating } }));
+          await store.finishGeneration(endOf(sub.id, { settlement: { rating, debit: "0" } }));
+          for (const g of [together, apart, sub]) {
+            const row = await store.getGeneration(g.id, account);
+            assert.deepEqual(row?.rating, rating);
+            assert.equal(row?.settledAt, 1_700_000_002_000);
+          }
+          // Two ratings of 0.000123 debited; the subscription one (debit 0) is not.
+          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+          const unsettled = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
+          assert.equal(unsettled.has(together.id) || unsettled.has(apart.id) || unsettled.has(sub.id), false);
+          // Settling again later changes nothing.
+          await store.settleGeneration(apart.id, rating, 5);
+          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+        }));
+
+      test("a settlement with an explicit debit of 0 rates without touching the balance", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "5" });
+          const start = startOf(account);
+          void store.startGeneration(start);
+          void store.finishGeneration(endOf(start.id));
+          await store.settleGeneration(start.id, rating, 1, "0");
+          assert.equal((await store.getAccount(account))?.balance, "5");
+          assert.deepEqual((await store.getGeneration(start.id, account))?.rating, rating);
+        }));
+
+      test("settlement may take the balance below zero, and refuses unknown or pending generations", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "0.0001" });
+          const start = startOf(account);
+          await store.startGeneration(start);
+          await assert.rejects(store.settleGeneration(start.id, rating, 1), /pending/);
+          await store.finishGeneration(endOf(start.id));
+          await store.settleGeneration(start.id, rating, 1);
+          assert.equal((await store.getAccount(account))?.balance, "-0.000023");
+          await assert.rejects(store.settleGeneration(unique("gen"), rating, 1), /does not exist/);
+          await assert.rejects(
+            store.settleGeneration(start.id, { ...rating, usage: "NaN" }, 1),
+            /rating\.usage/,
+          );
+        }));
+
+      test("a failed generation keeps its error message and empty optional fields stay absent", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const start = startOf(account);
+          await store.startGeneration(start);
+          await store.finishGeneration({
+            id: start.id,
+            status: "failed",
+            usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
+            requestRetryTimes: 3,
+            finalRetry: true,
+            errorMessage: "upstream 503: overloaded\u0000",
+            completedAt: 1_700_000_005_000,
+          });
+          const row = await store.getGeneration(start.id, account);
+          assert.equal(row?.status, "failed");
+          assert.equal(row?.errorMessage, "upstream 503: overloaded");
+          assert.equal(row?.requestRetryTimes, 3);
+          assert.ok(row && !("provider" in row) && !("finishReason" in row) && !("latencyMs" in row));
+        }));
+
+      test("another account's generation is undefined, like an unknown id", () =>
+        withStore(async (store) => {
+          const owner = unique("acct");
+          const start = startOf(owner);
+          await store.startGeneration(start);
+          assert.equal(await store.getGeneration(start.id, unique("acct")), undefined);
+          assert.equal(await store.getGeneration(unique("gen"), owner), undefined);
+          assert.equal((await store.getGeneration(start.id, owner))?.id, start.id);
+          // The operator's CLI reads any account's generation; an unknown id is still undefined.
+          assert.equal((await store.getGenerationAnyAccount(start.id))?.accountId, owner);
+          assert.equal(await store.getGenerationAnyAccount(unique("gen")), undefined);
+        }));
+
+      test("a read sees writes still queued, and a finish queued with its start applies after it", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const start = startOf(account);
+          void store.startGeneration(start);
+          assert.equal((await store.getGeneration(start.id, account))?.status, "pending");
+
+          const both = startOf(account);
+          void store.startGeneration(both);
+          void store.finishGeneration(endOf(both.id));
+          assert.equal((await store.getGeneration(both.id, account))?.status, "completed");
+        }));
+
+      test("a write that cannot apply fails alone, and is reported, without sinking its batch", async () => {
+        const reported: Error[] = [];
+        await withStore(
+          async (store) => {
+            const account = unique("acct");
+            const good = startOf(account);
+            const unknownFinish = store.finishGeneration(endOf(unique("gen")));
+            const goodStart = store.startGeneration(good);
+            const duplicate = store.startGeneration(good);
+            const goodFinish = store.finishGeneration(endOf(good.id));
+            const secondFinish = store.finishGeneration(endOf(good.id));
+            await assert.rejects(unknownFinish, /unknown or already finished/);
+            await goodStart;
+            await assert.rejects(duplicate, /already started/);
+            await goodFinish;
+            await assert.rejects(secondFinish, /unknown or already finished/);
+            assert.equal((await store.getGeneration(good.id, account))?.status, "completed");
+          },
+          { onError: (error) => reported.push(error) },
+        );
+        assert.equal(reported.length, 3);
+      });
+
+      test("markInterrupted closes pending generations; a late finish still completes one", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const pending = [startOf(account), startOf(account)];
+          const done = startOf(account);
+          for (const g of [...pending, done]) void store.startGeneration(g);
+          void store.finishGeneration(endOf(done.id));
+
+          const before = Date.now();
+          assert.ok((await store.markInterrupted()) >= 2);
+          for (const g of pending) {
+            const row = await store.getGeneration(g.id, account);
+            assert.equal(row?.status, "interrupted");
+            assert.ok(row?.completedAt !== undefined && row.completedAt >= before);
+          }
+          assert.equal((await store.getGeneration(done.id, account))?.status, "completed");
+          assert.equal(await store.markInterrupted(), 0);
+
+          await store.finishGeneration(endOf(pending[0]!.id));
+          assert.equal((await store.getGeneration(pending[0]!.id, account))?.status, "completed");
+        }));
+
+      test("listUnsettled gives finished, unsettled generations, oldest first", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account);
+          const pending = startOf(account);
+          const older = startOf(account, { createdAt: 1_600_000_000_000 });
+          const newer = startOf(account, { createdAt: 1_600_000_000_001 });
+          const settled = startOf(account, { createdAt: 1_600_000_000_002 });
+          const cancelled = startOf(account, { createdAt: 1_600_000_000_003 });
+          for (const g of [pending, newer, older, settled, cancelled]) void store.startGeneration(g);
+          for (const g of [newer, older, settled]) void store.finishGeneration(endOf(g.id));
+          void store.finishGeneration(endOf(cancelled.id, { status: "cancelled" }));
+          await store.settleGeneration(settled.id, rating, 1);
+
+          const mine = new Set([pending.id, older.id, newer.id, settled.id, cancelled.id]);
+          const listed = (await store.listUnsettled(100_000)).filter((g) => mine.has(g.id));
+          assert.deepEqual(
+            listed.map((g) => g.id),
+            [older.id, newer.id, cancelled.id],
+          );
+          assert.deepEqual(listed[0]?.usage, usage);
+          assert.equal((await store.listUnsettled(1)).length, 1);
+        }));
+
+      test("1000 concurrent starts and finishes are all readable after a flush, in few transactions", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const starts = Array.from({ length: 1000 }, () => startOf(account));
+          const batchesBefore = store.batchesWritten;
+          const writes: Promise<void>[] = [];
+          for (const g of starts) {
+            writes.push(store.startGeneration(g));
+            writes.push(store.finishGeneration(endOf(g.id, { latencyMs: 12.6 })));
+          }
+          await store.flush();
+          const batches = store.batchesWritten - batchesBefore;
+          assert.ok(batches >= 1 && batches <= 20, `2000 writes took ${batches} transactions`);
+          await Promise.all(writes);
+          for (const g of starts) {
+            const row = await store.getGeneration(g.id, account);
+            assert.equal(row?.status, "completed", g.id);
+            assert.equal(row?.latencyMs, 13);
+          }
+        }));
+
+      test("close() flushes queued writes: the next store reads them", async () => {
+        const account = unique("acct");
+        const start = startOf(account);
+        const first = await makeStore();
+        void first.startGeneration(start);
+        void first.finishGeneration(endOf(start.id));
+        await first.close();
+        await assert.rejects(first.startGeneration(startOf(account)), /closed/);
+
+        await withStore(async (second) => {
+          assert.equal((await second.getGeneration(start.id, account))?.status, "completed");
+        });
+      });
+    });
+  });
+}

@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { collectResponse } from "../../../src/ir/collect.ts";
+import type { StreamEvent } from "../../../src/ir/stream.ts";
+import { anthropic } from "../../../src/protocols/anthropic/index.ts";
+import { JSON_TOOL_NAME } from "../../../src/protocols/anthropic/json-mode.ts";
+import type { SseEvent } from "../../../src/protocols/types.ts";
+import { fixtureText, parseSse } from "./helpers.ts";
+
+/** Events per SSE event, so tests can see what came out when. */
+function decodeEach(events: SseEvent[]): {
+  perEvent: StreamEvent[][];
+  tail: StreamEvent[];
+  all: StreamEvent[];
+} {
+  const decoder = anthropic.streamDecoder();
+  const perEvent = events.map((e) => decoder.decode(e));
+  const tail = decoder.end();
+  return { perEvent, tail, all: [...perEvent.flat(), ...tail] };
+}
+
+describe("streamDecoder (Anthropic-protocol upstream)", () => {
+  test("the docs' text stream: start, text, finish, usage; ping ignored", () => {
+    const { all, tail } = decodeEach(parseSse(fixtureText("stream-text.sse")));
+    assert.deepEqual(tail, []);
+    assert.deepEqual(all[0], {
+      type: "start",
+      id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY",
+      model: "claude-opus-4-8",
+    });
+    const response = collectResponse(all);
+    assert.deepEqual(response.content, [{ type: "text", text: "Hello!" }]);
+    assert.equal(response.finishReason, "stop");
+    assert.equal(response.usage.promptTokens, 25);
+    assert.equal(response.usage.completionTokens, 15);
+  });
+
+  test("the docs' tool-use stream: each input_json_delta piece becomes one IR delta as it arrives", () => {
+    const sse = parseSse(fixtureText("stream-tool-use.sse"));
+    const { perEvent, all } = decodeEach(sse);
+    const pieces = ['{"location":', ' "San', " Francisc", "o,", ' CA"}'];
+    const jsonEvents = sse
+      .map((e, k) => ({ e, out: perEvent[k] }))
+      .filter(({ e }) => e.data.includes("input_json_delta") && !e.data.includes('"partial_json":""'));
+    assert.equal(jsonEvents.length, pieces.length);
+    jsonEvents.forEach(({ out }, k) => {
+      assert.deepEqual(out, [
+        { type: "block_delta", index: 1, delta: { type: "tool_arguments", json: pieces[k] } },
+      ]);
+    });
+    const response = collectResponse(all);
+    assert.equal(response.finishReason, "tool_calls");
+    assert.deepEqual(response.content[1], {
+      type: "tool_call",
+      id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+      name: "get_weather",
+      arguments: '{"location": "San Francisco, CA"}',
+    });
+    assert.equal(response.usage.completionTokens, 89);
+    assert.equal(response.usage.promptTokens, 472, "input from message_start survives the final usage");
+  });
+
+  test("the docs' thinking stream keeps text and signature", () => {
+    const response = collectResponse(decodeEach(parseSse(fixtureText("stream-thinking.sse"))).all);
+    assert.deepEqual(response.content[0], {
+      type: "thinking",
+      text: "I need to find the GCD of 1071 and 462 using the Euclidean algorithm.\n\n1071 = 2 × 462 + 147\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\nThe remainder is 0, so GCD(1071, 462) = 21.",
+      signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...",
+    });
+    assert.deepEqual(response.content[1], {
+      type: "text",
+      text: "The greatest common divisor of 1071 and 462 is **21**.",
+    });
+  });
+
+  test("server-tool blocks are skipped, IR indexes stay contiguous, final usage wins with web searches", () => {
+    const { all } = decodeEach(parseSse(fixtureText("stream-web-search-usage.sse")));
+    const starts = all.filter((e) => e.type === "block_start");
+    assert.deepEqual(
+      starts.map((e) => e.type === "block_start" && [e.index, e.block.type]),
+      [
+        [0, "text"],
+        [1, "text"],
+      ],
+    );
+    const response = collectResponse(all);
+    assert.equal(response.content.length, 2);
+    assert.equal(response.usage.promptTokens, 10682);
+    assert.equal(response.usage.completionTokens, 510);
+    assert.equal(response.usage.webSearchRequests, 1);
+  });
+
+  test("an error event in the middle of the stream becomes an IR error, and the stream is over (TRAPS)", () => {
+    const { all, tail } = decodeEach(parseSse(fixtureText("stream-error-midway.sse")));
+    const error = all.at(-1)!;
+    assert.equal(error.type, "error");
+    assert.ok(error.type === "error");
+    assert.equal(error.error.kind, "overloaded");
+    assert.equal(error.error.status, 529);
+    assert.equal(error.error.message, "Overloaded");
+    assert.deepEqual(tail, [], "no second error at end()");
+    assert.throws(() => collectResponse(all), /Overloaded/);
+  });
+
+  test("a stream that ends without message_stop ends with an error", () => {
+    const cut = parseSse(fixtureText("stream-text.sse")).slice(0, 4);
+    const { tail } = decodeEach(cut);
+    assert.equal(tail.length, 1);
+    assert.ok(tail[0].type === "error");
+    assert.match(tail[0].error.message, /message_stop/);
+  });
+
+  test("cache usage from message_start is merged with message_delta's cumulative counts", () => {
+    const { all } = decodeEach([
+      {
+        event: "message_start",
+        data: JSON.stringify({
+          type: "message_start",
+          message: {
+            id: "m",
+            model: "c",
+            content: [],
+            usage: {
+              input_tokens: 10,
+              cache_creation_input_tokens: 300,
+              cache_read_input_tokens: 2000,
+              cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+              output_tokens: 1,
+            },
+          },
+        }),
+      },
+      {
+        event: "message_delta",
+        data: JSON.stringify({
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: 40 },
+        }),
+      },
+      { event: "message_stop", data: '{"type":"message_stop"}' },
+    ]);
+    const usages = all.filter((e) => e.type === "usage");
+    assert.equal(usages.length, 2, "input counts right away, then the final usage");
+    assert.deepEqual(collectResponse(all).usage, {
+      promptTokens: 2310,
+      cacheReadTokens: 2000,
+      cacheWrite5mTokens: 100,
+      cacheWrite1hTokens: 200,
+      completionTokens: 40,
+      reasoningTokens: 0,
+      webSearchRequests: 0,
+    });
+  });
+
+  test("JSON mode: the reserved tool streams as text and ends as a normal stop", () => {
+    const frames = [
+      {
+        type: "message_start",
+        message: { id: "m", model: "c", content: [], usage: { input_tokens: 1, output_tokens: 1 } },
+      },
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: JSON_TOOL_NAME, input: {} },
+      },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":' } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "1}" } },
+      { type: "content_block_stop", index: 0 },
+      {
+        type: "message_delta",
+        delta: { stop_reason: "tool_use", stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+      { type: "message_stop" },
+    ];
+    const { all } = decodeEach(frames.map((f) => ({ event: f.type, data: JSON.stringify(f) })));
+    const response = collectResponse(all);
+    assert.deepEqual(response.content, [{ type: "text", text: '{"a":1}' }]);
+    assert.equal(response.finishReason, "stop");
+  });
+
+  test("events without an event line are read by their data type; unknown events are skipped", () => {
+    const frames = parseSse(fixtureText("stream-text.sse")).map((e) => ({ data: e.data }));
+    frames.splice(2, 0, { data: '{"type":"some_future_event","x":1}' });
+    const response = collectResponse(decodeEach(frames).all);
+    assert.deepEqual(response.content, [{ type: "text", text: "Hello!" }]);
+  });
+});

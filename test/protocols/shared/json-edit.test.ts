@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { editJson, editJsonMember, topLevelMembers } from "../../../src/protocols/shared/json-edit.ts";
+
+describe("editJson", () => {
+  test("replaces a top-level value and leaves every other byte alone", () => {
+    const text =
+      '{"model": "local/x", "n": 1.0, "big": 12345678901234567890, "nested": {"model": "keep"}, "s": "a\\"}b"}';
+    const out = editJson(text, { set: { model: '"gpt-4.1"' } });
+    assert.equal(
+      out,
+      '{"model": "gpt-4.1", "n": 1.0, "big": 12345678901234567890, "nested": {"model": "keep"}, "s": "a\\"}b"}',
+    );
+  });
+
+  test("removes members at the start, middle and end, keeping the object valid", () => {
+    const text =
+      '{"provider": {"a": [1, {"b": "]"}]}, "model": "m", "usage": {"include": true}, "x": 1, "metadata": {}}';
+    const out = editJson(text, { remove: ["provider", "usage", "metadata"] });
+    assert.deepEqual(JSON.parse(out), { model: "m", x: 1 });
+    assert.equal(out, '{"model": "m", "x": 1}');
+  });
+
+  test("removes neighbouring members, the last two included, without a stray comma", () => {
+    const text = '{"model":"m","model_routing_config":{"available_models":["a"]},"provider":{"routing":{}}}';
+    const out = editJson(text, { set: { model: '"u"' }, remove: ["provider", "model_routing_config"] });
+    assert.equal(out, '{"model":"u"}');
+  });
+
+  test("removes every member, or alternate ones, leaving valid JSON", () => {
+    assert.equal(editJson('{ "a": 1, "b": [2] }', { remove: ["a", "b"] }), "{  }");
+    const out = editJson('{"a":1,"b":2,"c":3,"d":4,"e":5}', { remove: ["a", "c", "e"] });
+    assert.equal(out, '{"b":2,"d":4}');
+  });
+
+  test("stops scanning once the members to set are found, and still adds absent ones", () => {
+    const chunk = '{"id":"x","model":"m","choices":[{"delta":{"content":"{\\"id\\":1}"}}],"usage":null}';
+    assert.equal(
+      editJson(chunk, { set: { id: '"gen"', model: '"p/m"' } }),
+      '{"id":"gen","model":"p/m","choices":[{"delta":{"content":"{\\"id\\":1}"}}],"usage":null}',
+    );
+    assert.equal(editJson('{"a":1}', { set: { a: "2", z: "3" } }), '{"a":2,"z":3}');
+  });
+
+  test("adds a member that is absent, also to an empty object", () => {
+    assert.equal(editJson('{"a":1}', { set: { b: "true" } }), '{"a":1,"b":true}');
+    assert.equal(editJson("{ }", { set: { b: "2" } }), '{ "b":2}');
+  });
+
+  test("removes a member whose key is spelled with \\u escapes", () => {
+    assert.equal(editJson('{"a":1,"\\u0070rovider":{"x":1}}', { remove: ["provider"] }), '{"a":1}');
+  });
+
+  test("returns the same text when nothing applies", () => {
+    const text = '{"a":1}';
+    assert.equal(editJson(text, { remove: ["z"] }), text);
+  });
+
+  test("edits the object inside a member", () => {
+    const text =
+      '{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":3}}}';
+    const out = editJsonMember(text, "message", { set: { id: '"gen-1"', model: '"anthropic/claude"' } });
+    assert.equal(
+      out,
+      '{"type":"message_start","message":{"id":"gen-1","model":"anthropic/claude","usage":{"input_tokens":3}}}',
+    );
+  });
+
+  test("reports the spans of top-level members", () => {
+    assert.equal(topLevelMembers('{"a": [1,2]}').get("a")?.valueStart, 6);
+  });
+
+  test("rejects what is not a JSON object", () => {
+    assert.throws(() => editJson("[1]", { set: { a: "1" } }), SyntaxError);
+    assert.throws(() => editJson('{"a": "unterminated', { set: { a: "1" } }), SyntaxError);
+  });
+});

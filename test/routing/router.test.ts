@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { CatalogModel } from "../../src/catalog/types.ts";
+import { GatewayError } from "../../src/ir/errors.ts";
+import type { Request, RoutingRequest } from "../../src/ir/request.ts";
+import { Router } from "../../src/routing/router.ts";
+import { DEFAULT_ROUTING, parseRoutingSettings } from "../../src/routing/settings.ts";
+import { Clock, catalogModel } from "./clock.ts";
+
+const models = [
+  catalogModel("p/main", ["a", "b", "c"], { prompt: 1, completion: 2, qualityRank: 5 }),
+  catalogModel("p/cheap", ["d"], { prompt: 0.1, completion: 0.2, qualityRank: 1 }),
+  catalogModel("p/good", ["e"], { prompt: 5, completion: 10, qualityRank: 9 }),
+  catalogModel("p/rr", ["a", "b", "c"], { routing: { type: "round_robin" } }),
+];
+const lookup = {
+  resolve(name: string, opts: { param?: string }): CatalogModel {
+    const found = models.find((m) => m.id === name);
+    if (!found) throw new GatewayError("not_found", `no ${name}`, { param: opts.param ?? "model" });
+    return found;
+  },
+};
+const request = (routing?: RoutingRequest) => ({ routing }) as Request;
+const main = models[0];
+const plan = async (router: Router, routing?: RoutingRequest, model = main) =>
+  (await router.plan(request(routing), model)).map((a) => `${a.model.id}@${a.endpoint.provider}`);
+
+describe("Router.plan", () => {
+  test("round_robin from the model's default: 1000 plans spread over 3 endpoints within ±5 %", async () => {
+    const router = new Router({ models: lookup });
+    const first: Record<string, number> = {};
+    for (let i = 0; i < 1000; i++) {
+      const [top] = await router.plan(request(), models[3]);
+      first[top.endpoint.provider] = (first[top.endpoint.provider] ?? 0) + 1;
+    }
+    assert.deepEqual(Object.keys(first).sort(), ["a", "b", "c"]);
+    for (const n of Object.values(first))
+      assert.ok(Math.abs(n - 1000 / 3) <= 1000 / 3 / 20, JSON.stringify(first));
+  });
+
+  test("the configuration's default applies when neither request nor model says", async () => {
+    const settings = { ...DEFAULT_ROUTING, defaults: { fallback: "false" as const } };
+    assert.deepEqual(await plan(new Router({ models: lookup, settings })), ["p/main@a"]);
+    assert.deepEqual(await plan(new Router({ models: lookup })), ["p/main@a", "p/main@b", "p/main@c"]);
+  });
+
+  test("least_latency follows the recorded time to first token", async () => {
+    const router = new Router({ models: lookup });
+    for (const [provider, ttftMs] of [
+      ["a", 300],
+      ["b", 20],
+      ["c", 90],
+    ] as const)
+      await router.health.recordLatency(`${provider}|main`, { ttftMs });
+    assert.deepEqual(await plan(router, { type: "least_latency" }), ["p/main@b", "p/main@c", "p/main@a"]);
+  });
+
+  test("model-level fallback: the requested model, then preference, then available models", async () => {
+    const router = new Router({ models: lookup });
+    assert.deepEqual(
+      await plan(router, { availableModels: ["p/cheap", "p/good"], providers: ["a", "d", "e"] }),
+      ["p/main@a", "p/cheap@d", "p/good@e"],
+    );
+    assert.deepEqual(
+      await plan(router, {
+        availableModels: ["p/cheap"],
+        preference: "p/good",
+        fallback: "true",
+        providers: ["a", "d", "e"],
+      }),
+      ["p/good@e", "p/main@a", "p/cheap@d"],
+    );
+  });
+
+  test("primary_factor orders the models: cost cheapest first, quality best first", async () => {
+    const router = new Router({ models: lookup });
+    const some = { availableModels: ["p/good", "p/cheap"], providers: ["a", "d", "e"] };
+    assert.deepEqual(await plan(router, { ...some, primaryFactor: "cost" }), [
+      "p/cheap@d",
+      "p/main@a",
+      "p/good@e",
+    ]);
+    assert.deepEqual(await plan(router, { ...some, primaryFactor: "quality" }), [
+      "p/good@e",
+      "p/main@a",
+      "p/cheap@d",
+    ]);
+  });
+
+  test("an unknown model in model_routing_config is a 404 naming the field", async () => {
+    const router = new Router({ models: lookup });
+    await assert.rejects(
+      router.plan(request({ availableModels: ["p/cheap", "nope/x"] }), main),
+      (err: GatewayError) => {
+        return err.status === 404 && err.param === "model_routing_config.available_models[1]";
+      },
+    );
+  });
+
+  test("providers that serve nothing: the caller's 400, or a 503 when a default says so", async () => {
+    const router = new Router({ models: lookup });
+    await assert.rejects(router.plan(request({ providers: ["zz"] }), main), (err: GatewayError) => {
+      return err.status === 400 && err.param === "provider.routing.providers";
+    });
+    const restricted = { ...main, routing: { providers: ["zz"] } };
+    await assert.rejects(router.plan(request(), restricted), (err: GatewayError) => err.status === 503);
+  });
+
+  test("an endpoint the breaker opened is skipped until its cool-down ends", async () => {
+    const clock = new Clock();
+    const settings = {
+      ...DEFAULT_ROUTING,
+      health: { ...DEFAULT_ROUTING.health, failureThreshold: 1, cooldownMs: 100 },
+    };
+    const router = new Router({ models: lookup, settings, now: clock.now });
+    await router.health.failed("a|main", new GatewayError("api_error", "down", { status: 502 }));
+    assert.deepEqual(await plan(router), ["p/main@b", "p/main@c"]);
+    clock.advance(100);
+    const probed = await router.plan(request(), main);
+    assert.equal(probed[0].endpoint.provider, "a");
+    assert.equal(probed[0].probe, true, "this request holds a's probe");
+    assert.deepEqual(await plan(router), ["p/main@b", "p/main@c"], "another request meanwhile skips a");
+  });
+
+  test("a probe claimed for an endpoint the plan leaves out is given back", async () => {
+    const clock = new Clock();
+    const settings = {
+      ...DEFAULT_ROUTING,
+      health: { ...DEFAULT_ROUTING.health, failureThreshold: 1, cooldownMs: 100 },
+    };
+    const router = new Router({ models: lookup, settings, now: clock.now });
+    await router.health.failed("b|main", new GatewayError("api_error", "down", { status: 502 }));
+    clock.advance(100);
+    assert.deepEqual(await plan(router, { fallback: "false" }), ["p/main@a"]);
+    assert.equal(await router.health.claimProbe("b|main"), true, "b's probe was not kept");
+  });
+});
+
+describe("routing settings", () => {
+  const fail = (path: string, problem: string): never => {
+    throw new Error(`${path}: ${problem}`);
+  };
+
+  test("absent: defaults; present: the fields of provider.routing and the health rules", () => {
+    assert.equal(parseRoutingSettings(undefined, fail), DEFAULT_ROUTING);
+    const s = parseRoutingSettings(
+      {
+        type: "round_robin",
+        primary_factor: "cost",
+        providers: ["a"],
+        fallback: false,
+        health: { cooldown_ms: 50 },
+      },
+      fail,
+    );
+    assert.deepEqual(s.defaults, {
+      type: "round_robin",
+      primary_factor: "cost",
+      providers: ["a"],
+      fallback: false,
+    });
+    assert.deepEqual(s.health, { ...DEFAULT_ROUTING.health, cooldownMs: 50 });
+  });
+
+  test("each problem names its key", () => {
+    const cases: Array<[unknown, string]> = [
+      ["yes", "routing: must be a mapping"],
+      [{ kind: 1 }, "routing.kind: unknown key"],
+      [{ type: "random" }, "routing.type: must be one of"],
+      [{ fallback: 3 }, "routing.fallback: must be"],
+      [{ providers: [""] }, "routing.providers[0]"],
+      [{ health: { failure_threshold: 0 } }, "routing.health.failure_threshold: must be an integer"],
+      [{ health: { window: 1 } }, "routing.health.window: unknown key"],
+    ];
+    for (const [raw, message] of cases)
+      assert.throws(() => parseRoutingSettings(raw, fail), {
+        message: new RegExp(`^${message.replace(/[[\]]/g, "\\$&")}`),
+      });
+  });
+});

@@ -1,0 +1,132 @@
+// Starts the gateway the way a user does: `switchyard serve --config FILE --port 0` in its own
+// process, and reads the address from the `switchyard listening on …` line.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface RunningGateway {
+  url: string;
+  dir: string;
+  configFile: string;
+  process: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export const PAYG_KEY = "sk-test-payg-0123456789";
+export const SUB_KEY = "sk-ss-v1-test-0123456789";
+export const OTHER_KEY = "sk-test-other-0123456789";
+export const BROKE_KEY = "sk-test-broke-0123456789";
+
+/** A config with the local models, a pay-as-you-go and a subscription key on one account. */
+export function baseConfig(dir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    storage: { url: `sqlite:${join(dir, "switchyard.db")}` },
+    billing: { settle_delay_ms: 0 },
+    keys: [
+      { key: PAYG_KEY, account: "acme", credits: 100 },
+      { key: SUB_KEY, account: "acme" },
+      { key: OTHER_KEY, account: "other", credits: 100 },
+      { key: BROKE_KEY, account: "broke", credits: 0 },
+    ],
+    ...extra,
+  };
+}
+
+export async function startGateway(
+  config?: Record<string, unknown>,
+  opts: { env?: NodeJS.ProcessEnv; dir?: string; args?: string[] } = {},
+): Promise<RunningGateway> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "switchyard-test-"));
+  const configFile = join(dir, "switchyard.yaml");
+  writeFileSync(configFile, stringify(config ?? baseConfig(dir)));
+  return spawnGateway(
+    ["serve", "--config", configFile, "--port", "0", ...(opts.args ?? [])],
+    dir,
+    configFile,
+    opts.env,
+  );
+}
+
+export function spawnGateway(
+  args: string[],
+  dir: string,
+  configFile: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningGateway> {
+  const child = spawn(process.execPath, [join(ROOT, "src/cli/main.ts"), ...args], {
+    cwd: dir,
+    env: { ...cleanEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  child.stderr.on("data", (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 20_000);
+    const onData = () => {
+      const m = /switchyard listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout.off("data", onData);
+      resolve({
+        url: m[1],
+        dir,
+        configFile,
+        process: child,
+        output: () => out,
+        stop: (signal = "SIGTERM") =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once("exit", () => done());
+            child.kill(signal);
+          }),
+      });
+    };
+    child.stdout.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** The environment without provider keys, so tests never reach a real provider by accident. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (/_API_KEY$/.test(name)) delete env[name];
+  return env;
+}
+
+/** Runs the CLI to completion; returns exit code and output. */
+export function runCli(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, "src/cli/main.ts"), ...args], {
+    cwd,
+    env: { ...cleanEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve) =>
+    child.once("exit", (code) => resolve({ code: code ?? -1, stdout, stderr })),
+  );
+}
