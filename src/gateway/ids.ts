@@ -22,3 +22,9 @@ function randomPart(): string {
 export function newGenerationId(now = Date.now()): string {
   return `gen-${now.toString(36).padStart(9, "0")}${randomPart()}`;
 }
+
+/** When a generation id was made (its clock digits), or undefined for a string that is not one. */
+export function generationIdTime(id: string): number | undefined {
+  if (!/^gen-[0-9a-z]{9}[A-Za-z0-9_-]{16}$/.test(id)) return undefined;
+  return Number.parseInt(id.slice(4, 13), 36);
+}

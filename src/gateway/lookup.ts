@@ -8,6 +8,7 @@ import { GatewayError, invalid } from "../ir/errors.ts";
 import { totalTokens } from "../ir/usage.ts";
 import type { GenerationRow, Store } from "../ledger/types.ts";
 import type { Headers } from "../protocols/types.ts";
+import { generationIdTime } from "./ids.ts";
 
 export async function lookupGeneration(
   deps: { auth: Authenticator; store: Store },
@@ -17,9 +18,32 @@ export async function lookupGeneration(
   const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));
   const id = query.id ?? query.generate_id;
   if (typeof id !== "string" || id === "") throw invalid("id", "the generation id is required (?id=gen-…)");
-  const row = await deps.store.getGeneration(id, caller.accountId);
+  const row = await readGeneration(deps.store, id, caller.accountId);
   if (!row) throw new GatewayError("not_found", `No generation '${id}' for this account.`, { param: "id" });
   return generationRecord(row, caller.kind === "payg");
+}
+
+/** How long after its id was made a generation may still sit in another process's write batch. */
+const RECENT_MS = 2_000;
+const RETRY_MS = 25;
+
+/**
+ * A store shared by several processes sees another process's generation only once that process's
+ * write batch commits (a few ms). A lookup of a just-made id that misses therefore reads again
+ * until the id is RECENT_MS old; any other miss is answered at once.
+ */
+async function readGeneration(
+  store: Store,
+  id: string,
+  accountId: string,
+): Promise<GenerationRow | undefined> {
+  for (;;) {
+    const row = await store.getGeneration(id, accountId);
+    const madeAt = generationIdTime(id);
+    // abs(): a forged id dated in the future must not hold the lookup open.
+    if (row || madeAt === undefined || Math.abs(Date.now() - madeAt) > RECENT_MS) return row;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
 }
 
 export function generationRecord(row: GenerationRow, withBilling: boolean): Record<string, unknown> {
