@@ -8,7 +8,7 @@ import { GatewayError } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { Api, GenerationEnd, Store } from "../ledger/types.ts";
+import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
 import { relays } from "../protocols/relays.ts";
 import { headerList } from "../protocols/shared/validate.ts";
 import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
@@ -163,6 +163,7 @@ export class InferencePipeline {
       throw err;
     }
     nameIgnored(headers, call, answered.value.report);
+    generation.acknowledged();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
@@ -416,7 +417,18 @@ export function asGatewayError(err: unknown, log: Logger): GatewayError {
   return new GatewayError("api_error", "Internal error in the gateway.");
 }
 
-/** The ledger side of one generation: written when it starts, completed when it ends, then settled. */
+/**
+ * How long a generation may run before its start is written. A generation that ends sooner is written
+ * once, as a finished row (most non-streamed answers); a stream's start is written as soon as its
+ * first byte goes to the client, since the client then holds its id.
+ */
+const START_GRACE_MS = 1_000;
+
+/**
+ * The ledger side of one generation: its start is written once the client is answered (a stream's
+ * first byte) or once it has run START_GRACE_MS, so that a crash leaves it 'interrupted'; its end
+ * completes it (or, when the start was never written, writes it whole); settlement follows.
+ */
 class GenerationRecorder {
   /** Attempts made (requestRetryTimes = attempts − 1). */
   attempts = 0;
@@ -427,31 +439,36 @@ class GenerationRecorder {
   /** The model whose prices apply, when a fallback model answered instead of the requested one. */
   pricedModel?: CatalogModel;
   private readonly deps: GatewayDeps;
-  private readonly id: string;
+  private readonly start: GenerationStart;
   private readonly caller: Caller;
   private readonly model: CatalogModel;
   private readonly api: Api;
+  /** Set while the start is not written yet. */
+  private startTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     deps: GatewayDeps,
     g: { id: string; caller: Caller; model: CatalogModel; api: Api; request: Request },
   ) {
     this.deps = deps;
-    this.id = g.id;
     this.caller = g.caller;
     this.model = g.model;
     this.api = g.api;
-    deps.store
-      .startGeneration({
-        id: g.id,
-        accountId: g.caller.accountId,
-        keyId: g.caller.keyId,
-        api: g.api,
-        model: g.model.id,
-        streamed: g.request.stream,
-        createdAt: Date.now(),
-      })
-      .catch((err) => deps.log.error({ err, generationId: g.id }, "ledger start failed"));
+    this.start = {
+      id: g.id,
+      accountId: g.caller.accountId,
+      keyId: g.caller.keyId,
+      api: g.api,
+      model: g.model.id,
+      streamed: g.request.stream,
+      createdAt: Date.now(),
+    };
+    this.startTimer = setTimeout(this.writeStart, START_GRACE_MS);
+  }
+
+  /** The client has the generation's id (a stream began): its start must survive a crash. */
+  acknowledged(): void {
+    this.writeStart();
   }
 
   finish(meter: Meter, status: "completed" | "cancelled"): void {
@@ -463,11 +480,21 @@ class GenerationRecorder {
     this.end(meter, "failed", err instanceof Error ? err.message : String(err));
   }
 
+  private readonly writeStart = (): void => {
+    if (!this.startTimer) return;
+    clearTimeout(this.startTimer);
+    this.startTimer = undefined;
+    const { id } = this.start;
+    this.deps.store
+      .startGeneration(this.start)
+      .catch((err) => this.deps.log.error({ err, generationId: id }, "ledger start failed"));
+  };
+
   private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
     const usage = meter.usage;
     generationsTotal.inc({ api: this.api, status });
     const finish: GenerationEnd = {
-      id: this.id,
+      id: this.start.id,
       status,
       provider: this.provider,
       usage,
@@ -479,23 +506,24 @@ class GenerationRecorder {
       errorMessage,
       completedAt: Date.now(),
     };
-    this.record(finish, meter.sawUsage).catch((err) =>
-      this.deps.log.error({ err, generationId: this.id }, "ledger finish failed"),
+    // Ended before its start was written: the start goes with the finish, as one row.
+    const whole = this.startTimer !== undefined;
+    clearTimeout(this.startTimer);
+    this.startTimer = undefined;
+    this.record(finish, meter.sawUsage, whole).catch((err) =>
+      this.deps.log.error({ err, generationId: this.start.id }, "ledger finish failed"),
     );
   }
 
   /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
-  private async record(finish: GenerationEnd, hasUsage: boolean): Promise<void> {
+  private async record(finish: GenerationEnd, hasUsage: boolean, whole: boolean): Promise<void> {
     const { settlement, store } = this.deps;
-    const generation = { id: this.id, ...this.caller };
+    const generation = { id: this.start.id, ...this.caller };
     const model = this.pricedModel ?? this.model;
-    if (hasUsage && settlement.immediate) {
-      finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
-      await store.finishGeneration(finish);
-      settlement.settledWithFinish(this.caller.accountId);
-      return;
-    }
-    await store.finishGeneration(finish);
-    if (hasUsage) settlement.schedule(generation, model, finish.usage);
+    const settleNow = hasUsage && settlement.immediate;
+    if (settleNow) finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+    await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
+    if (settleNow) settlement.settledWithFinish(this.caller.accountId);
+    else if (hasUsage) settlement.schedule(generation, model, finish.usage);
   }
 }

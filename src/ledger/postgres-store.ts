@@ -224,6 +224,10 @@ export class PostgresStore implements Store {
     return this.writes.enqueue({ kind: "finish", end: e });
   }
 
+  recordGeneration(g: GenerationStart, e: GenerationEnd): Promise<void> {
+    return this.writes.enqueue({ kind: "whole", start: g, end: e });
+  }
+
   /**
    * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
    * the last generation may take a balance below zero (admission, not settlement, refuses the next
@@ -314,16 +318,20 @@ export class PostgresStore implements Store {
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * One transaction: all starts, then all finishes. Equivalent to queue order, since a finish only
-   * ever follows its own start. A second start or finish of one id in a batch fails, as it would
-   * one at a time.
+   * One transaction: whole generations, then all starts, then all finishes. Equivalent to queue
+   * order, since a finish only ever follows its own start. A second start or finish of one id in a
+   * batch fails, as it would one at a time.
    */
   private async applyWrites(writes: GenerationWrite[]): Promise<BatchOutcome> {
     const outcome: BatchOutcome = writes.map(() => undefined);
+    const wholes = new Map<string, { index: number; start: GenerationStart; end: GenerationEnd }>();
     const starts = new Map<string, { index: number; start: GenerationStart }>();
     const ends = new Map<string, { index: number; end: GenerationEnd }>();
     writes.forEach((write, index) => {
-      if (write.kind === "start") {
+      if (write.kind === "whole") {
+        if (wholes.has(write.start.id)) outcome[index] = generationAlreadyStarted(write.start.id);
+        else wholes.set(write.start.id, { index, ...write });
+      } else if (write.kind === "start") {
         if (starts.has(write.start.id)) outcome[index] = generationAlreadyStarted(write.start.id);
         else starts.set(write.start.id, { index, start: write.start });
       } else if (ends.has(write.end.id)) {
@@ -333,6 +341,12 @@ export class PostgresStore implements Store {
       }
     });
     await this.transaction(async (client) => {
+      const settled: Array<{ accountId: string; end: GenerationEnd }> = [];
+      const written = await this.insertWholes(client, [...wholes.values()]);
+      for (const [id, { index, start, end }] of wholes) {
+        if (written.has(id)) settled.push({ accountId: start.accountId, end });
+        else outcome[index] = generationAlreadyStarted(id);
+      }
       const inserted = await this.insertStarts(
         client,
         [...starts.values()].map((s) => s.start),
@@ -343,7 +357,12 @@ export class PostgresStore implements Store {
         client,
         [...ends.values()].map((e) => e.end),
       );
-      for (const [id, { index }] of ends) if (!finished.has(id)) outcome[index] = generationNotFinishable(id);
+      for (const [id, { index, end }] of ends) {
+        const accountId = finished.get(id);
+        if (accountId === undefined) outcome[index] = generationNotFinishable(id);
+        else settled.push({ accountId, end });
+      }
+      await this.debitSettled(client, settled);
     });
     return outcome;
   }
@@ -356,22 +375,39 @@ export class PostgresStore implements Store {
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[]) AS s
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [
-        starts.map((g) => g.id),
-        starts.map((g) => g.accountId),
-        starts.map((g) => g.keyId),
-        starts.map((g) => g.api),
-        starts.map((g) => g.model),
-        starts.map((g) => g.streamed),
-        starts.map((g) => wholeMs(g.createdAt)),
-      ],
+      startColumns(starts),
     );
     return new Set(result.rows.map((row) => row.id as string));
   }
 
-  /** Also completes an 'interrupted' row: another process may have marked it while it was running. */
-  private async applyFinishes(client: PoolClient, ends: GenerationEnd[]): Promise<Set<string>> {
-    if (ends.length === 0) return new Set();
+  /** Generations that ended before their start was written: one finished row each. */
+  private async insertWholes(
+    client: PoolClient,
+    wholes: Array<{ start: GenerationStart; end: GenerationEnd }>,
+  ): Promise<Set<string>> {
+    if (wholes.length === 0) return new Set();
+    const ends = wholes.map((w) => w.end);
+    const result = await client.query(
+      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at,
+         status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry,
+         error_message, completed_at, rating, settled_at)
+       SELECT s.*
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[],
+                   $8::text[], $9::text[], $10::jsonb[], $11::text[], $12::integer[], $13::integer[],
+                   $14::integer[], $15::boolean[], $16::text[], $17::bigint[], $18::jsonb[], $19::bigint[]) AS s
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [...startColumns(wholes.map((w) => w.start)), ...endColumns(ends).slice(1)],
+    );
+    return new Set(result.rows.map((row) => row.id as string));
+  }
+
+  /**
+   * Also completes an 'interrupted' row: another process may have marked it while it was running.
+   * Returns the finished generations' accounts.
+   */
+  private async applyFinishes(client: PoolClient, ends: GenerationEnd[]): Promise<Map<string, string>> {
+    if (ends.length === 0) return new Map();
     const result = await client.query(
       `UPDATE ${this.t("generations")} AS g
        SET status = f.status, provider = f.provider, usage = f.usage, finish_reason = f.finish_reason,
@@ -385,34 +421,22 @@ export class PostgresStore implements Store {
               final_retry, error_message, completed_at, rating, settled_at)
        WHERE g.id = f.id AND g.status IN ('pending', 'interrupted')
        RETURNING g.id, g.account_id`,
-      [
-        ends.map((e) => e.id),
-        ends.map((e) => e.status),
-        ends.map((e) => e.provider ?? null),
-        ends.map((e) => JSON.stringify(e.usage)),
-        ends.map((e) => e.finishReason ?? null),
-        ends.map((e) => wholeMs(e.latencyMs)),
-        ends.map((e) => wholeMs(e.generationTimeMs)),
-        ends.map((e) => Math.round(e.requestRetryTimes)),
-        ends.map((e) => e.finalRetry),
-        ends.map((e) => storableErrorMessage(e.errorMessage)),
-        ends.map((e) => wholeMs(e.completedAt)),
-        ends.map((e) => (e.settlement ? JSON.stringify(e.settlement.rating) : null)),
-        ends.map((e) => (e.settlement ? wholeMs(e.completedAt) : null)),
-      ],
+      endColumns(ends),
     );
-    // Finishes that settle debit their accounts in this same transaction, summed per account and in
-    // a fixed order so concurrent batches cannot deadlock.
-    const byId = new Map(ends.map((e) => [e.id, e]));
+    return new Map(result.rows.map((row) => [row.id as string, row.account_id as string]));
+  }
+
+  /**
+   * Finishes that settle debit their accounts in their own batch's transaction, summed per account
+   * and in a fixed order so concurrent batches cannot deadlock.
+   */
+  private async debitSettled(client: PoolClient, settled: Array<{ accountId: string; end: GenerationEnd }>) {
     const debits = new Map<string, string>();
-    for (const row of result.rows) {
-      const settlement = byId.get(row.id)?.settlement;
-      if (settlement)
-        debits.set(row.account_id, addDecimals(debits.get(row.account_id) ?? "0", debitOf(settlement)));
-    }
+    for (const { accountId, end } of settled)
+      if (end.settlement)
+        debits.set(accountId, addDecimals(debits.get(accountId) ?? "0", debitOf(end.settlement)));
     for (const account of [...debits.keys()].sort())
       await this.addToBalance(client, account, negateDecimal(debits.get(account)!));
-    return new Set(result.rows.map((row) => row.id as string));
   }
 
   /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
@@ -444,4 +468,39 @@ export class PostgresStore implements Store {
       client.release(broken);
     }
   }
+}
+
+/** The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at. */
+function startColumns(starts: GenerationStart[]): unknown[][] {
+  return [
+    starts.map((g) => g.id),
+    starts.map((g) => g.accountId),
+    starts.map((g) => g.keyId),
+    starts.map((g) => g.api),
+    starts.map((g) => g.model),
+    starts.map((g) => g.streamed),
+    starts.map((g) => wholeMs(g.createdAt)),
+  ];
+}
+
+/**
+ * The columns of finishes, as unnest() arrays: id, status, provider, usage, finish_reason, latency_ms,
+ * generation_time_ms, request_retry_times, final_retry, error_message, completed_at, rating, settled_at.
+ */
+function endColumns(ends: GenerationEnd[]): unknown[][] {
+  return [
+    ends.map((e) => e.id),
+    ends.map((e) => e.status),
+    ends.map((e) => e.provider ?? null),
+    ends.map((e) => JSON.stringify(e.usage)),
+    ends.map((e) => e.finishReason ?? null),
+    ends.map((e) => wholeMs(e.latencyMs)),
+    ends.map((e) => wholeMs(e.generationTimeMs)),
+    ends.map((e) => Math.round(e.requestRetryTimes)),
+    ends.map((e) => e.finalRetry),
+    ends.map((e) => storableErrorMessage(e.errorMessage)),
+    ends.map((e) => wholeMs(e.completedAt)),
+    ends.map((e) => (e.settlement ? JSON.stringify(e.settlement.rating) : null)),
+    ends.map((e) => (e.settlement ? wholeMs(e.completedAt) : null)),
+  ];
 }

@@ -206,6 +206,10 @@ export class SqliteStore implements Store {
     return this.writes.enqueue({ kind: "finish", end: e });
   }
 
+  recordGeneration(g: GenerationStart, e: GenerationEnd): Promise<void> {
+    return this.writes.enqueue({ kind: "whole", start: g, end: e });
+  }
+
   /**
    * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
    * the last generation may take a balance below zero (admission, not settlement, refuses the next
@@ -291,6 +295,11 @@ export class SqliteStore implements Store {
       };
       const outcomes = writes.map((write) => {
         try {
+          if (write.kind === "whole") {
+            if (!this.insertFinished(write.start, write.end)) return generationAlreadyStarted(write.start.id);
+            settled(write.start.accountId, write.end);
+            return undefined;
+          }
           if (write.kind === "finish") {
             const account = writtenWhole.get(write.end.id);
             if (account !== undefined) {

@@ -125,6 +125,8 @@ export interface Store {
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;
   finishGeneration(e: GenerationEnd): Promise<void>;
+  /** A generation whose start was never written, started and finished in one row. */
+  recordGeneration(g: GenerationStart, e: GenerationEnd): Promise<void>;
   /**
    * Records the rating and debits the account in one transaction: by `debit` when given (a
    * subscription key's generations are rated but debit "0"), else by the rating's `usage`.

@@ -14,7 +14,9 @@ import type { GenerationEnd, GenerationStart } from "./types.ts";
 
 export type GenerationWrite =
   | { kind: "start"; start: GenerationStart }
-  | { kind: "finish"; end: GenerationEnd };
+  | { kind: "finish"; end: GenerationEnd }
+  /** A generation that ended before its start was written: one row, written once. */
+  | { kind: "whole"; start: GenerationStart; end: GenerationEnd };
 
 /** Per write, in order: undefined when applied, or the reason it was not. */
 export type BatchOutcome = Array<Error | undefined>;
@@ -40,7 +42,7 @@ interface QueuedWrite {
 }
 
 export function generationIdOf(write: GenerationWrite): string {
-  return write.kind === "start" ? write.start.id : write.end.id;
+  return write.kind === "finish" ? write.end.id : write.start.id;
 }
 
 function reportToConsole(error: Error): void {

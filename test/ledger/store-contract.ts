@@ -351,6 +351,47 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getAccount(account))?.balance, "0.999754");
         }));
 
+      test("a generation recorded whole is one finished row, settled and debited with it; an id is recorded once", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          const whole = startOf(account, { streamed: true });
+          const unsettled = startOf(account);
+          const started = startOf(account);
+          await store.startGeneration(started);
+          const outcomes = await Promise.allSettled([
+            store.recordGeneration(whole, endOf(whole.id, { settlement: { rating } })),
+            store.recordGeneration(unsettled, endOf(unsettled.id)),
+            store.recordGeneration(whole, endOf(whole.id)),
+            store.recordGeneration(started, endOf(started.id)),
+          ]);
+          assert.deepEqual(
+            outcomes.map((o) => o.status),
+            ["fulfilled", "fulfilled", "rejected", "rejected"],
+          );
+          const row = await store.getGeneration(whole.id, account);
+          assert.deepEqual(row, {
+            ...whole,
+            status: "completed",
+            provider: "openai",
+            usage,
+            finishReason: "stop",
+            latencyMs: 250,
+            generationTimeMs: 1800,
+            requestRetryTimes: 1,
+            finalRetry: true,
+            completedAt: row?.completedAt,
+            rating,
+            settledAt: row?.completedAt,
+          });
+          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+          assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
+          assert.equal((await store.getGeneration(started.id, account))?.status, "pending");
+          const leftToSettle = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
+          assert.equal(leftToSettle.has(unsettled.id), true);
+          assert.equal(leftToSettle.has(whole.id), false);
+        }));
+
       test("a settlement with an explicit debit of 0 rates without touching the balance", () =>
         withStore(async (store) => {
           const account = unique("acct");

@@ -19,25 +19,22 @@ export interface JsonEdits {
 /** Applies the edits to a JSON object text; returns the text unchanged when there is nothing to do. */
 export function editJson(text: string, edits: JsonEdits): string {
   const set = edits.set ?? {};
-  // A key absent from the text cannot be a member (unless spelled with \u escapes: then look properly).
-  const mayHold = text.includes("\\u") ? () => true : (key: string) => text.includes(`"${key}"`);
-  const remove = new Set((edits.remove ?? []).filter((key) => !(key in set) && mayHold(key)));
+  const setKeys = Object.keys(set);
+  const remove = removable(text, edits.remove, set);
   // With nothing to remove, the scan may stop as soon as every member to set was found (a stream
   // chunk's `id` and `model` come first, so most of the chunk is never scanned).
-  const members = topLevelMembers(text, remove.size === 0 ? new Set(Object.keys(set)) : undefined);
-  const cuts: Array<{ from: number; to: number; insert: string }> = [];
-  for (const [key, value] of Object.entries(set)) {
+  const members = topLevelMembers(text, remove || setKeys.length === 0 ? undefined : setKeys);
+  const cuts: Cut[] = [];
+  let additions = "";
+  for (const key of setKeys) {
     const m = members.get(key);
-    if (m) cuts.push({ from: m.valueStart, to: m.end, insert: value });
+    if (m) cuts.push({ from: m.valueStart, to: m.end, insert: set[key] });
+    else additions += `${additions ? "," : ""}${JSON.stringify(key)}:${set[key]}`;
   }
-  if (remove.size > 0)
-    for (const span of removalSpans([...members], remove)) cuts.push({ ...span, insert: "" });
-  const additions = Object.entries(set)
-    .filter(([key]) => !members.has(key))
-    .map(([key, value]) => `${JSON.stringify(key)}:${value}`);
-  if (cuts.length === 0 && additions.length === 0) return text;
+  if (remove) for (const span of removalSpans([...members], remove)) cuts.push({ ...span, insert: "" });
+  if (cuts.length === 0 && additions === "") return text;
 
-  cuts.sort((a, b) => a.from - b.from);
+  if (cuts.length > 1) cuts.sort((a, b) => a.from - b.from);
   let out = "";
   let at = 0;
   for (const cut of cuts) {
@@ -45,12 +42,32 @@ export function editJson(text: string, edits: JsonEdits): string {
     at = cut.to;
   }
   out += text.slice(at);
-  if (additions.length > 0) {
+  if (additions) {
     const close = out.lastIndexOf("}");
     const empty = /^\{\s*$/.test(out.slice(0, close));
-    out = `${out.slice(0, close)}${empty ? "" : ","}${additions.join(",")}${out.slice(close)}`;
+    out = `${out.slice(0, close)}${empty ? "" : ","}${additions}${out.slice(close)}`;
   }
   return out;
+}
+
+interface Cut {
+  from: number;
+  to: number;
+  insert: string;
+}
+
+/** The members to remove that the text may hold (none set as well); undefined when there are none. */
+function removable(
+  text: string,
+  keys: string[] | undefined,
+  set: Record<string, string>,
+): Set<string> | undefined {
+  if (!keys || keys.length === 0) return undefined;
+  // A key absent from the text cannot be a member (unless spelled with \u escapes: then look properly).
+  const escaped = text.includes("\\u");
+  const remove = new Set<string>();
+  for (const key of keys) if (!(key in set) && (escaped || text.includes(`"${key}"`))) remove.add(key);
+  return remove.size > 0 ? remove : undefined;
 }
 
 /**
@@ -96,30 +113,48 @@ export function parseObject(text: string): Record<string, any> {
 }
 
 /** The top-level members of a JSON object text, in order; with `until`, it stops once all are found. */
-export function topLevelMembers(text: string, until?: Set<string>): Map<string, MemberSpan> {
+export function topLevelMembers(text: string, until?: readonly string[]): Map<string, MemberSpan> {
   const members = new Map<string, MemberSpan>();
+  let sought = until?.length ?? 0;
   let i = skipSpace(text, 0);
-  if (text[i] !== "{") throw new SyntaxError("not a JSON object");
+  if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
   i = skipSpace(text, i + 1);
-  if (text[i] === "}") return members;
+  if (text.charCodeAt(i) === CLOSE_BRACE) return members;
   for (;;) {
     const start = i;
     const keyEnd = skipString(text, i);
-    const key = JSON.parse(text.slice(start, keyEnd)) as string;
+    const key = keyText(text, start, keyEnd);
     i = skipSpace(text, keyEnd);
-    if (text[i] !== ":") throw new SyntaxError(`expected ':' at ${i}`);
+    if (text.charCodeAt(i) !== COLON) throw new SyntaxError(`expected ':' at ${i}`);
     const valueStart = skipSpace(text, i + 1);
     const end = skipValue(text, valueStart);
+    if (until?.includes(key) && !members.has(key)) sought--;
     members.set(key, { start, valueStart, end });
-    if (until?.has(key) && [...until].every((k) => members.has(k))) return members;
+    if (until && sought === 0) return members;
     i = skipSpace(text, end);
-    if (text[i] === ",") {
+    const c = text.charCodeAt(i);
+    if (c === COMMA) {
       i = skipSpace(text, i + 1);
       continue;
     }
-    if (text[i] === "}") return members;
+    if (c === CLOSE_BRACE) return members;
     throw new SyntaxError(`expected ',' or '}' at ${i}`);
   }
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/** A member's key: the text between its quotes, decoded only when it holds an escape. */
+function keyText(text: string, start: number, end: number): string {
+  const inner = text.slice(start + 1, end - 1);
+  return inner.includes("\\") ? (JSON.parse(text.slice(start, end)) as string) : inner;
 }
 
 function isSpace(c: number): boolean {
@@ -132,26 +167,26 @@ function skipSpace(text: string, i: number): number {
 }
 
 function skipString(text: string, i: number): number {
-  if (text[i] !== '"') throw new SyntaxError(`expected a string at ${i}`);
+  if (text.charCodeAt(i) !== QUOTE) throw new SyntaxError(`expected a string at ${i}`);
   for (i++; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 92)
+    if (c === BACKSLASH)
       i++; // backslash: skip the escaped character
-    else if (c === 34) return i + 1;
+    else if (c === QUOTE) return i + 1;
   }
   throw new SyntaxError("unterminated string");
 }
 
 function skipValue(text: string, i: number): number {
-  const c = text[i];
-  if (c === '"') return skipString(text, i);
-  if (c === "{" || c === "[") {
+  const c = text.charCodeAt(i);
+  if (c === QUOTE) return skipString(text, i);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
     let depth = 0;
     for (; i < text.length; i++) {
-      const ch = text[i];
-      if (ch === '"') i = skipString(text, i) - 1;
-      else if (ch === "{" || ch === "[") depth++;
-      else if (ch === "}" || ch === "]") {
+      const ch = text.charCodeAt(i);
+      if (ch === QUOTE) i = skipString(text, i) - 1;
+      else if (ch === OPEN_BRACE || ch === OPEN_BRACKET) depth++;
+      else if (ch === CLOSE_BRACE || ch === CLOSE_BRACKET) {
         depth--;
         if (depth === 0) return i + 1;
       }
@@ -159,7 +194,12 @@ function skipValue(text: string, i: number): number {
     throw new SyntaxError("unterminated value");
   }
   let j = i;
-  while (j < text.length && !",}] \n\r\t".includes(text[j])) j++;
+  while (j < text.length && !endsScalar(text.charCodeAt(j))) j++;
   if (j === i) throw new SyntaxError(`expected a value at ${i}`);
   return j;
+}
+
+/** What ends a number, true, false or null. */
+function endsScalar(c: number): boolean {
+  return c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c);
 }
