@@ -25,17 +25,25 @@ import type { Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { adapterRegistry } from "../providers/registry.ts";
+import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 
 export interface App {
   fastify: FastifyInstance;
+  /** The inference pipeline behind the three inference routes (driven in-process by bench/micro.ts). */
+  pipeline: InferencePipeline;
   settlement: Settlement;
   close(): Promise<void>;
 }
 
-export function createApp(config: Config, store: Store): App {
+export interface AppOptions {
+  /** The upstream adapter for a provider; the real HTTP and local adapters unless given (bench/). */
+  adapterFor?: (provider: ProviderConfig) => ProviderAdapter;
+}
+
+export function createApp(config: Config, store: Store, options: AppOptions = {}): App {
   // Inference requests are served on the raw server ahead of fastify (src/server/inference-routes.ts);
   // `inference` is filled in below, once the pipeline exists.
   let inference: InferenceServer | undefined;
@@ -67,7 +75,7 @@ export function createApp(config: Config, store: Store): App {
     log,
     onSettled: (accounts) => credit.forget(accounts),
   });
-  const adapters = adapterRegistry();
+  const adapters = options.adapterFor ?? adapterRegistry();
   const pipeline = new InferencePipeline({
     protocols,
     models,
@@ -150,6 +158,7 @@ export function createApp(config: Config, store: Store): App {
 
   return {
     fastify,
+    pipeline,
     settlement,
     async close() {
       settlement.stop();

@@ -1,0 +1,132 @@
+// The gateway's own CPU per request, without sockets: the real pipeline (auth, admission, decode,
+// routing, relay edits, tap, meter, rating, ledger on SQLite, settlement) driven in-process with a
+// fake upstream adapter that answers at once. What it prints is the part of a request's cost that
+// Switchyard's code decides; `npm run bench` measures the whole request through HTTP.
+//
+//   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
+
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Session } from "node:inspector/promises";
+import { stringify } from "yaml";
+import { installKey } from "../src/auth/bootstrap.ts";
+import { loadConfig } from "../src/config/load.ts";
+import type { HeaderMap, Responder } from "../src/gateway/responder.ts";
+import { openStore } from "../src/ledger/open-store.ts";
+import type { SseEvent } from "../src/protocols/types.ts";
+import type { RelayingAdapter } from "../src/providers/types.ts";
+import { createApp } from "../src/server/app.ts";
+import { summarizeProfile } from "./cpu-profile.ts";
+import { BENCH_KEY, gatewayConfig, MODELS } from "./gateway.ts";
+import { formatProfile } from "./profile.ts";
+import { chatCompletion, chatStream } from "./servers/upstream-bodies.ts";
+
+function flag(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+}
+const requests = Number(flag("--requests", "50000"));
+const concurrency = Number(flag("--concurrency", "50"));
+const scenario = flag("--scenario", "relay");
+const profile = process.argv.includes("--profile");
+
+const completion = chatCompletion(MODELS.chat.upstream);
+const streamFrames = chatStream(MODELS.chat.upstream, 20, true).map(
+  (frame): SseEvent => ({ data: frame.replace(/^data: /, "").trimEnd() }),
+);
+
+/** Answers every relay at once with the bench upstream's own bodies. */
+const upstream: RelayingAdapter = {
+  relayProtocol: "openai-chat",
+  stream: () => {
+    throw new Error("translation is not driven here");
+  },
+  complete: () => Promise.reject(new Error("translation is not driven here")),
+  async relay() {
+    return {
+      text: async () => completion,
+      async *events() {
+        for (const frame of streamFrames) yield frame;
+      },
+    };
+  },
+};
+
+class NullResponder implements Responder {
+  readonly signal = new AbortController().signal;
+  status = 0;
+  json(status: number, _headers: HeaderMap, _body: unknown): void {
+    this.status = status;
+  }
+  jsonText(status: number, _headers: HeaderMap, _text: string): void {
+    this.status = status;
+  }
+  startStream(status: number): void {
+    this.status = status;
+  }
+  write(): undefined {
+    return undefined;
+  }
+  end(): void {}
+}
+
+const dir = mkdtempSync(join(tmpdir(), "switchyard-micro-"));
+const configFile = join(dir, "switchyard.yaml");
+writeFileSync(configFile, stringify(gatewayConfig("http://127.0.0.1:9", `sqlite:${join(dir, "s.db")}`)));
+const config = loadConfig(configFile, {});
+const store = openStore(config.storage.url);
+await store.migrate();
+for (const key of config.keys) await installKey(store, key);
+const app = createApp(config, store, { adapterFor: () => upstream });
+
+const body = Buffer.from(
+  JSON.stringify({
+    model: MODELS.chat.id,
+    messages: [{ role: "user", content: "Hello" }],
+    ...(scenario === "stream" ? { stream: true, stream_options: { include_usage: true } } : {}),
+  }),
+);
+const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
+
+async function one(): Promise<void> {
+  const out = new NullResponder();
+  await app.pipeline.handle("openai-chat", { body, headers, query: {} }, out);
+  if (out.status !== 200) throw new Error(`status ${out.status}`);
+}
+
+async function run(count: number): Promise<void> {
+  let left = count;
+  const worker = async () => {
+    while (left-- > 0) await one();
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await store.flush();
+}
+
+await run(Math.min(5000, requests)); // warm-up: JIT, statement cache, key cache
+const session = profile ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+}
+const cpuBefore = process.cpuUsage();
+const wallBefore = performance.now();
+await run(requests);
+const cpu = process.cpuUsage(cpuBefore);
+const wall = performance.now() - wallBefore;
+if (session) {
+  const { profile: cpuProfile } = await session.post("Profiler.stop");
+  const file = join(process.cwd(), `micro-${scenario}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(cpuProfile));
+  console.log(formatProfile(summarizeProfile(file)));
+}
+const perRequestUs = (cpu.user + cpu.system) / requests;
+console.log(
+  `${scenario}: ${requests} requests at concurrency ${concurrency}: ` +
+    `${perRequestUs.toFixed(1)} µs CPU per request (user ${(cpu.user / requests).toFixed(1)}, ` +
+    `system ${(cpu.system / requests).toFixed(1)}), ${((requests / wall) * 1000).toFixed(0)} req/s`,
+);
+await app.close();
+await store.close();
