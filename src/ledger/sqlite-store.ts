@@ -1,6 +1,6 @@
 // The embedded store: one SQLite file through node:sqlite. Transactions are synchronous (DatabaseSync),
 // so no other JavaScript runs between BEGIN and COMMIT and the balance arithmetic done in JS with
-// big.js is as atomic as SQL arithmetic would be. BEGIN IMMEDIATE takes the write lock up front, so two
+// exact decimals is as atomic as SQL arithmetic would be. BEGIN IMMEDIATE takes the write lock up front, so two
 // processes on one file (the server and `switchyard keys`) wait on busy_timeout instead of deadlocking.
 
 import { mkdirSync } from "node:fs";
