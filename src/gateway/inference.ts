@@ -19,7 +19,7 @@ import { Router } from "../routing/router.ts";
 import type { CreditCheck } from "./credit.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
-import { generationsTotal } from "./metrics.ts";
+import { countGeneration } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { Logger, Settlement } from "./settlement.ts";
@@ -492,7 +492,7 @@ class GenerationRecorder {
 
   private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
     const usage = meter.usage;
-    generationsTotal.inc({ api: this.api, status });
+    countGeneration(this.api, status);
     const finish: GenerationEnd = {
       id: this.start.id,
       status,

@@ -3,7 +3,7 @@
 import type { FinishReason } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
-import { overheadSeconds } from "./metrics.ts";
+import { observeOverhead } from "./metrics.ts";
 
 export class Meter {
   private readonly startedAt: number;
@@ -41,7 +41,7 @@ export class Meter {
    */
   recordOverhead(api: string, mode: "whole" | "stream"): string {
     const ms = Math.max(0, performance.now() - this.startedAt - this.upstreamMs);
-    overheadSeconds.observe({ api, mode }, ms / 1000);
+    observeOverhead(api, mode, ms / 1000);
     return ms.toFixed(3);
   }
 

@@ -19,3 +19,28 @@ export const generationsTotal = new Counter({
   labelNames: ["api", "status"] as const,
   registers: [registry],
 });
+
+// Labelled children, made once per label combination: observing through one skips prom-client's
+// hashing of the label object on every call (the request path observes on every request).
+const overheadChildren = new Map<string, ReturnType<typeof overheadSeconds.labels>>();
+const generationChildren = new Map<string, ReturnType<typeof generationsTotal.labels>>();
+
+export function observeOverhead(api: string, mode: string, seconds: number): void {
+  const key = `${api} ${mode}`;
+  let child = overheadChildren.get(key);
+  if (!child) {
+    child = overheadSeconds.labels({ api, mode });
+    overheadChildren.set(key, child);
+  }
+  child.observe(seconds);
+}
+
+export function countGeneration(api: string, status: string): void {
+  const key = `${api} ${status}`;
+  let child = generationChildren.get(key);
+  if (!child) {
+    child = generationsTotal.labels({ api, status });
+    generationChildren.set(key, child);
+  }
+  child.inc();
+}
