@@ -6,9 +6,9 @@
 //   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
 
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Session } from "node:inspector/promises";
 import { stringify } from "yaml";
 import { installKey } from "../src/auth/bootstrap.ts";
 import { loadConfig } from "../src/config/load.ts";

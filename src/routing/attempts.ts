@@ -49,21 +49,32 @@ export async function runAttempts<T>(
   let lastError: unknown;
   let tried = 0;
   try {
-    for (const [i, attempt] of plan.entries()) {
+    for (let i = 0; i < plan.length; i++) {
+      const attempt = plan[i];
       tried = i + 1;
       opts.onAttempt?.({ attempts: i + 1, attempt, final: i === plan.length - 1 });
       const outcome = await tryOne(attempt, health, opts, call);
-      if ("answered" in outcome) return outcome.answered;
+      if (!(outcome instanceof Failed)) return outcome;
       lastError = outcome.error;
       if (!isRetryable(outcome.error)) throw outcome.error;
     }
   } finally {
     // Probes held for endpoints this request never reached go back at once.
-    for (const untried of plan.slice(tried))
-      if (untried.probe) await health.releaseProbe(untried.key).catch(ignore);
+    for (let i = tried; i < plan.length; i++)
+      if (plan[i].probe) await health.releaseProbe(plan[i].key).catch(ignore);
   }
   throw lastError;
 }
+
+/** An attempt that failed (and was recorded against its endpoint). */
+class Failed {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+const ONCE = { once: true } as const;
 
 /** One attempt; a failure comes back as a value (recorded against the endpoint), a client abort is thrown. */
 async function tryOne<T>(
@@ -71,14 +82,14 @@ async function tryOne<T>(
   health: EndpointHealth,
   opts: RunOptions,
   call: (attempt: PlannedAttempt, signal: AbortSignal) => Promise<T>,
-): Promise<{ answered: Answered<T> } | { error: unknown }> {
+): Promise<Answered<T> | Failed> {
   // The attempt's own signal: aborted by its first-byte timer, its failure, or the client leaving.
   // (A listener on the request's signal is much cheaper than AbortSignal.any, which the profile showed
   // on every request; both live as long as the request.)
   const own = new AbortController();
   const signal = own.signal;
   if (opts.signal.aborted) own.abort(opts.signal.reason);
-  else opts.signal.addEventListener("abort", () => own.abort(opts.signal.reason), { once: true });
+  else opts.signal.addEventListener("abort", () => own.abort(opts.signal.reason), ONCE);
   const limit = opts.firstByteMs?.(attempt);
   let timedOut = false;
   const timer =
@@ -93,7 +104,7 @@ async function tryOne<T>(
     const value = await call(attempt, signal);
     // Success is recorded when the whole answer has come (Router.finished): a stream that breaks
     // midway is a failure of this endpoint, not a success.
-    return { answered: { value, attempt, signal, startedAt } };
+    return { value, attempt, signal, startedAt };
   } catch (err) {
     if (opts.signal.aborted) {
       // The client left: that says nothing of the endpoint, and its probe is free again.
@@ -109,9 +120,9 @@ async function tryOne<T>(
       : err;
     own.abort(new Error("attempt failed"));
     await health.failed(attempt.key, error).catch(ignore);
-    return { error };
+    return new Failed(error);
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 

@@ -24,12 +24,16 @@ export interface RoutingChoice {
   preference?: string;
 }
 
+/** Shared defaults for what is absent (never changed: a RoutingChoice is only read). */
+const NO_ROUTING: NonNullable<CatalogModel["routing"]> = Object.freeze({});
+const NO_MODELS: string[] = Object.freeze([]) as unknown as string[];
+
 export function routingChoice(
   request: RoutingRequest | undefined,
   model: CatalogModel,
   defaults: RoutingDefaults,
 ): RoutingChoice {
-  const modelRouting = model.routing ?? {};
+  const modelRouting = model.routing ?? NO_ROUTING;
   const fallback = request?.fallback ?? modelRouting.fallback ?? defaults.fallback ?? "true";
   return {
     type: request?.type ?? modelRouting.type ?? defaults.type ?? "priority",
@@ -38,7 +42,7 @@ export function routingChoice(
     fallback: String(fallback),
     providersFromRequest: request?.providers !== undefined,
     fallbackFromRequest: request?.fallback !== undefined,
-    availableModels: request?.availableModels ?? [],
+    availableModels: request?.availableModels ?? NO_MODELS,
     preference: request?.preference,
   };
 }

@@ -45,16 +45,51 @@ const ALPHA = 0.3;
 /** Longest cool-down a `retry-after` may impose, so one odd header cannot park an endpoint for hours. */
 const MAX_RETRY_AFTER_MS = 600_000;
 
-const SAMPLE_FIELDS = {
-  ttftMs: ["ttft_ms", "ttft_at"],
-  durationMs: ["duration_ms", "duration_at"],
-  tokensPerSecond: ["tps", "tps_at"],
-} as const;
+/** Each latency figure: its name in a sample, its field in the hash, and the field of its time. */
+const SAMPLE_FIELDS = [
+  ["ttftMs", "ttft_ms", "ttft_at"],
+  ["durationMs", "duration_ms", "duration_at"],
+  ["tokensPerSecond", "tps", "tps_at"],
+] as const;
+
+/** Counts an answer; adding 0 to the failure count reads it in the same operation. */
+const COUNT_SUCCESS: Readonly<Record<string, number>> = Object.freeze({ ok: 1, failures: 0 });
+
+/** Shared by every reading of a closed breaker (readings are only ever replaced, never changed). */
+const CLOSED: Availability = Object.freeze({ state: "closed" });
+
+/** An endpoint's keys in the state, built once per endpoint rather than on every operation. */
+interface StateKeys {
+  stats: string;
+  open: string;
+  probe: string;
+  cooldown: string;
+}
+
+/** What one look at an endpoint found (see `read`). */
+export interface EndpointReading {
+  availability: Availability;
+  /**
+   * The `stats` hash as read: `statsOf` makes EndpointStats of it when a strategy needs them, and a
+   * success is folded into it without reading it again (`succeeded`).
+   */
+  hash: Readonly<Record<string, number>>;
+}
+
+/** What the request that an endpoint answered knew of it when it was planned. */
+export interface PlannedView {
+  /** The request holds the endpoint's half-open probe. */
+  probe?: boolean;
+  /** The endpoint's `stats` hash as the plan read it (absent: it is read again when needed). */
+  statsAtPlan?: Readonly<Record<string, number>>;
+}
 
 export class EndpointHealth {
   private readonly state: RoutingState;
   private readonly settings: HealthSettings;
   private readonly now: () => number;
+  /** Per endpoint key; as many entries as the catalog has endpoints. */
+  private readonly keys = new Map<string, StateKeys>();
 
   constructor(state: RoutingState, settings: HealthSettings, opts: { now?: () => number } = {}) {
     this.state = state;
@@ -62,35 +97,75 @@ export class EndpointHealth {
     this.now = opts.now ?? Date.now;
   }
 
+  /**
+   * Everything routing needs to know of an endpoint, in as few state operations as possible: the
+   * cool-down mark and the statistics hash (read together), and the breaker's marks only when the
+   * count of consecutive failures says the breaker may be open.
+   */
+  async read(endpoint: string): Promise<EndpointReading> {
+    const keys = this.keysOf(endpoint);
+    const [coolingFor, hash] = await Promise.all([
+      this.state.markedFor(keys.cooldown),
+      this.state.readHash(keys.stats),
+    ]);
+    return { availability: await this.availabilityFrom(keys, coolingFor, hash), hash };
+  }
+
   async availability(endpoint: string): Promise<Availability> {
-    const coolingFor = await this.state.markedFor(`cooldown:${endpoint}`);
-    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
-    const failures = (await this.state.readHash(`stats:${endpoint}`)).failures ?? 0;
-    if (failures < this.settings.failureThreshold) return { state: "closed" };
-    const openFor = await this.state.markedFor(`open:${endpoint}`);
-    if (openFor > 0) return { state: "blocked", reason: "breaker", forMs: openFor };
-    const probingFor = await this.state.markedFor(`probe:${endpoint}`);
-    if (probingFor > 0) return { state: "blocked", reason: "breaker", forMs: probingFor };
-    return { state: "half-open" };
+    return (await this.read(endpoint)).availability;
+  }
+
+  async stats(endpoint: string): Promise<EndpointStats> {
+    return this.statsOf(await this.state.readHash(this.keysOf(endpoint).stats));
+  }
+
+  /** The statistics in a `stats` hash (see `read`); latency figures only while fresh. */
+  statsOf(hash: Readonly<Record<string, number>>): EndpointStats {
+    const now = this.now();
+    return {
+      ok: hash.ok ?? 0,
+      errors: hash.errors ?? 0,
+      consecutiveFailures: hash.failures ?? 0,
+      ttftMs: this.fresh(hash, "ttft_ms", "ttft_at", now),
+      durationMs: this.fresh(hash, "duration_ms", "duration_at", now),
+      tokensPerSecond: this.fresh(hash, "tps", "tps_at", now),
+    };
   }
 
   /** Takes the half-open probe; false when another request holds it. */
   claimProbe(endpoint: string): Promise<boolean> {
     // Held at most one cool-down: a probe that never reports back cannot block the endpoint forever.
-    return this.state.mark(`probe:${endpoint}`, this.settings.cooldownMs, { onlyIfAbsent: true });
+    return this.state.mark(this.keysOf(endpoint).probe, this.settings.cooldownMs, { onlyIfAbsent: true });
   }
 
   /** Gives back a probe that was claimed but not used (the request was answered by another endpoint). */
   async releaseProbe(endpoint: string): Promise<void> {
-    await this.state.unmark(`probe:${endpoint}`);
+    await this.state.unmark(this.keysOf(endpoint).probe);
   }
 
-  /** The endpoint answered: the breaker closes. */
-  async succeeded(endpoint: string): Promise<void> {
-    await this.state.addToHash(`stats:${endpoint}`, { ok: 1 });
-    await this.state.setInHash(`stats:${endpoint}`, { failures: 0 });
-    await this.state.unmark(`open:${endpoint}`);
-    await this.state.unmark(`probe:${endpoint}`);
+  /**
+   * The endpoint answered: it is counted, its breaker closes, and the answer's timings (when given)
+   * feed the moving averages. A closed breaker, the common case, costs one counting operation and
+   * at most one write: the failure count comes back from the counting itself, and the averages
+   * start from the statistics the plan read (`planned.statsAtPlan`).
+   */
+  async succeeded(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): Promise<void> {
+    const keys = this.keysOf(endpoint);
+    const { failures } = await this.state.addToHash(keys.stats, COUNT_SUCCESS);
+    const update: Record<string, number> = {};
+    if (failures > 0) update.failures = 0;
+    const timed = sample !== undefined && hasValidFigure(sample);
+    if (timed)
+      this.foldLatency(planned.statsAtPlan ?? (await this.state.readHash(keys.stats)), sample, update);
+    // Last writer wins between processes: losing one sample of a moving average is harmless.
+    if (failures > 0 || timed) await this.state.setInHash(keys.stats, update);
+    // The breaker's marks are only ever set while the failures reach the threshold (open, and the
+    // probe claimed when it expires), or held by this very request (a probe claimed as the count
+    // was being reset by another success): otherwise there is nothing to clear.
+    if (failures >= this.settings.failureThreshold || planned.probe) {
+      await this.state.unmark(keys.open);
+      await this.state.unmark(keys.probe);
+    }
   }
 
   /**
@@ -98,56 +173,98 @@ export class EndpointHealth {
    * cancellations say nothing about the endpoint and are not counted.
    */
   async failed(endpoint: string, error: unknown): Promise<void> {
+    const keys = this.keysOf(endpoint);
     const retryAfterMs =
       error instanceof GatewayError && error.retryAfter !== undefined && error.retryAfter > 0
         ? Math.min(error.retryAfter * 1000, MAX_RETRY_AFTER_MS)
         : 0;
-    if (retryAfterMs > 0) await this.state.mark(`cooldown:${endpoint}`, retryAfterMs);
+    if (retryAfterMs > 0) await this.state.mark(keys.cooldown, retryAfterMs);
     if (!isRetryable(error)) return;
     if (!isEndpointFault(error)) {
-      await this.state.addToHash(`stats:${endpoint}`, { errors: 1 });
+      await this.state.addToHash(keys.stats, { errors: 1 });
       return;
     }
-    const { failures } = await this.state.addToHash(`stats:${endpoint}`, { errors: 1, failures: 1 });
+    const { failures } = await this.state.addToHash(keys.stats, { errors: 1, failures: 1 });
     if (failures >= this.settings.failureThreshold) {
-      await this.state.mark(`open:${endpoint}`, this.settings.cooldownMs);
-      await this.state.unmark(`probe:${endpoint}`);
+      await this.state.mark(keys.open, this.settings.cooldownMs);
+      await this.state.unmark(keys.probe);
     }
   }
 
   /** Folds a finished generation's timings into the endpoint's moving averages. */
   async recordLatency(endpoint: string, sample: LatencySample): Promise<void> {
-    const hash = await this.state.readHash(`stats:${endpoint}`);
-    const now = this.now();
+    if (!hasValidFigure(sample)) return;
+    const keys = this.keysOf(endpoint);
     const update: Record<string, number> = {};
-    for (const [name, [field, at]] of Object.entries(SAMPLE_FIELDS)) {
-      const value = sample[name as keyof LatencySample];
-      if (value === undefined || !Number.isFinite(value) || value < 0) continue;
+    this.foldLatency(await this.state.readHash(keys.stats), sample, update);
+    // Last writer wins between processes: losing one sample of a moving average is harmless.
+    await this.state.setInHash(keys.stats, update);
+  }
+
+  /** Writes into `update` the moving averages of `hash` with the sample's valid figures folded in. */
+  private foldLatency(
+    hash: Readonly<Record<string, number>>,
+    sample: LatencySample,
+    update: Record<string, number>,
+  ): void {
+    const now = this.now();
+    for (const [name, field, at] of SAMPLE_FIELDS) {
+      const value = sample[name];
+      if (!isValidFigure(value)) continue;
       const previous = this.fresh(hash, field, at, now);
       update[field] = previous === undefined ? value : previous * (1 - ALPHA) + value * ALPHA;
       update[at] = now;
     }
-    // Last writer wins between processes: losing one sample of a moving average is harmless.
-    if (Object.keys(update).length > 0) await this.state.setInHash(`stats:${endpoint}`, update);
   }
 
-  async stats(endpoint: string): Promise<EndpointStats> {
-    const hash = await this.state.readHash(`stats:${endpoint}`);
-    const now = this.now();
-    return {
-      ok: hash.ok ?? 0,
-      errors: hash.errors ?? 0,
-      consecutiveFailures: hash.failures ?? 0,
-      ttftMs: this.fresh(hash, ...SAMPLE_FIELDS.ttftMs, now),
-      durationMs: this.fresh(hash, ...SAMPLE_FIELDS.durationMs, now),
-      tokensPerSecond: this.fresh(hash, ...SAMPLE_FIELDS.tokensPerSecond, now),
-    };
+  private async availabilityFrom(
+    keys: StateKeys,
+    coolingFor: number,
+    hash: Readonly<Record<string, number>>,
+  ): Promise<Availability> {
+    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
+    const failures = hash.failures ?? 0;
+    if (failures < this.settings.failureThreshold) return CLOSED;
+    const openFor = await this.state.markedFor(keys.open);
+    if (openFor > 0) return { state: "blocked", reason: "breaker", forMs: openFor };
+    const probingFor = await this.state.markedFor(keys.probe);
+    if (probingFor > 0) return { state: "blocked", reason: "breaker", forMs: probingFor };
+    return { state: "half-open" };
   }
 
-  private fresh(hash: Record<string, number>, field: string, at: string, now: number): number | undefined {
+  private fresh(
+    hash: Readonly<Record<string, number>>,
+    field: string,
+    at: string,
+    now: number,
+  ): number | undefined {
     const value = hash[field];
     const measuredAt = hash[at];
     if (value === undefined || measuredAt === undefined) return undefined;
     return now - measuredAt <= this.settings.statsTtlMs ? value : undefined;
   }
+
+  private keysOf(endpoint: string): StateKeys {
+    let keys = this.keys.get(endpoint);
+    if (!keys) {
+      keys = {
+        stats: `stats:${endpoint}`,
+        open: `open:${endpoint}`,
+        probe: `probe:${endpoint}`,
+        cooldown: `cooldown:${endpoint}`,
+      };
+      this.keys.set(endpoint, keys);
+    }
+    return keys;
+  }
+}
+
+function isValidFigure(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value) && value >= 0;
+}
+
+function hasValidFigure(sample: LatencySample): boolean {
+  return (
+    isValidFigure(sample.ttftMs) || isValidFigure(sample.durationMs) || isValidFigure(sample.tokensPerSecond)
+  );
 }

@@ -27,11 +27,15 @@ export interface Candidate {
 export interface PlannedAttempt extends Candidate {
   /** The endpoint's breaker is half-open and this request holds its probe (given back if untried). */
   probe: boolean;
+  /** The endpoint's statistics hash as the plan read it: its success is folded in without a new read. */
+  statsAtPlan?: Readonly<Record<string, number>>;
 }
 
 export interface PlanFacts {
   stats(key: string): EndpointStats;
   availability(key: string): Availability;
+  /** The statistics hash read for the endpoint, carried in its attempt (see PlannedAttempt). */
+  statsHash?(key: string): Readonly<Record<string, number>>;
   /** The round-robin turn of this request (from 1). */
   turn: number;
 }
@@ -40,9 +44,22 @@ export function endpointKey(endpoint: Endpoint): string {
   return `${endpoint.provider}|${endpoint.model}`;
 }
 
+/** Built once per catalog record (records are never changed, only replaced). */
+const candidatesByModel = new WeakMap<CatalogModel, Candidate[]>();
+
+/** The model's endpoints as candidates. Shared between requests: frozen, so nobody changes them. */
 export function candidatesOf(model: CatalogModel): Candidate[] {
-  return model.endpoints.map((endpoint) => ({ model, endpoint, key: endpointKey(endpoint) }));
+  let candidates = candidatesByModel.get(model);
+  if (!candidates) {
+    candidates = Object.freeze(
+      model.endpoints.map((endpoint) => ({ model, endpoint, key: endpointKey(endpoint) })),
+    ) as Candidate[];
+    candidatesByModel.set(model, candidates);
+  }
+  return candidates;
 }
+
+const NO_CANDIDATES: Candidate[] = Object.freeze([]) as unknown as Candidate[];
 
 /**
  * @param groups  per model, in model order, the endpoints allowed by `providers` (none empty)
@@ -52,20 +69,13 @@ export function planAttempts(
   groups: Candidate[][],
   choice: RoutingChoice,
   facts: PlanFacts,
-  outside: Candidate[] = [],
+  outside: Candidate[] = NO_CANDIDATES,
 ): PlannedAttempt[] {
-  const stats = (c: Candidate) => facts.stats(c.key);
-  const ordered = groups.flatMap((group) =>
-    orderEndpoints(group, choice.type, { factor: choice.primaryFactor, turn: facts.turn, stats }),
-  );
+  const ordered = inStrategyOrder(groups, choice, facts);
   const usable = healthy(ordered, facts);
-  const planned = (c: Candidate): PlannedAttempt => ({
-    ...c,
-    probe: facts.availability(c.key).state === "half-open",
-  });
 
-  if (choice.fallback === "true") return usable.map(planned);
-  if (choice.fallback === "false") return usable.slice(0, 1).map(planned);
+  if (choice.fallback === "true") return usable.map((c) => planned(c, facts));
+  if (choice.fallback === "false") return usable.slice(0, 1).map((c) => planned(c, facts));
 
   const name = choice.fallback;
   const named = [...usable, ...ordered, ...outside].find((c) => c.endpoint.provider === name);
@@ -73,14 +83,34 @@ export function planAttempts(
   if (!named) {
     if (choice.fallbackFromRequest)
       throw invalid("provider.routing.fallback", `provider '${name}' does not serve '${primary.model.id}'`);
-    return [planned(primary)];
+    return [planned(primary, facts)];
   }
-  return (primary === named ? [named] : [primary, named]).map(planned);
+  return (primary === named ? [named] : [primary, named]).map((c) => planned(c, facts));
 }
 
+/** Each model's endpoints in the strategy's order, the models one after another. */
+function inStrategyOrder(groups: Candidate[][], choice: RoutingChoice, facts: PlanFacts): Candidate[] {
+  const how = { factor: choice.primaryFactor, turn: facts.turn, stats: (c: Candidate) => facts.stats(c.key) };
+  if (groups.length === 1) return orderEndpoints(groups[0], choice.type, how);
+  return groups.flatMap((group) => orderEndpoints(group, choice.type, how));
+}
+
+function planned(c: Candidate, facts: PlanFacts): PlannedAttempt {
+  return {
+    model: c.model,
+    endpoint: c.endpoint,
+    key: c.key,
+    probe: facts.availability(c.key).state === "half-open",
+    statsAtPlan: facts.statsHash?.(c.key),
+  };
+}
+
+/** The endpoints not blocked (the same array when none is); when all are, all, the one free soonest first. */
 function healthy(ordered: Candidate[], facts: PlanFacts): Candidate[] {
-  const open = ordered.filter((c) => facts.availability(c.key).state !== "blocked");
-  if (open.length > 0) return open;
+  let blocked = 0;
+  for (const c of ordered) if (facts.availability(c.key).state === "blocked") blocked++;
+  if (blocked === 0) return ordered;
+  if (blocked < ordered.length) return ordered.filter((c) => facts.availability(c.key).state !== "blocked");
   const waitOf = (c: Candidate) => {
     const a = facts.availability(c.key);
     return a.state === "blocked" ? a.forMs : 0;

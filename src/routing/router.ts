@@ -6,10 +6,16 @@ import type { CatalogModel } from "../catalog/types.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import { type Answered, type RunOptions, runAttempts } from "./attempts.ts";
-import { routingChoice } from "./choice.ts";
+import { type RoutingChoice, routingChoice } from "./choice.ts";
 import { orderModels } from "./factors.ts";
-import { type Availability, EndpointHealth, type EndpointStats, type LatencySample } from "./health.ts";
-import { type Candidate, candidatesOf, type PlannedAttempt, planAttempts } from "./plan.ts";
+import {
+  type Availability,
+  EndpointHealth,
+  type EndpointReading,
+  type EndpointStats,
+  type LatencySample,
+} from "./health.ts";
+import { type Candidate, candidatesOf, type PlanFacts, type PlannedAttempt, planAttempts } from "./plan.ts";
 import { DEFAULT_ROUTING, type RoutingSettings } from "./settings.ts";
 import { MemoryRoutingState, type RoutingState } from "./state.ts";
 
@@ -39,17 +45,8 @@ export class Router {
   /** The endpoints to try for this request, in order (never empty). */
   async plan(request: Request, model: CatalogModel): Promise<PlannedAttempt[]> {
     const choice = routingChoice(request.routing, model, this.settings.defaults);
-    const allowed = choice.providers;
-    const groups = new Map<CatalogModel, Candidate[]>();
-    const outside: Candidate[] = [];
-    const { models, preferred } = this.modelsFor(model, choice.preference, choice.availableModels);
-    for (const m of models) {
-      const candidates = candidatesOf(m);
-      const inside = allowed ? candidates.filter((c) => allowed.includes(c.endpoint.provider)) : candidates;
-      outside.push(...candidates.filter((c) => !inside.includes(c)));
-      if (inside.length > 0) groups.set(m, inside);
-    }
-    if (groups.size === 0) {
+    const { groups, outside, preferred } = this.candidates(model, choice);
+    if (groups.length === 0) {
       if (choice.providersFromRequest)
         throw invalid("provider.routing.providers", `none of these providers serves '${model.id}'`);
       throw new GatewayError(
@@ -58,62 +55,75 @@ export class Router {
       );
     }
 
-    const keys = new Set([...[...groups.values()].flat(), ...outside].map((c) => c.key));
-    const { stats, availability, probes } = await this.gatherHealth(keys);
-    const throughputOf = (m: CatalogModel) => {
-      const measured = (groups.get(m) ?? []).flatMap((c) => stats.get(c.key)?.tokensPerSecond ?? []);
-      return measured.length > 0 ? Math.max(...measured) : undefined;
-    };
-    const ordered = orderModels([...groups.keys()], choice.primaryFactor, {
-      preference: preferred,
-      throughputOf,
-    });
-    const turn = choice.type === "round_robin" ? await this.state.increment(`rr:${model.id}`) : 1;
-    const facts = {
-      stats: (key: string) => stats.get(key)!,
-      availability: (key: string) => availability.get(key)!,
-      turn,
-    };
+    const facts = await this.gatherHealth(groups, outside);
     let plan: PlannedAttempt[] = [];
     try {
-      plan = planAttempts(
-        ordered.map((m) => groups.get(m)!),
-        choice,
-        facts,
-        outside,
-      );
+      if (choice.type === "round_robin") facts.turn = await this.state.increment(`rr:${model.id}`);
+      plan = planAttempts(inModelOrder(groups, choice, preferred, facts), choice, facts, outside);
       return plan;
     } finally {
       // Probes of endpoints the plan left out (fallback "false", a named provider) go back.
-      for (const key of probes) if (!plan.some((p) => p.key === key)) await this.health.releaseProbe(key);
+      if (facts.probes)
+        for (const key of facts.probes)
+          if (!plan.some((p) => p.key === key)) await this.health.releaseProbe(key);
     }
   }
 
   /**
-   * What health says of each endpoint. A half-open endpoint takes one probe at a time: this request
-   * claims it (and then holds it), or else sees the endpoint as blocked.
+   * The candidates per model (the requested one, then the preference and the available models),
+   * those of providers outside `providers` apart. Without either, just the model's own, as they are.
    */
-  private async gatherHealth(keys: Set<string>) {
-    const stats = new Map<string, EndpointStats>();
-    const availability = new Map<string, Availability>();
-    await Promise.all(
-      [...keys].map(async (key) => {
-        stats.set(key, await this.health.stats(key));
-        availability.set(key, await this.health.availability(key));
-      }),
-    );
-    const probes: string[] = [];
-    for (const [key, a] of availability) {
-      if (a.state !== "half-open") continue;
-      if (await this.health.claimProbe(key)) probes.push(key);
+  private candidates(
+    model: CatalogModel,
+    choice: RoutingChoice,
+  ): { groups: Candidate[][]; outside?: Candidate[]; preferred?: string } {
+    const allowed = choice.providers;
+    const { models, preferred } = this.modelsFor(model, choice.preference, choice.availableModels);
+    const groups: Candidate[][] = [];
+    if (!allowed) {
+      for (const m of models) {
+        const candidates = candidatesOf(m);
+        if (candidates.length > 0) groups.push(candidates);
+      }
+      return { groups, preferred };
+    }
+    const outside: Candidate[] = [];
+    for (const m of models) {
+      const inside: Candidate[] = [];
+      for (const c of candidatesOf(m)) (allowed.includes(c.endpoint.provider) ? inside : outside).push(c);
+      if (inside.length > 0) groups.push(inside);
+    }
+    return { groups, outside, preferred };
+  }
+
+  /**
+   * What health says of each endpoint, each read once. A half-open endpoint takes one probe at a
+   * time: this request claims it (and then holds it), or else sees the endpoint as blocked.
+   */
+  private async gatherHealth(groups: Candidate[][], outside?: Candidate[]): Promise<HealthFacts> {
+    const keys: string[] = [];
+    for (const group of groups) for (const c of group) if (!keys.includes(c.key)) keys.push(c.key);
+    if (outside) for (const c of outside) if (!keys.includes(c.key)) keys.push(c.key);
+    // (Most models have one endpoint: no need to gather one promise.)
+    const readings =
+      keys.length === 1
+        ? [await this.health.read(keys[0])]
+        : await Promise.all(keys.map((k) => this.health.read(k)));
+    const facts = new HealthFacts(this.health);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const reading = readings[i];
+      facts.readings.set(key, reading);
+      if (reading.availability.state !== "half-open") continue;
+      if (await this.health.claimProbe(key)) facts.holdProbe(key);
       else
-        availability.set(key, {
+        reading.availability = {
           state: "blocked",
           reason: "breaker",
           forMs: this.settings.health.cooldownMs,
-        });
+        };
     }
-    return { stats, availability, probes };
+    return facts;
   }
 
   /** Tries the plan until an endpoint answers (see attempts.ts). */
@@ -144,8 +154,7 @@ export class Router {
       await this.health.failed(key, outcome.failure);
       return;
     }
-    await this.health.succeeded(key);
-    await this.health.recordLatency(key, outcome.sample);
+    await this.health.succeeded(key, outcome.sample, answered.attempt);
   }
 
   /** The requested model, then the preference and the available models, each once. */
@@ -154,6 +163,7 @@ export class Router {
     preference: string | undefined,
     available: string[],
   ): { models: CatalogModel[]; preferred?: string } {
+    if (preference === undefined && available.length === 0) return { models: [model] };
     const models = [model];
     const add = (name: string, param: string) => {
       const found = this.models.resolve(name, { param });
@@ -165,5 +175,61 @@ export class Router {
       add(name, `model_routing_config.available_models[${i}]`);
     });
     return { models, preferred };
+  }
+}
+
+/** The models' groups in the order `primary_factor` and `preference` say (one group stays as it is). */
+function inModelOrder(
+  groups: Candidate[][],
+  choice: RoutingChoice,
+  preferred: string | undefined,
+  facts: PlanFacts,
+): Candidate[][] {
+  if (groups.length === 1) return groups;
+  const groupOf = new Map(groups.map((group) => [group[0].model, group]));
+  const throughputOf = (m: CatalogModel) => {
+    let best: number | undefined;
+    for (const c of groupOf.get(m) ?? []) {
+      const tps = facts.stats(c.key).tokensPerSecond;
+      if (tps !== undefined && (best === undefined || tps > best)) best = tps;
+    }
+    return best;
+  };
+  const ordered = orderModels([...groupOf.keys()], choice.primaryFactor, {
+    preference: preferred,
+    throughputOf,
+  });
+  return ordered.map((m) => groupOf.get(m)!);
+}
+
+/** What this request learned of its endpoints' health: the facts its plan is decided from. */
+class HealthFacts implements PlanFacts {
+  /** Per endpoint key, with its statistics once a strategy has asked for them. */
+  readonly readings = new Map<string, EndpointReading & { stats?: EndpointStats }>();
+  /** Endpoints whose half-open probe this request claimed. */
+  probes: string[] | undefined;
+  turn = 1;
+  private readonly health: EndpointHealth;
+
+  constructor(health: EndpointHealth) {
+    this.health = health;
+  }
+
+  holdProbe(key: string): void {
+    if (this.probes) this.probes.push(key);
+    else this.probes = [key];
+  }
+
+  /** Worked out on demand: the default strategy never looks at them. */
+  stats(key: string): EndpointStats {
+    const reading = this.readings.get(key)!;
+    reading.stats ??= this.health.statsOf(reading.hash);
+    return reading.stats;
+  }
+  availability(key: string): Availability {
+    return this.readings.get(key)!.availability;
+  }
+  statsHash(key: string): Readonly<Record<string, number>> {
+    return this.readings.get(key)!.hash;
   }
 }

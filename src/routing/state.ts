@@ -52,8 +52,8 @@ export class MemoryRoutingState implements RoutingState {
   async addToHash(key: string, fields: Record<string, number>): Promise<Record<string, number>> {
     const hash = this.hash(key);
     const updated: Record<string, number> = {};
-    for (const [field, n] of Object.entries(fields)) {
-      hash[field] = (hash[field] ?? 0) + n;
+    for (const field in fields) {
+      hash[field] = (hash[field] ?? 0) + fields[field];
       updated[field] = hash[field];
     }
     return updated;

@@ -5,6 +5,7 @@ import { EndpointHealth } from "../../src/routing/health.ts";
 import { isEndpointFault, isRetryable } from "../../src/routing/retryable.ts";
 import { MemoryRoutingState } from "../../src/routing/state.ts";
 import { Clock } from "./clock.ts";
+import { CountingState } from "./counting-state.ts";
 
 const SETTINGS = { failureThreshold: 3, cooldownMs: 1000, statsTtlMs: 10_000 };
 const upstream = (status: number, retryAfter?: number) =>
@@ -141,5 +142,52 @@ describe("EndpointHealth latency", () => {
       durationMs: undefined,
       tokensPerSecond: undefined,
     });
+  });
+});
+
+describe("EndpointHealth success", () => {
+  function counted() {
+    const clock = new Clock();
+    const memory = new MemoryRoutingState({ now: clock.now });
+    const state = new CountingState(memory);
+    return { clock, memory, state, health: new EndpointHealth(state, SETTINGS, { now: clock.now }) };
+  }
+
+  test("folds its timings into the statistics the plan read, without reading them again", async () => {
+    const { state, health } = counted();
+    await health.recordLatency("e", { ttftMs: 100 });
+    const { hash } = await health.read("e");
+    state.take();
+    await health.succeeded("e", { ttftMs: 200 }, { statsAtPlan: hash });
+    assert.deepEqual(state.take(), ["addToHash stats:e", "setInHash stats:e"]);
+    assert.equal((await health.stats("e")).ttftMs, 130);
+  });
+
+  test("without what the plan read, the statistics are read again", async () => {
+    const { state, health } = counted();
+    await health.recordLatency("e", { ttftMs: 100 });
+    state.take();
+    await health.succeeded("e", { ttftMs: 200 });
+    assert.deepEqual(state.take(), ["addToHash stats:e", "readHash stats:e", "setInHash stats:e"]);
+    assert.equal((await health.stats("e")).ttftMs, 130);
+  });
+
+  test("with nothing to reset and no valid timing, it only counts", async () => {
+    const { state, health } = counted();
+    await health.succeeded("e", { ttftMs: Number.NaN });
+    await health.succeeded("e");
+    assert.deepEqual(state.take(), ["addToHash stats:e", "addToHash stats:e"]);
+    assert.equal((await health.stats("e")).ok, 2);
+  });
+
+  test("a probe claimed just as another success closed the breaker is freed by its own success", async () => {
+    const { clock, memory, health } = counted();
+    for (let i = 0; i < 3; i++) await health.failed("e", upstream(500));
+    clock.advance(1000);
+    assert.deepEqual(await health.availability("e"), { state: "half-open" });
+    await health.succeeded("e"); // another request, planned earlier, closes the breaker
+    assert.equal(await health.claimProbe("e"), true, "this request read half-open before that");
+    await health.succeeded("e", { ttftMs: 10 }, { probe: true });
+    assert.equal(await memory.markedFor("probe:e"), 0);
   });
 });

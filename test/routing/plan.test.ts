@@ -94,3 +94,14 @@ describe("planAttempts: health", () => {
     assert.deepEqual(providers(plan), ["b", "c", "a"]);
   });
 });
+
+describe("planAttempts: what the plan read", () => {
+  test("each attempt carries its endpoint's statistics hash, for the success to start from", () => {
+    const hashes: Record<string, Record<string, number>> = { [a.key]: { ok: 3 }, [b.key]: { ok: 4 } };
+    const plan = planAttempts([[a, b]], choice({}), { ...facts(), statsHash: (key) => hashes[key] });
+    assert.deepEqual(
+      plan.map((x) => x.statsAtPlan),
+      [{ ok: 3 }, { ok: 4 }],
+    );
+  });
+});

@@ -3,9 +3,12 @@ import { describe, test } from "node:test";
 import type { CatalogModel } from "../../src/catalog/types.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 import type { Request, RoutingRequest } from "../../src/ir/request.ts";
+import { candidatesOf } from "../../src/routing/plan.ts";
 import { Router } from "../../src/routing/router.ts";
 import { DEFAULT_ROUTING, parseRoutingSettings } from "../../src/routing/settings.ts";
+import { MemoryRoutingState } from "../../src/routing/state.ts";
 import { Clock, catalogModel } from "./clock.ts";
+import { CountingState } from "./counting-state.ts";
 
 const models = [
   catalogModel("p/main", ["a", "b", "c"], { prompt: 1, completion: 2, qualityRank: 5 }),
@@ -133,6 +136,85 @@ describe("Router.plan", () => {
     clock.advance(100);
     assert.deepEqual(await plan(router, { fallback: "false" }), ["p/main@a"]);
     assert.equal(await router.health.claimProbe("b|main"), true, "b's probe was not kept");
+  });
+});
+
+describe("Router: state operations per request", () => {
+  // With Redis, each operation is a round trip.
+  const one = catalogModel("p/one", ["a"]);
+  const breakerAt = (failureThreshold: number) => ({
+    ...DEFAULT_ROUTING,
+    health: { ...DEFAULT_ROUTING.health, failureThreshold, cooldownMs: 100 },
+  });
+  const answer = async (router: Router) => {
+    const planned = await router.plan(request(), one);
+    return router.run(planned, { signal: new AbortController().signal }, async () => "ok");
+  };
+  const down = new GatewayError("api_error", "down", { status: 502 });
+
+  test("a success on a closed endpoint: two reads to plan it, one count and one write to finish it", async () => {
+    const state = new CountingState();
+    const router = new Router({ models: lookup, state });
+    const answered = await answer(router);
+    assert.deepEqual(state.take(), ["markedFor cooldown:a|one", "readHash stats:a|one"]);
+    await router.finished(answered, { sample: { durationMs: 40 } });
+    assert.deepEqual(state.take(), ["addToHash stats:a|one", "setInHash stats:a|one"]);
+    await router.finished(await answer(router), { sample: { durationMs: 100 } });
+    assert.equal(state.take().length, 4, "the next request costs the same");
+    const stats = await router.health.stats("a|one");
+    assert.equal(stats.ok, 2);
+    assert.equal(stats.durationMs, 40 * 0.7 + 100 * 0.3, "the average started from what the plan read");
+  });
+
+  test("a success after a failure resets the count in the same write", async () => {
+    const state = new CountingState();
+    const router = new Router({ models: lookup, state });
+    await router.health.failed("a|one", down);
+    const answered = await answer(router);
+    state.take();
+    await router.finished(answered, { sample: { durationMs: 40 } });
+    assert.deepEqual(state.take(), ["addToHash stats:a|one", "setInHash stats:a|one"]);
+    assert.equal((await router.health.stats("a|one")).consecutiveFailures, 0);
+  });
+
+  test("a success planned while closed still closes a breaker other requests opened meanwhile", async () => {
+    const router = new Router({ models: lookup, settings: breakerAt(2) });
+    const answered = await answer(router);
+    await router.health.failed("a|one", down);
+    await router.health.failed("a|one", down);
+    assert.equal((await router.health.availability("a|one")).state, "blocked");
+    await router.finished(answered, { sample: { durationMs: 40 } });
+    assert.deepEqual(await router.health.availability("a|one"), { state: "closed" });
+  });
+
+  test("a probe's success closes the breaker and gives the probe back", async () => {
+    const clock = new Clock();
+    const state = new CountingState(new MemoryRoutingState({ now: clock.now }));
+    const router = new Router({ models: lookup, settings: breakerAt(1), state, now: clock.now });
+    await router.health.failed("a|one", down);
+    clock.advance(100);
+    const answered = await answer(router);
+    assert.equal(answered.attempt.probe, true);
+    state.take();
+    await router.finished(answered, { sample: { durationMs: 40 } });
+    assert.deepEqual(state.take(), [
+      "addToHash stats:a|one",
+      "setInHash stats:a|one",
+      "unmark open:a|one",
+      "unmark probe:a|one",
+    ]);
+    assert.deepEqual(await router.health.availability("a|one"), { state: "closed" });
+    assert.equal(await state.markedFor("probe:a|one"), 0);
+  });
+
+  test("the candidates of a model are built once and shared, frozen", async () => {
+    const router = new Router({ models: lookup });
+    const [first] = await router.plan(request(), one);
+    const [second] = await router.plan(request(), one);
+    assert.notEqual(first, second, "each request gets its own attempts");
+    assert.equal(first.endpoint, second.endpoint);
+    assert.ok(Object.isFrozen(candidatesOf(one)));
+    assert.equal(candidatesOf(one), candidatesOf(one));
   });
 });
 
