@@ -1,46 +1,99 @@
 // Prometheus metrics: what the gateway itself costs per request (upstream time excluded), and how
-// many generations each protocol served.
+// many generations each protocol served, in the text exposition format (version 0.0.4).
+//
+// Written here rather than with prom-client: its observe() validates and hashes the label object on
+// every call, about 2 % of the relay path's CPU. Here a label combination is looked up once per
+// request in a Map and an observation is a bucket search and three additions.
 
-import { Counter, Histogram, Registry } from "prom-client";
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-export const registry = new Registry();
+type Labels = Record<string, string>;
 
-export const overheadSeconds = new Histogram({
-  name: "switchyard_overhead_seconds",
-  help: "Time spent in the gateway per request before its answer starts, upstream time excluded.",
-  labelNames: ["api", "mode"] as const,
-  buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
-  registers: [registry],
-});
+/** One time series per label combination, made on first use. */
+class Family<T> {
+  private readonly series = new Map<string, { labels: string; value: T }>();
+  private readonly make: () => T;
 
-export const generationsTotal = new Counter({
-  name: "switchyard_generations_total",
-  help: "Inference requests by protocol and outcome.",
-  labelNames: ["api", "status"] as const,
-  registers: [registry],
-});
+  constructor(make: () => T) {
+    this.make = make;
+  }
 
-// Labelled children, made once per label combination: observing through one skips prom-client's
-// hashing of the label object on every call (the request path observes on every request).
-const overheadChildren = new Map<string, ReturnType<typeof overheadSeconds.labels>>();
-const generationChildren = new Map<string, ReturnType<typeof generationsTotal.labels>>();
+  get(a: string, b: string, labels: () => Labels): T {
+    const key = `${a}\u0000${b}`;
+    let entry = this.series.get(key);
+    if (!entry) {
+      entry = { labels: labelText(labels()), value: this.make() };
+      this.series.set(key, entry);
+    }
+    return entry.value;
+  }
+
+  entries(): Iterable<{ labels: string; value: T }> {
+    return this.series.values();
+  }
+}
+
+interface HistogramSeries {
+  /** Observations per bucket (not cumulative); the last one is +Inf. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
+
+const overhead = new Family<HistogramSeries>(() => ({
+  counts: new Array(OVERHEAD_BUCKETS.length + 1).fill(0),
+  sum: 0,
+  count: 0,
+}));
+const generations = new Family<{ n: number }>(() => ({ n: 0 }));
 
 export function observeOverhead(api: string, mode: string, seconds: number): void {
-  const key = `${api} ${mode}`;
-  let child = overheadChildren.get(key);
-  if (!child) {
-    child = overheadSeconds.labels({ api, mode });
-    overheadChildren.set(key, child);
-  }
-  child.observe(seconds);
+  const series = overhead.get(api, mode, () => ({ api, mode }));
+  let bucket = 0;
+  while (bucket < OVERHEAD_BUCKETS.length && seconds > OVERHEAD_BUCKETS[bucket]) bucket++;
+  series.counts[bucket]++;
+  series.sum += seconds;
+  series.count++;
 }
 
 export function countGeneration(api: string, status: string): void {
-  const key = `${api} ${status}`;
-  let child = generationChildren.get(key);
-  if (!child) {
-    child = generationsTotal.labels({ api, status });
-    generationChildren.set(key, child);
+  generations.get(api, status, () => ({ api, status })).n++;
+}
+
+/** Every metric, as GET /metrics answers it. */
+export function renderMetrics(): string {
+  const lines = [
+    "# HELP switchyard_overhead_seconds Time spent in the gateway per request before its answer starts, upstream time excluded.",
+    "# TYPE switchyard_overhead_seconds histogram",
+  ];
+  for (const { labels, value } of overhead.entries()) {
+    let cumulative = 0;
+    OVERHEAD_BUCKETS.forEach((bound, i) => {
+      cumulative += value.counts[i];
+      lines.push(`switchyard_overhead_seconds_bucket{le="${bound}",${labels}} ${cumulative}`);
+    });
+    lines.push(`switchyard_overhead_seconds_bucket{le="+Inf",${labels}} ${value.count}`);
+    lines.push(`switchyard_overhead_seconds_sum{${labels}} ${value.sum}`);
+    lines.push(`switchyard_overhead_seconds_count{${labels}} ${value.count}`);
   }
-  child.inc();
+  lines.push(
+    "# HELP switchyard_generations_total Inference requests by protocol and outcome.",
+    "# TYPE switchyard_generations_total counter",
+  );
+  for (const { labels, value } of generations.entries())
+    lines.push(`switchyard_generations_total{${labels}} ${value.n}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function labelText(labels: Labels): string {
+  return Object.entries(labels)
+    .map(([name, value]) => `${name}="${escapeLabelValue(value)}"`)
+    .join(",");
+}
+
+/** The exposition format's escapes for label values: backslash, double quote, line feed. */
+function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }

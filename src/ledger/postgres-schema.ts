@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS ${t("generations")} (
   rating              JSONB,
   settled_at          BIGINT
 );
-CREATE INDEX IF NOT EXISTS generations_account ON ${t("generations")} (account_id, id);
+-- Every read of a generation is by id (the primary key), the account checked on the row: no index
+-- by account to keep up on every insert (databases made before this had one; it is dropped).
+DROP INDEX IF EXISTS ${t("generations_account")};
 -- Small partial indexes: start-up looks for pending rows, settlement for finished unsettled ones.
 CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)

@@ -71,6 +71,9 @@ export class SqliteStore implements Store {
     // synchronous=NORMAL survives a process crash (SIGKILL) without an fsync per commit; only an OS
     // crash or power cut can lose the last commits.
     this.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    // Larger pages than the 4 KiB default: a batch of ledger rows is written (to the WAL, then by
+    // the checkpoint) in a quarter of the page writes. Takes effect only on a new database file.
+    this.db.exec("PRAGMA page_size = 16384");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
     this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);

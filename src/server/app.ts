@@ -17,7 +17,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
-import { registry } from "../gateway/metrics.ts";
+import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
@@ -110,8 +110,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/", async () => ({ name: "switchyard", status: "ok" }));
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
-    reply.header("content-type", registry.contentType);
-    return registry.metrics();
+    reply.header("content-type", METRICS_CONTENT_TYPE);
+    return renderMetrics();
   });
   fastify.get("/readyz", async (_req, reply) => {
     const ok = await store.ping().catch(() => false);
