@@ -1,6 +1,6 @@
 // One inference, top to bottom: authenticate, decode, resolve, route, call, translate, meter, record.
 
-import type { Authenticator, Caller } from "../auth/authenticator.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
 import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
@@ -8,7 +8,7 @@ import { GatewayError } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
+import type { Api, Store } from "../ledger/types.ts";
 import { relays } from "../protocols/relays.ts";
 import { headerList } from "../protocols/shared/validate.ts";
 import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
@@ -19,8 +19,8 @@ import { Router } from "../routing/router.ts";
 import type { CreditCheck } from "./credit.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
-import { countGeneration } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
+import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { Logger, Settlement } from "./settlement.ts";
 
@@ -58,6 +58,7 @@ export class InferencePipeline {
   private readonly deps: GatewayDeps;
   private readonly router: Router;
   private readonly credit: CreditCheck;
+  private readonly unwrittenStarts = new UnwrittenStarts();
 
   constructor(deps: GatewayDeps) {
     this.deps = deps;
@@ -85,7 +86,14 @@ export class InferencePipeline {
       request.model = model.id;
       await this.credit.admit(caller);
       const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-      const generation = new GenerationRecorder(this.deps, { id, caller, model, api: API_OF[face], request });
+      const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
+        id,
+        caller,
+        model,
+        api: API_OF[face],
+        request,
+        arrivedAt,
+      });
       const call: Call = {
         face,
         protocol,
@@ -415,115 +423,4 @@ export function asGatewayError(err: unknown, log: Logger): GatewayError {
   if (err instanceof GatewayError) return err;
   log.error({ err }, "unexpected error in the request path");
   return new GatewayError("api_error", "Internal error in the gateway.");
-}
-
-/**
- * How long a generation may run before its start is written. A generation that ends sooner is written
- * once, as a finished row (most non-streamed answers); a stream's start is written as soon as its
- * first byte goes to the client, since the client then holds its id.
- */
-const START_GRACE_MS = 1_000;
-
-/**
- * The ledger side of one generation: its start is written once the client is answered (a stream's
- * first byte) or once it has run START_GRACE_MS, so that a crash leaves it 'interrupted'; its end
- * completes it (or, when the start was never written, writes it whole); settlement follows.
- */
-class GenerationRecorder {
-  /** Attempts made (requestRetryTimes = attempts − 1). */
-  attempts = 0;
-  /** Defined with AttemptReport.final in src/routing/attempts.ts. */
-  finalRetry = true;
-  /** The provider that answered, or the last one tried. */
-  provider?: string;
-  /** The model whose prices apply, when a fallback model answered instead of the requested one. */
-  pricedModel?: CatalogModel;
-  private readonly deps: GatewayDeps;
-  private readonly start: GenerationStart;
-  private readonly caller: Caller;
-  private readonly model: CatalogModel;
-  private readonly api: Api;
-  /** Set while the start is not written yet. */
-  private startTimer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(
-    deps: GatewayDeps,
-    g: { id: string; caller: Caller; model: CatalogModel; api: Api; request: Request },
-  ) {
-    this.deps = deps;
-    this.caller = g.caller;
-    this.model = g.model;
-    this.api = g.api;
-    this.start = {
-      id: g.id,
-      accountId: g.caller.accountId,
-      keyId: g.caller.keyId,
-      api: g.api,
-      model: g.model.id,
-      streamed: g.request.stream,
-      createdAt: Date.now(),
-    };
-    this.startTimer = setTimeout(this.writeStart, START_GRACE_MS);
-  }
-
-  /** The client has the generation's id (a stream began): its start must survive a crash. */
-  acknowledged(): void {
-    this.writeStart();
-  }
-
-  finish(meter: Meter, status: "completed" | "cancelled"): void {
-    this.end(meter, status);
-  }
-
-  fail(meter: Meter, err: unknown): void {
-    meter.end();
-    this.end(meter, "failed", err instanceof Error ? err.message : String(err));
-  }
-
-  private readonly writeStart = (): void => {
-    if (!this.startTimer) return;
-    clearTimeout(this.startTimer);
-    this.startTimer = undefined;
-    const { id } = this.start;
-    this.deps.store
-      .startGeneration(this.start)
-      .catch((err) => this.deps.log.error({ err, generationId: id }, "ledger start failed"));
-  };
-
-  private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
-    const usage = meter.usage;
-    countGeneration(this.api, status);
-    const finish: GenerationEnd = {
-      id: this.start.id,
-      status,
-      provider: this.provider,
-      usage,
-      finishReason: meter.finishReason,
-      latencyMs: meter.latencyMs,
-      generationTimeMs: meter.generationTimeMs,
-      requestRetryTimes: Math.max(0, this.attempts - 1),
-      finalRetry: this.finalRetry,
-      errorMessage,
-      completedAt: Date.now(),
-    };
-    // Ended before its start was written: the start goes with the finish, as one row.
-    const whole = this.startTimer !== undefined;
-    clearTimeout(this.startTimer);
-    this.startTimer = undefined;
-    this.record(finish, meter.sawUsage, whole).catch((err) =>
-      this.deps.log.error({ err, generationId: this.start.id }, "ledger finish failed"),
-    );
-  }
-
-  /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
-  private async record(finish: GenerationEnd, hasUsage: boolean, whole: boolean): Promise<void> {
-    const { settlement, store } = this.deps;
-    const generation = { id: this.start.id, ...this.caller };
-    const model = this.pricedModel ?? this.model;
-    const settleNow = hasUsage && settlement.immediate;
-    if (settleNow) finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
-    await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
-    if (settleNow) settlement.settledWithFinish(this.caller.accountId);
-    else if (hasUsage) settlement.schedule(generation, model, finish.usage);
-  }
 }

@@ -9,9 +9,10 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 type Labels = Record<string, string>;
 
-/** One time series per label combination, made on first use. */
+/** One time series per combination of two label values, made on first use. */
 class Family<T> {
-  private readonly series = new Map<string, { labels: string; value: T }>();
+  // Nested by label value: two lookups of strings whose hashes V8 keeps, no key built per call.
+  private readonly series = new Map<string, Map<string, { labels: string; value: T }>>();
   private readonly make: () => T;
 
   constructor(make: () => T) {
@@ -19,17 +20,21 @@ class Family<T> {
   }
 
   get(a: string, b: string, labels: () => Labels): T {
-    const key = `${a}\u0000${b}`;
-    let entry = this.series.get(key);
+    let byB = this.series.get(a);
+    if (!byB) {
+      byB = new Map();
+      this.series.set(a, byB);
+    }
+    let entry = byB.get(b);
     if (!entry) {
       entry = { labels: labelText(labels()), value: this.make() };
-      this.series.set(key, entry);
+      byB.set(b, entry);
     }
     return entry.value;
   }
 
-  entries(): Iterable<{ labels: string; value: T }> {
-    return this.series.values();
+  *entries(): Iterable<{ labels: string; value: T }> {
+    for (const byB of this.series.values()) yield* byB.values();
   }
 }
 

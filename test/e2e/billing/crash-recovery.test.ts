@@ -34,7 +34,7 @@ test("generations cut by SIGKILL are found after restart, marked interrupted", a
 
   const long = "word ".repeat(200);
   // A non-streamed answer in progress: the client has no id yet, but once it has run for the start
-  // grace (1 s) its start is written, so the crash leaves it interrupted too.
+  // grace (1 s, swept every 250 ms) its start is written, so the crash leaves it interrupted too.
   const wholeStartedAt = Date.now();
   const whole = fetch(`${gw.url}/v1/chat/completions`, {
     method: "POST",
@@ -57,7 +57,7 @@ test("generations cut by SIGKILL are found after restart, marked interrupted", a
       return { id: res.headers.get("x-generation-id")!, reader };
     }),
   );
-  await new Promise((r) => setTimeout(r, Math.max(150, wholeStartedAt + 1_300 - Date.now())));
+  await new Promise((r) => setTimeout(r, Math.max(150, wholeStartedAt + 1_600 - Date.now())));
   await gw.stop("SIGKILL");
   await whole;
   for (const { reader } of open) await reader.cancel().catch(() => {});

@@ -1,0 +1,166 @@
+// The ledger side of one generation: when its start is written, how it is completed, and its
+// settlement.
+
+import type { Caller } from "../auth/authenticator.ts";
+import type { CatalogModel } from "../catalog/types.ts";
+import type { Request } from "../ir/request.ts";
+import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
+import type { Meter } from "./meter.ts";
+import { countGeneration } from "./metrics.ts";
+import type { Logger, Settlement } from "./settlement.ts";
+
+/**
+ * How long a generation may run before its start is written. A generation that ends sooner is written
+ * once, as a finished row (most non-streamed answers); a stream's start is written as soon as its
+ * first byte goes to the client, since the client then holds its id.
+ */
+export const START_GRACE_MS = 1_000;
+/** How often unwritten starts are looked at: a start is written START_GRACE_MS to that much later. */
+const SWEEP_MS = 250;
+
+export interface RecorderDeps {
+  store: Store;
+  settlement: Settlement;
+  log: Logger;
+}
+
+/**
+ * The generations whose start is not written yet, oldest first. One timer for all of them (not one
+ * per request) writes the starts of those that have run START_GRACE_MS.
+ */
+export class UnwrittenStarts {
+  private readonly waiting = new Set<GenerationRecorder>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  add(recorder: GenerationRecorder): void {
+    this.waiting.add(recorder);
+    if (this.timer) return;
+    this.timer = setInterval(this.sweep, SWEEP_MS);
+    this.timer.unref();
+  }
+
+  delete(recorder: GenerationRecorder): void {
+    this.waiting.delete(recorder);
+  }
+
+  private readonly sweep = (): void => {
+    const cutoff = performance.now() - START_GRACE_MS;
+    for (const recorder of this.waiting) {
+      if (recorder.arrivedAt > cutoff) break; // the rest are younger
+      recorder.writeStart();
+    }
+    if (this.waiting.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  };
+}
+
+/**
+ * One generation's record: its start is written once the client is answered (a stream's first
+ * byte) or once it has run START_GRACE_MS, so that a crash leaves it 'interrupted'; its end
+ * completes it (or, when the start was never written, writes it whole); settlement follows.
+ */
+export class GenerationRecorder {
+  /** Attempts made (requestRetryTimes = attempts − 1). */
+  attempts = 0;
+  /** Defined with AttemptReport.final in src/routing/attempts.ts. */
+  finalRetry = true;
+  /** The provider that answered, or the last one tried. */
+  provider?: string;
+  /** The model whose prices apply, when a fallback model answered instead of the requested one. */
+  pricedModel?: CatalogModel;
+  /** performance.now() when the request arrived. */
+  readonly arrivedAt: number;
+  private readonly deps: RecorderDeps;
+  private readonly unwritten: UnwrittenStarts;
+  private readonly start: GenerationStart;
+  private readonly caller: Caller;
+  private readonly model: CatalogModel;
+  private readonly api: Api;
+  private startWritten = false;
+
+  constructor(
+    deps: RecorderDeps,
+    unwritten: UnwrittenStarts,
+    g: { id: string; caller: Caller; model: CatalogModel; api: Api; request: Request; arrivedAt: number },
+  ) {
+    this.deps = deps;
+    this.unwritten = unwritten;
+    this.caller = g.caller;
+    this.model = g.model;
+    this.api = g.api;
+    this.arrivedAt = g.arrivedAt;
+    this.start = {
+      id: g.id,
+      accountId: g.caller.accountId,
+      keyId: g.caller.keyId,
+      api: g.api,
+      model: g.model.id,
+      streamed: g.request.stream,
+      createdAt: Date.now(),
+    };
+    unwritten.add(this);
+  }
+
+  /** The client has the generation's id (a stream began): its start must survive a crash. */
+  acknowledged(): void {
+    this.writeStart();
+  }
+
+  /** Writes the start now, once. */
+  writeStart(): void {
+    if (this.startWritten) return;
+    this.startWritten = true;
+    this.unwritten.delete(this);
+    const { id } = this.start;
+    this.deps.store
+      .startGeneration(this.start)
+      .catch((err) => this.deps.log.error({ err, generationId: id }, "ledger start failed"));
+  }
+
+  finish(meter: Meter, status: "completed" | "cancelled"): void {
+    this.end(meter, status);
+  }
+
+  fail(meter: Meter, err: unknown): void {
+    meter.end();
+    this.end(meter, "failed", err instanceof Error ? err.message : String(err));
+  }
+
+  private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
+    countGeneration(this.api, status);
+    const finish: GenerationEnd = {
+      id: this.start.id,
+      status,
+      provider: this.provider,
+      usage: meter.usage,
+      finishReason: meter.finishReason,
+      latencyMs: meter.latencyMs,
+      generationTimeMs: meter.generationTimeMs,
+      requestRetryTimes: Math.max(0, this.attempts - 1),
+      finalRetry: this.finalRetry,
+      errorMessage,
+      completedAt: Date.now(),
+    };
+    // Ended before its start was written: the start goes with the finish, as one row.
+    const whole = !this.startWritten;
+    this.startWritten = true;
+    this.unwritten.delete(this);
+    this.record(finish, meter.sawUsage, whole).catch((err) =>
+      this.deps.log.error({ err, generationId: this.start.id }, "ledger finish failed"),
+    );
+  }
+
+  /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
+  private async record(finish: GenerationEnd, hasUsage: boolean, whole: boolean): Promise<void> {
+    const { settlement, store } = this.deps;
+    const generation = { id: this.start.id, ...this.caller };
+    const model = this.pricedModel ?? this.model;
+    const settleNow = hasUsage && settlement.immediate;
+    if (settleNow) finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+    await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
+    if (settleNow) settlement.settledWithFinish(this.caller.accountId);
+    else if (hasUsage) settlement.schedule(generation, model, finish.usage);
+  }
+}
