@@ -292,13 +292,12 @@ export class InferencePipeline {
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
+          // The answer names the model that answers it (a fallback model too), from its first event.
+          call.ctx.model = attempt.model.id;
           return send(this.deps.adapterFor(provider), target, signal);
         },
       );
-      if (answered.attempt.model.id !== model.id) {
-        call.ctx.model = answered.attempt.model.id;
-        generation.pricedModel = answered.attempt.model;
-      }
+      if (answered.attempt.model.id !== model.id) generation.pricedModel = answered.attempt.model;
       return answered;
     } finally {
       meter.upstreamMs += performance.now() - began;

@@ -2,6 +2,7 @@
 // cache_control, signatures, context_management… byte for byte), the answer comes back with the
 // generation id and the catalog model.
 
+import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { stopReasonFromWire } from "./map-stop-reason.ts";
@@ -13,7 +14,7 @@ export const anthropicRelay: Relay = {
   },
 
   response(text, ctx) {
-    return editJson(text, { set: identity(ctx) });
+    return editJson(text, identityEdits(ctx, "id", "model"));
   },
 
   tap(text) {
@@ -24,11 +25,9 @@ export const anthropicRelay: Relay = {
   streamEvent(event: SseEvent, ctx: EncodeContext) {
     const name = event.event ?? "message";
     const data =
-      name === "message_start" ? editJsonMember(event.data, "message", { set: identity(ctx) }) : event.data;
+      name === "message_start"
+        ? editJsonMember(event.data, "message", identityEdits(ctx, "id", "model"))
+        : event.data;
     return `event: ${name}\ndata: ${data}\n\n`;
   },
 };
-
-function identity(ctx: EncodeContext): Record<string, string> {
-  return { id: JSON.stringify(ctx.id), model: JSON.stringify(ctx.model) };
-}

@@ -1,6 +1,7 @@
 // Content-generation client to a content-generation upstream: the model is in the path, so the body
 // goes on untouched; answers come back with the generation id and the catalog model.
 
+import { identityEdits } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
@@ -13,7 +14,7 @@ export const geminiRelay: Relay = {
   },
 
   response(text, ctx) {
-    return editJson(text, { set: identity(ctx) });
+    return editJson(text, identityEdits(ctx, "responseId", "modelVersion"));
   },
 
   tap(text) {
@@ -28,10 +29,6 @@ export const geminiRelay: Relay = {
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {
-    return `data: ${editJson(event.data, { set: identity(ctx) })}\n\n`;
+    return `data: ${editJson(event.data, identityEdits(ctx, "responseId", "modelVersion"))}\n\n`;
   },
 };
-
-function identity(ctx: EncodeContext): Record<string, string> {
-  return { responseId: JSON.stringify(ctx.id), modelVersion: JSON.stringify(ctx.model) };
-}

@@ -1,5 +1,6 @@
 // Chat-completions client to a chat-completions upstream: bytes relayed with targeted edits.
 
+import { identityEdits } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { reasoningEffort } from "./encode-request.ts";
@@ -25,7 +26,7 @@ export const openaiChatRelay: Relay = {
   },
 
   response(text, ctx) {
-    return editJson(text, { set: identity(ctx) });
+    return editJson(text, identityEdits(ctx, "id", "model"));
   },
 
   tap(text) {
@@ -37,13 +38,9 @@ export const openaiChatRelay: Relay = {
   streamEvent(event: SseEvent, ctx: EncodeContext) {
     if (event.data === "[DONE]") return "data: [DONE]\n\n";
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
-    return `data: ${editJson(event.data, { set: identity(ctx) })}\n\n`;
+    return `data: ${editJson(event.data, identityEdits(ctx, "id", "model"))}\n\n`;
   },
 };
-
-function identity(ctx: EncodeContext): Record<string, string> {
-  return { id: JSON.stringify(ctx.id), model: JSON.stringify(ctx.model) };
-}
 
 /** The chunk that carries only usage (`choices: []`), sent because the gateway asked for it. */
 function isUsageOnlyChunk(data: string): boolean {

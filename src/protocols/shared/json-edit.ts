@@ -112,9 +112,13 @@ export function parseObject(text: string): Record<string, any> {
   return value;
 }
 
-/** The top-level members of a JSON object text, in order; with `until`, it stops once all are found. */
+/**
+ * The top-level members of a JSON object text, in order. With `until`, only those members are
+ * recorded, and the scan stops once all are found (a stream chunk's `id` and `model` come first).
+ */
 export function topLevelMembers(text: string, until?: readonly string[]): Map<string, MemberSpan> {
   const members = new Map<string, MemberSpan>();
+  const keys = new KeyReader(text);
   let sought = until?.length ?? 0;
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
@@ -123,14 +127,16 @@ export function topLevelMembers(text: string, until?: readonly string[]): Map<st
   for (;;) {
     const start = i;
     const keyEnd = skipString(text, i);
-    const key = keyText(text, start, keyEnd);
+    const key = until ? keys.match(start, keyEnd, until) : keys.read(start, keyEnd);
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) throw new SyntaxError(`expected ':' at ${i}`);
     const valueStart = skipSpace(text, i + 1);
     const end = skipValue(text, valueStart);
-    if (until?.includes(key) && !members.has(key)) sought--;
-    members.set(key, { start, valueStart, end });
-    if (until && sought === 0) return members;
+    if (key !== undefined) {
+      if (until && !members.has(key)) sought--;
+      members.set(key, { start, valueStart, end });
+      if (until && sought === 0) return members;
+    }
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === COMMA) {
@@ -139,6 +145,43 @@ export function topLevelMembers(text: string, until?: readonly string[]): Map<st
     }
     if (c === CLOSE_BRACE) return members;
     throw new SyntaxError(`expected ',' or '}' at ${i}`);
+  }
+}
+
+/** Reads member keys, decoding only those that hold an escape (most keys are plain text). */
+class KeyReader {
+  private readonly text: string;
+  /** The next backslash at or after the last key read (Infinity when none is left). */
+  private nextEscape = -1;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The key of the string text[start, end). */
+  read(start: number, end: number): string {
+    if (!this.escaped(start, end)) return this.text.slice(start + 1, end - 1);
+    return JSON.parse(this.text.slice(start, end)) as string;
+  }
+
+  /** The key if it is one of `wanted`, compared in place (no string made for any other key). */
+  match(start: number, end: number, wanted: readonly string[]): string | undefined {
+    if (this.escaped(start, end)) {
+      const key = this.read(start, end);
+      return wanted.includes(key) ? key : undefined;
+    }
+    const length = end - start - 2;
+    for (const key of wanted) if (key.length === length && this.text.startsWith(key, start + 1)) return key;
+    return undefined;
+  }
+
+  /** Whether text[start, end) holds a backslash; keys are read in order, so one forward search serves all. */
+  private escaped(start: number, end: number): boolean {
+    if (this.nextEscape < start) {
+      const at = this.text.indexOf("\\", start);
+      this.nextEscape = at < 0 ? Number.POSITIVE_INFINITY : at;
+    }
+    return this.nextEscape < end;
   }
 }
 
@@ -151,12 +194,6 @@ const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 
-/** A member's key: the text between its quotes, decoded only when it holds an escape. */
-function keyText(text: string, start: number, end: number): string {
-  const inner = text.slice(start + 1, end - 1);
-  return inner.includes("\\") ? (JSON.parse(text.slice(start, end)) as string) : inner;
-}
-
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
@@ -168,13 +205,15 @@ function skipSpace(text: string, i: number): number {
 
 function skipString(text: string, i: number): number {
   if (text.charCodeAt(i) !== QUOTE) throw new SyntaxError(`expected a string at ${i}`);
-  for (i++; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH)
-      i++; // backslash: skip the escaped character
-    else if (c === QUOTE) return i + 1;
+  // Jump from quote to quote (a native search); a quote after an odd run of backslashes is escaped.
+  for (let from = i + 1; ; ) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new SyntaxError("unterminated string");
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
   }
-  throw new SyntaxError("unterminated string");
 }
 
 function skipValue(text: string, i: number): number {

@@ -187,6 +187,19 @@ describe("model-level fallback (model_routing_config)", () => {
     assert.equal(Number(rec.usage), 0.000011);
   });
 
+  test("a streamed answer from a fallback model names that model in every chunk", LIMIT, async () => {
+    fakes.a.script({ status: 500 });
+    const r = await chat(gw, {
+      model: "mf/main",
+      stream: true,
+      model_routing_config: { available_models: ["mf/cheap"] },
+    });
+    assert.equal(r.status, 200);
+    const chunks = (r.frames ?? []).filter((f) => f !== "[DONE]");
+    assert.ok(chunks.length > 2, "several chunks");
+    assert.deepEqual([...new Set(chunks.map((c) => c.model))], ["mf/cheap"]);
+  });
+
   test("preference goes first", LIMIT, async () => {
     const r = await routed({ available_models: ["mf/cheap"], preference: "mf/good" });
     assert.equal(r.json.model, "mf/good");
