@@ -228,16 +228,23 @@ export class InferencePipeline {
       const relay = relays[call.face];
       const answer = await adapter.relay(this.relayCall(call, target, true), signal);
       const tap = protocol.streamDecoder();
-      for await (const e of answer.events()) {
-        const events = tap.decode(e);
-        // An upstream error (its own error frame, or a frame that is not JSON) reaches the client as
-        // one clean error in its protocol and ends the stream: never the broken bytes themselves.
-        const failure = events.find((event) => event.type === "error");
-        if (failure) {
-          yield { text: encoder.encode(failure), events };
-          return;
+      for await (const batch of answer.batches()) {
+        // One piece per batch: the batch's events relayed with their edits, as one write.
+        let text = "";
+        const events: StreamEvent[] = [];
+        for (const e of batch) {
+          const decoded = tap.decode(e);
+          // An upstream error (its own error frame, or a frame that is not JSON) reaches the client
+          // as one clean error in its protocol and ends the stream: never the broken bytes themselves.
+          const failure = decoded.find((event) => event.type === "error");
+          if (failure) {
+            yield { text: text + encoder.encode(failure), events: events.concat(decoded) };
+            return;
+          }
+          for (const event of decoded) events.push(event);
+          text += relay.streamEvent(e, ctx);
         }
-        yield { text: relay.streamEvent(e, ctx), events };
+        yield { text, events };
       }
       // A stream cut short is told to the client in its protocol (the tap noticed it).
       const tail = tap.end();

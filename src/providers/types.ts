@@ -44,8 +44,11 @@ export interface ProviderAdapter {
 export interface RelayedAnswer {
   /** The whole body (non-streamed). */
   text(): Promise<string>;
-  /** The SSE events as they arrive (streamed); a broken connection throws a GatewayError. */
-  events(): AsyncIterable<SseEvent>;
+  /**
+   * The SSE events as they arrive (streamed), in batches: those completed by one network read come
+   * together. A broken connection throws a GatewayError.
+   */
+  batches(): AsyncIterable<SseEvent[]>;
 }
 
 /** An adapter that can also relay bytes for clients of its own protocol. */

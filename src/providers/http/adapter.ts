@@ -1,7 +1,7 @@
 // Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
 // encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
 
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser } from "eventsource-parser";
 import { Agent, type Dispatcher, request } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
@@ -59,7 +59,8 @@ export class HttpProvider implements RelayingAdapter {
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
     const decoder = this.protocol.streamDecoder();
     try {
-      for await (const e of sseEvents(res.body, this.provider.id)) yield* decoder.decode(e);
+      for await (const batch of sseBatches(res.body, this.provider.id))
+        for (const e of batch) yield* decoder.decode(e);
     } catch (err) {
       if (signal.aborted) throw err;
       yield { type: "error", error: transportError(err, this.provider.id) };
@@ -74,7 +75,7 @@ export class HttpProvider implements RelayingAdapter {
   ): Promise<RelayedAnswer> {
     const res = await this.send(call.path, call.body, signal, call);
     const id = this.provider.id;
-    return { text: () => readBody(res.body, id), events: () => sseEvents(res.body, id) };
+    return { text: () => readBody(res.body, id), batches: () => sseBatches(res.body, id) };
   }
 
   /** The upstream call for this request; what its protocol cannot say goes to `report` before anything is sent. */
@@ -151,23 +152,32 @@ export class HttpProvider implements RelayingAdapter {
   }
 }
 
-/** The SSE events of an upstream body as they arrive; a broken connection throws a GatewayError. */
-async function* sseEvents(
+/**
+ * The SSE events of an upstream body as they arrive, in batches: the events completed by one network
+ * read come together (one async step per read, not per event). A broken connection throws a
+ * GatewayError.
+ */
+async function* sseBatches(
   body: Dispatcher.ResponseData["body"],
   providerId: string,
-): AsyncIterable<SseEvent> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (e) => pending.push(e) });
+): AsyncIterable<SseEvent[]> {
+  let pending: SseEvent[] = [];
+  const parser = createParser({ onEvent: (e) => pending.push({ event: e.event, data: e.data }) });
   // A network read may end inside a multi-byte character: the streaming decoder keeps the partial
   // bytes for the next read instead of turning each half into U+FFFD.
   const utf8 = new TextDecoder();
+  const taken = () => {
+    const batch = pending;
+    pending = [];
+    return batch;
+  };
   try {
     for await (const chunk of body) {
       parser.feed(typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true }));
-      for (const e of pending.splice(0)) yield { event: e.event, data: e.data };
+      if (pending.length > 0) yield taken();
     }
     parser.feed(utf8.decode());
-    for (const e of pending.splice(0)) yield { event: e.event, data: e.data };
+    if (pending.length > 0) yield taken();
   } catch (err) {
     throw transportError(err, providerId);
   }
