@@ -238,7 +238,10 @@ export class InferencePipeline {
           // as one clean error in its protocol and ends the stream: never the broken bytes themselves.
           const failure = decoded.find((event) => event.type === "error");
           if (failure) {
-            yield { text: text + encoder.encode(failure), events: events.concat(decoded) };
+            // What came before the error goes first, on its own: the error then ends a stream that
+            // has begun, as it would had the two arrived in separate reads.
+            if (text) yield { text, events };
+            yield { text: encoder.encode(failure), events: decoded };
             return;
           }
           for (const event of decoded) events.push(event);
@@ -251,8 +254,14 @@ export class InferencePipeline {
       yield { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail };
       return;
     }
-    for await (const event of adapter.stream(request, target, signal, report)) {
-      yield { text: encoder.encode(event), events: [event] };
+    for await (const batch of adapter.stream(request, target, signal, report)) {
+      // An error is a piece of its own, after what came before it (see the relay above).
+      const failedAt = batch.findIndex((event) => event.type === "error");
+      for (const events of failedAt > 0 ? [batch.slice(0, failedAt), batch.slice(failedAt)] : [batch]) {
+        let text = "";
+        for (const event of events) text += encoder.encode(event);
+        yield { text, events };
+      }
     }
     yield { text: encoder.end(), events: [] };
   }

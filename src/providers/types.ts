@@ -28,15 +28,16 @@ export interface CallReport {
 
 export interface ProviderAdapter {
   /**
-   * Streams the answer as IR events. Failures before the first event are thrown as GatewayError
-   * (so the router may fall back); failures after it arrive as an `error` event.
+   * Streams the answer as IR events, in batches (the events one network read completes come
+   * together: one async step per read, not per event). Failures before the first batch are thrown
+   * as GatewayError (so the router may fall back); failures after it arrive as an `error` event.
    */
   stream(
     request: Request,
     target: Target,
     signal: AbortSignal,
     report?: CallReport,
-  ): AsyncIterable<StreamEvent>;
+  ): AsyncIterable<StreamEvent[]>;
   complete(request: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response>;
 }
 

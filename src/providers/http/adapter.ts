@@ -54,19 +54,23 @@ export class HttpProvider implements RelayingAdapter {
     target: Target,
     signal: AbortSignal,
     report?: CallReport,
-  ): AsyncIterable<StreamEvent> {
+  ): AsyncIterable<StreamEvent[]> {
     const call = this.encode(req, target, true, report);
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
     const decoder = this.protocol.streamDecoder();
     try {
-      for await (const batch of sseBatches(res.body, this.provider.id))
-        for (const e of batch) yield* decoder.decode(e);
+      for await (const batch of sseBatches(res.body, this.provider.id)) {
+        const events: StreamEvent[] = [];
+        for (const e of batch) for (const event of decoder.decode(e)) events.push(event);
+        if (events.length > 0) yield events;
+      }
     } catch (err) {
       if (signal.aborted) throw err;
-      yield { type: "error", error: transportError(err, this.provider.id) };
+      yield [{ type: "error", error: transportError(err, this.provider.id) }];
       return;
     }
-    yield* decoder.end();
+    const tail = decoder.end();
+    if (tail.length > 0) yield tail;
   }
 
   async relay(

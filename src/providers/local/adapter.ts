@@ -32,7 +32,12 @@ export class LocalProvider implements ProviderAdapter {
     };
   }
 
-  async *stream(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent> {
+  /** One event per batch: the local model produces its words one at a time. */
+  async *stream(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent[]> {
+    for await (const event of this.events(request, target, signal)) yield [event];
+  }
+
+  private async *events(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent> {
     await loadTokenizer();
     const reply = localReply(request, {
       reasoning: target.model.reasoning,
