@@ -1,8 +1,8 @@
 // Both stores use the same table and column names; these functions turn a database row (SQLite gives
 // numbers and JSON text, pg gives BIGINT as strings and JSONB as objects) into the rows of types.ts.
 
-import type { Usage } from "../ir/usage.ts";
-import { canonicalDecimal } from "./decimal.ts";
+import { emptyUsage, type Usage } from "../ir/usage.ts";
+import { addDecimals, canonicalDecimal } from "./decimal.ts";
 import type { AccountRow, GenerationRow, GenerationStatus, KeyKind, KeyRow, Rating } from "./types.ts";
 
 type Column = string | number | bigint | boolean | object | null | undefined;
@@ -59,7 +59,7 @@ export function generationFromColumns(c: Columns): GenerationRow {
     createdAt: Number(c.created_at),
     status: String(c.status) as GenerationStatus,
     provider: optionalString(c.provider),
-    usage: json<Usage>(c.usage),
+    usage: usageFromColumn(c.usage),
     finishReason: optionalString(c.finish_reason),
     latencyMs: optionalNumber(c.latency_ms),
     generationTimeMs: optionalNumber(c.generation_time_ms),
@@ -67,7 +67,7 @@ export function generationFromColumns(c: Columns): GenerationRow {
     finalRetry: flag(c.final_retry),
     errorMessage: optionalString(c.error_message),
     completedAt: optionalNumber(c.completed_at),
-    rating: json<Rating>(c.rating),
+    rating: ratingFromColumn(c.rating),
     settledAt: optionalNumber(c.settled_at),
   });
 }
@@ -100,4 +100,64 @@ export function wholeMs(value: number): number;
 export function wholeMs(value: number | undefined): number | null;
 export function wholeMs(value: number | undefined): number | null {
   return value === undefined ? null : Math.round(value);
+}
+
+// ── usage and rating columns ──────────────────────────────────────────────────────────────────────
+// Every generation writes both, so they are kept small: a ledger row's size is most of its cost.
+
+/** Usage as JSON with its zero counts left out (`{"promptTokens":9,"completionTokens":10}`). */
+export function usageColumn(usage: Usage): string {
+  const counts: Partial<Record<keyof Usage, number>> = {};
+  for (const key of Object.keys(usage) as Array<keyof Usage>) {
+    const n = usage[key];
+    if (n !== undefined && n !== 0) counts[key] = n;
+  }
+  return JSON.stringify(counts);
+}
+
+function usageFromColumn(value: Column): Usage | undefined {
+  const counts = json<Partial<Usage>>(value);
+  return counts === undefined ? undefined : { ...emptyUsage(), ...counts };
+}
+
+/** One fee item in a rating column: code, rate, origin amount, and discount and bill amounts when discounted. */
+type RatedItem = [string, string, string] | [string, string, string, string, string];
+
+/**
+ * A rating as JSON `[priceVersion, item…]`, each item `[feeItemCode, rate, originAmount]` or, when
+ * discounted, `[feeItemCode, rate, originAmount, discountAmount, billAmount]`. The totals are not
+ * stored: they are the items' exact sums (src/billing/rate.ts), added up again when read.
+ */
+export function ratingColumn(rating: Rating): string {
+  const items: RatedItem[] = rating.ratingDetails.map((d) =>
+    d.discountAmount === "0"
+      ? [d.feeItemCode, d.rate, d.originAmount]
+      : [d.feeItemCode, d.rate, d.originAmount, d.discountAmount, d.billAmount],
+  );
+  return JSON.stringify([rating.priceVersion, ...items]);
+}
+
+function ratingFromColumn(value: Column): Rating | undefined {
+  const stored = json<unknown>(value);
+  if (stored === undefined) return undefined;
+  if (!Array.isArray(stored)) return stored as Rating; // written whole, as an object, by earlier versions
+  const [priceVersion, ...items] = stored as [string, ...RatedItem[]];
+  const ratingDetails = items.map(([feeItemCode, rate, originAmount, discountAmount, billAmount]) => ({
+    feeItemCode,
+    rate,
+    originAmount,
+    discountAmount: discountAmount ?? "0",
+    billAmount: billAmount ?? originAmount,
+  }));
+  const total = (pick: (d: Rating["ratingDetails"][number]) => string) =>
+    ratingDetails.reduce((sum, d) => addDecimals(sum, pick(d)), "0");
+  const billAmount = total((d) => d.billAmount);
+  return {
+    usage: billAmount,
+    billAmount,
+    discountAmount: total((d) => d.discountAmount),
+    originAmount: total((d) => d.originAmount),
+    priceVersion,
+    ratingDetails,
+  };
 }

@@ -11,7 +11,9 @@ import {
   generationFromColumns,
   keyColumnList,
   keyFromColumns,
+  ratingColumn,
   storableErrorMessage,
+  usageColumn,
   wholeMs,
 } from "./columns.ts";
 import {
@@ -257,7 +259,7 @@ export class PostgresStore implements Store {
         else if (row.status === "pending") outcomes.push(generationStillPending(item.id));
         else {
           await client.query(`UPDATE ${generations} SET rating = $1, settled_at = $2 WHERE id = $3`, [
-            JSON.stringify(item.rating),
+            ratingColumn(item.rating),
             wholeMs(item.settledAt),
             item.id,
           ]);
@@ -492,7 +494,7 @@ function endColumns(ends: GenerationEnd[]): unknown[][] {
     ends.map((e) => e.id),
     ends.map((e) => e.status),
     ends.map((e) => e.provider ?? null),
-    ends.map((e) => JSON.stringify(e.usage)),
+    ends.map((e) => usageColumn(e.usage)),
     ends.map((e) => e.finishReason ?? null),
     ends.map((e) => wholeMs(e.latencyMs)),
     ends.map((e) => wholeMs(e.generationTimeMs)),
@@ -500,7 +502,7 @@ function endColumns(ends: GenerationEnd[]): unknown[][] {
     ends.map((e) => e.finalRetry),
     ends.map((e) => storableErrorMessage(e.errorMessage)),
     ends.map((e) => wholeMs(e.completedAt)),
-    ends.map((e) => (e.settlement ? JSON.stringify(e.settlement.rating) : null)),
+    ends.map((e) => (e.settlement ? ratingColumn(e.settlement.rating) : null)),
     ends.map((e) => (e.settlement ? wholeMs(e.completedAt) : null)),
   ];
 }

@@ -14,7 +14,9 @@ import {
   generationFromColumns,
   keyColumnList,
   keyFromColumns,
+  ratingColumn,
   storableErrorMessage,
+  usageColumn,
   wholeMs,
 } from "./columns.ts";
 import {
@@ -236,7 +238,7 @@ export class SqliteStore implements Store {
         if (row.settled_at !== null) return undefined; // settled already: never debit twice
         if (row.status === "pending") return generationStillPending(item.id);
         this.statement("UPDATE generations SET rating = ?, settled_at = ? WHERE id = ?").run(
-          JSON.stringify(item.rating),
+          ratingColumn(item.rating),
           wholeMs(item.settledAt),
           item.id,
         );
@@ -417,7 +419,7 @@ function finishValues(e: GenerationEnd): SQLInputValue[] {
   return [
     e.status,
     e.provider ?? null,
-    JSON.stringify(e.usage),
+    usageColumn(e.usage),
     e.finishReason ?? null,
     wholeMs(e.latencyMs),
     wholeMs(e.generationTimeMs),
@@ -425,7 +427,7 @@ function finishValues(e: GenerationEnd): SQLInputValue[] {
     e.finalRetry ? 1 : 0,
     storableErrorMessage(e.errorMessage),
     wholeMs(e.completedAt),
-    e.settlement ? JSON.stringify(e.settlement.rating) : null,
+    e.settlement ? ratingColumn(e.settlement.rating) : null,
     e.settlement ? wholeMs(e.completedAt) : null,
   ];
 }
