@@ -7,7 +7,7 @@ import type { Request } from "../ir/request.ts";
 import type { FinishReason, Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
-import type { JsonEdits } from "./shared/json-edit.ts";
+import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
 export type ProtocolName = "openai-chat" | "anthropic" | "gemini";
 
@@ -30,8 +30,11 @@ export interface EncodeContext {
   created: number;
   /** The decoded client request (for `streamUsage`, reasoning exclusion, tool names…). */
   request: Request;
-  /** A relay's id/model edits, made once per generation and model (src/protocols/shared/identity.ts). */
-  identityEdits?: { model: string; edits: JsonEdits };
+  /**
+   * A relay's id/model edits, made once per generation and model, and the opening of the stream's
+   * last event with them applied (src/protocols/shared/identity.ts).
+   */
+  identityEdits?: { model: string; edits: JsonEdits; memo: OpeningMemo };
 }
 
 /** One SSE event as read from an upstream stream. */

@@ -1,7 +1,7 @@
 // Content-generation client to a content-generation upstream: the model is in the path, so the body
 // goes on untouched; answers come back with the generation id and the catalog model.
 
-import { identityEdits } from "../shared/identity.ts";
+import { identityEdits, withIdentity } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
@@ -29,6 +29,6 @@ export const geminiRelay: Relay = {
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {
-    return `data: ${editJson(event.data, identityEdits(ctx, "responseId", "modelVersion"))}\n\n`;
+    return `data: ${withIdentity(event.data, ctx, "responseId", "modelVersion")}\n\n`;
   },
 };

@@ -1,6 +1,6 @@
 // Chat-completions client to a chat-completions upstream: bytes relayed with targeted edits.
 
-import { identityEdits } from "../shared/identity.ts";
+import { identityEdits, withIdentity } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { reasoningEffort } from "./encode-request.ts";
@@ -38,7 +38,7 @@ export const openaiChatRelay: Relay = {
   streamEvent(event: SseEvent, ctx: EncodeContext) {
     if (event.data === "[DONE]") return "data: [DONE]\n\n";
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
-    return `data: ${editJson(event.data, identityEdits(ctx, "id", "model"))}\n\n`;
+    return `data: ${withIdentity(event.data, ctx, "id", "model")}\n\n`;
   },
 };
 

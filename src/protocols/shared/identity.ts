@@ -1,7 +1,7 @@
 // The members a relay sets on every answer and stream event: the generation id and the catalog model.
 
 import type { EncodeContext } from "../types.ts";
-import type { JsonEdits } from "./json-edit.ts";
+import { type JsonEdits, type OpeningMemo, setMembers } from "./json-edit.ts";
 
 /**
  * `{ set: { [idKey]: id, [modelKey]: model } }` as JSON text, made once per generation and model
@@ -9,9 +9,20 @@ import type { JsonEdits } from "./json-edit.ts";
  * once, before any event).
  */
 export function identityEdits(ctx: EncodeContext, idKey: string, modelKey: string): JsonEdits {
+  return identityOf(ctx, idKey, modelKey).edits;
+}
+
+/** A stream event with the generation's id and model set (its opening reused from the last event). */
+export function withIdentity(text: string, ctx: EncodeContext, idKey: string, modelKey: string): string {
+  const identity = identityOf(ctx, idKey, modelKey);
+  return setMembers(text, identity.edits.set ?? {}, identity.memo);
+}
+
+function identityOf(ctx: EncodeContext, idKey: string, modelKey: string) {
   const cached = ctx.identityEdits;
-  if (cached && cached.model === ctx.model) return cached.edits;
+  if (cached && cached.model === ctx.model) return cached;
   const edits = { set: { [idKey]: JSON.stringify(ctx.id), [modelKey]: JSON.stringify(ctx.model) } };
-  ctx.identityEdits = { model: ctx.model, edits };
-  return edits;
+  const identity = { model: ctx.model, edits, memo: {} as OpeningMemo };
+  ctx.identityEdits = identity;
+  return identity;
 }

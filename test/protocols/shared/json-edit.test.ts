@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { editJson, editJsonMember, topLevelMembers } from "../../../src/protocols/shared/json-edit.ts";
+import {
+  editJson,
+  editJsonMember,
+  type OpeningMemo,
+  setMembers,
+  topLevelMembers,
+} from "../../../src/protocols/shared/json-edit.ts";
 
 describe("editJson", () => {
   test("replaces a top-level value and leaves every other byte alone", () => {
@@ -73,5 +79,40 @@ describe("editJson", () => {
   test("rejects what is not a JSON object", () => {
     assert.throws(() => editJson("[1]", { set: { a: "1" } }), SyntaxError);
     assert.throws(() => editJson('{"a": "unterminated', { set: { a: "1" } }), SyntaxError);
+  });
+});
+
+describe("setMembers (a stream's events, edited with the opening of the last one reused)", () => {
+  const set = { id: '"gen-1"', model: '"prov/m"' };
+  const chunk = (id: string, model: string, rest: string) =>
+    `{"id":"${id}","object":"chat.completion.chunk","created":1,"model":"${model}",${rest}}`;
+
+  test("every event comes out as editJson makes it; a repeated opening is reused", () => {
+    const memo: OpeningMemo = {};
+    const events = [
+      chunk("c1", "m", '"choices":[{"delta":{"content":"He"}}]'),
+      chunk("c1", "m", '"choices":[{"delta":{"content":"llo"}}]'),
+      chunk("c1", "m", '"choices":[],"usage":{"prompt_tokens":3}'),
+      chunk("c2", "m", '"choices":[]'),
+      chunk("c2", "m2", '"choices":[]'),
+      '{"model":"m","id":"c1"}',
+      '{"id":"c1","object":"x"}',
+    ];
+    for (const text of events) assert.equal(setMembers(text, set, memo), editJson(text, { set }), text);
+  });
+
+  test("the opening reaches past the last value, so a longer number is not taken for it", () => {
+    const memo: OpeningMemo = {};
+    const numeric = { n: "7" };
+    assert.equal(setMembers('{"n":1,"a":1}', numeric, memo), '{"n":7,"a":1}');
+    assert.equal(setMembers('{"n":12,"a":1}', numeric, memo), '{"n":7,"a":1}');
+    assert.equal(setMembers('{"n":1}', numeric, memo), '{"n":7}');
+    assert.equal(setMembers('{"n":1 ,"b":2}', numeric, memo), '{"n":7 ,"b":2}');
+  });
+
+  test("an absent member is added at the end and leaves the memo alone", () => {
+    const memo: OpeningMemo = {};
+    assert.equal(setMembers('{"id":"c"}', set, memo), '{"id":"gen-1","model":"prov/m"}');
+    assert.equal(memo.opening, undefined);
   });
 });
