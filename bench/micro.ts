@@ -119,7 +119,7 @@ const cpu = process.cpuUsage(cpuBefore);
 const wall = performance.now() - wallBefore;
 if (session) {
   const { profile: cpuProfile } = await session.post("Profiler.stop");
-  const file = join(process.cwd(), `micro-${scenario}.cpuprofile`);
+  const file = join(dir, `micro-${scenario}.cpuprofile`);
   writeFileSync(file, JSON.stringify(cpuProfile));
   console.log(formatProfile(summarizeProfile(file)));
 }
