@@ -41,6 +41,8 @@ export interface EncodeContext {
 export interface SseEvent {
   event?: string;
   data: string;
+  /** The upstream ends its lines with CRLF (Google does): a relay frames the event the same way. */
+  crlf?: boolean;
 }
 
 export interface StreamEncoder {

@@ -28,6 +28,7 @@ export const anthropicRelay: Relay = {
       name === "message_start"
         ? editJsonMember(event.data, "message", identityEdits(ctx, "id", "model"))
         : event.data;
-    return `event: ${name}\ndata: ${data}\n\n`;
+    const eol = event.crlf ? "\r\n" : "\n";
+    return `event: ${name}${eol}data: ${data}${eol}${eol}`;
   },
 };

@@ -29,6 +29,7 @@ export const geminiRelay: Relay = {
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {
-    return `data: ${withIdentity(event.data, ctx, "responseId", "modelVersion")}\n\n`;
+    const end = event.crlf ? "\r\n\r\n" : "\n\n";
+    return `data: ${withIdentity(event.data, ctx, "responseId", "modelVersion")}${end}`;
   },
 };

@@ -36,9 +36,10 @@ export const openaiChatRelay: Relay = {
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {
-    if (event.data === "[DONE]") return "data: [DONE]\n\n";
+    const end = event.crlf ? "\r\n\r\n" : "\n\n";
+    if (event.data === "[DONE]") return `data: [DONE]${end}`;
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
-    return `data: ${withIdentity(event.data, ctx, "id", "model")}\n\n`;
+    return `data: ${withIdentity(event.data, ctx, "id", "model")}${end}`;
   },
 };
 

@@ -161,12 +161,20 @@ export class HttpProvider implements RelayingAdapter {
  * read come together (one async step per read, not per event). A broken connection throws a
  * GatewayError.
  */
+const CR = 13;
+
 async function* sseBatches(
   body: Dispatcher.ResponseData["body"],
   providerId: string,
 ): AsyncIterable<SseEvent[]> {
   let pending: SseEvent[] = [];
-  const parser = createParser({ onEvent: (e) => pending.push({ event: e.event, data: e.data }) });
+  // Whether the upstream ends its lines with CRLF, judged by the first line end it sends.
+  let crlf: boolean | undefined;
+  let lastChar = 0;
+  const parser = createParser({
+    onEvent: (e) =>
+      pending.push(crlf ? { event: e.event, data: e.data, crlf } : { event: e.event, data: e.data }),
+  });
   // A network read may end inside a multi-byte character: the streaming decoder keeps the partial
   // bytes for the next read instead of turning each half into U+FFFD.
   const utf8 = new TextDecoder();
@@ -177,7 +185,14 @@ async function* sseBatches(
   };
   try {
     for await (const chunk of body) {
-      parser.feed(typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true }));
+      const text = typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true });
+      if (crlf === undefined) {
+        const lineEnd = text.indexOf("\n");
+        // A read may end between the CR and the LF: then the CR ended the read before.
+        if (lineEnd >= 0) crlf = (lineEnd > 0 ? text.charCodeAt(lineEnd - 1) : lastChar) === CR;
+        lastChar = text.charCodeAt(text.length - 1);
+      }
+      parser.feed(text);
       if (pending.length > 0) yield taken();
     }
     parser.feed(utf8.decode());

@@ -503,10 +503,10 @@ describe("content-generation relay is byte-exact but for responseId and modelVer
     assert.equal(req.path, `/v1beta/models/${UPSTREAM_MODEL.gemini}:streamGenerateContent?alt=sse`);
     assert.equal(req.rawBody, RAW);
     const sent = m.taps.gemini.answers[0].text;
-    // Each frame's bytes are kept; the frames are written again with LF line ends (Google's servers
-    // end them with CRLF, which SSE reads the same).
+    // Each frame's bytes are kept, and its line ends too (Google's servers end them with CRLF).
+    assert.ok(sent.includes("\r\n\r\n"), "the fake frames like Google");
     const expected = sseFrames(sent)
-      .map((frame) => `data: ${identity(frameData(frame), id)}\n\n`)
+      .map((frame) => `data: ${identity(frameData(frame), id)}\r\n\r\n`)
       .join("");
     assert.equal(text, expected);
     assert.ok(text.includes('"thoughtSignature":"c2lnMw=="'));
