@@ -29,8 +29,9 @@ const RETRY_MS = 25;
 
 /**
  * A store shared by several processes sees another process's generation only once that process's
- * write batch commits (a few ms). A lookup of a just-made id that misses therefore reads again
- * until the id is RECENT_MS old; any other miss is answered at once.
+ * write batch commits (a few ms). A lookup of a just-made id that misses there reads again until the
+ * id is RECENT_MS old; any other miss is answered at once (a store of one process has already
+ * flushed this process's pending writes for the id).
  */
 async function readGeneration(
   store: Store,
@@ -39,6 +40,7 @@ async function readGeneration(
 ): Promise<GenerationRow | undefined> {
   for (;;) {
     const row = await store.getGeneration(id, accountId);
+    if (!store.sharedByProcesses) return row;
     const madeAt = generationIdTime(id);
     // abs(): a forged id dated in the future must not hold the lookup open.
     if (row || madeAt === undefined || Math.abs(Date.now() - madeAt) > RECENT_MS) return row;

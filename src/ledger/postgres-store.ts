@@ -63,6 +63,7 @@ const uniqueViolation = "23505";
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 export class PostgresStore implements Store {
+  readonly sharedByProcesses = true;
   private readonly pool: Pool;
   private readonly writes: WriteQueue;
   private readonly schema: string | undefined;

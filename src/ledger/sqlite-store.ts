@@ -59,6 +59,8 @@ const busyTimeoutMs = 5000;
 export type SqliteStoreOptions = WriteQueueOptions;
 
 export class SqliteStore implements Store {
+  /** One gateway process per file (the CLI only reads and credits). */
+  readonly sharedByProcesses = false;
   private readonly db: DatabaseSync;
   private readonly writes: WriteQueue;
   private readonly statements = new Map<string, StatementSync>();

@@ -104,6 +104,11 @@ export interface AccountRow {
 }
 
 export interface Store {
+  /**
+   * Other gateway processes write to this store too (PostgreSQL): a generation one of them made may
+   * still sit in its write batch for a few milliseconds.
+   */
+  readonly sharedByProcesses: boolean;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
   ping(): Promise<boolean>;

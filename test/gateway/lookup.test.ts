@@ -10,9 +10,10 @@ const caller = { accountId: "acct-1", kind: "payg" };
 const auth = { authenticate: async () => caller } as any;
 const headers = { authorization: "Bearer sk-test" };
 
-function storeFindingAfter(misses: number) {
+function storeFindingAfter(misses: number, sharedByProcesses = true) {
   let reads = 0;
   return {
+    sharedByProcesses,
     get reads() {
       return reads;
     },
@@ -47,4 +48,13 @@ test("an old id and a future-dated id miss at once", async () => {
     assert.equal(store.reads, 1);
     assert.ok(Date.now() - started < 100);
   }
+});
+
+test("a store of one process is read once: its own pending writes were flushed for the lookup", async () => {
+  const store = storeFindingAfter(Number.POSITIVE_INFINITY, false);
+  await assert.rejects(
+    lookupGeneration({ auth, store: store as any }, headers, { id: newGenerationId() }),
+    /No generation/,
+  );
+  assert.equal(store.reads, 1);
 });
