@@ -383,24 +383,28 @@ export class PostgresStore implements Store {
     return new Set(result.rows.map((row) => row.id as string));
   }
 
-  /** Generations that ended before their start was written: one finished row each. */
+  /**
+   * Generations that ended before their start was written: one finished row each. The rows travel
+   * as one JSON array (built from text: usage and rating are JSON already), which the server turns
+   * into records; cheaper on the gateway than nineteen array parameters escaped element by element.
+   */
   private async insertWholes(
     client: PoolClient,
     wholes: Array<{ start: GenerationStart; end: GenerationEnd }>,
   ): Promise<Set<string>> {
     if (wholes.length === 0) return new Set();
-    const ends = wholes.map((w) => w.end);
     const result = await client.query(
       `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at,
          status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry,
          error_message, completed_at, rating, settled_at)
-       SELECT s.*
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[],
-                   $8::text[], $9::text[], $10::jsonb[], $11::text[], $12::integer[], $13::integer[],
-                   $14::integer[], $15::boolean[], $16::text[], $17::bigint[], $18::jsonb[], $19::bigint[]) AS s
+       SELECT r.*
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, account_id text, key_id text, api text, model text,
+         streamed boolean, created_at bigint, status text, provider text, usage jsonb, finish_reason text,
+         latency_ms integer, generation_time_ms integer, request_retry_times integer, final_retry boolean,
+         error_message text, completed_at bigint, rating jsonb, settled_at bigint)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [...startColumns(wholes.map((w) => w.start)), ...endColumns(ends).slice(1)],
+      [`[${wholes.map(wholeRowJson).join(",")}]`],
     );
     return new Set(result.rows.map((row) => row.id as string));
   }
@@ -471,6 +475,23 @@ export class PostgresStore implements Store {
       client.release(broken);
     }
   }
+}
+
+/** A whole generation as one JSON object of its columns (see insertWholes). */
+function wholeRowJson({ start: g, end: e }: { start: GenerationStart; end: GenerationEnd }): string {
+  const text = (value: string | undefined | null) => (value == null ? "null" : JSON.stringify(value));
+  const int = (value: number | null) => (value === null ? "null" : String(value));
+  return (
+    `{"id":${text(g.id)},"account_id":${text(g.accountId)},"key_id":${text(g.keyId)},"api":${text(g.api)},` +
+    `"model":${text(g.model)},"streamed":${g.streamed},"created_at":${int(wholeMs(g.createdAt))},` +
+    `"status":${text(e.status)},"provider":${text(e.provider)},"usage":${usageColumn(e.usage)},` +
+    `"finish_reason":${text(e.finishReason)},"latency_ms":${int(wholeMs(e.latencyMs))},` +
+    `"generation_time_ms":${int(wholeMs(e.generationTimeMs))},` +
+    `"request_retry_times":${Math.round(e.requestRetryTimes)},"final_retry":${e.finalRetry},` +
+    `"error_message":${text(storableErrorMessage(e.errorMessage))},"completed_at":${int(wholeMs(e.completedAt))},` +
+    `"rating":${e.settlement ? ratingColumn(e.settlement.rating) : "null"},` +
+    `"settled_at":${e.settlement ? int(wholeMs(e.completedAt)) : "null"}}`
+  );
 }
 
 /** The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at. */

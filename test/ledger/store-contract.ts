@@ -442,6 +442,27 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.ok(row && !("provider" in row) && !("finishReason" in row) && !("latencyMs" in row));
         }));
 
+      test("a failed generation recorded whole keeps an awkward error message; absent fields stay absent", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const start = startOf(account);
+          await store.recordGeneration(start, {
+            id: start.id,
+            status: "failed",
+            usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
+            requestRetryTimes: 2,
+            finalRetry: true,
+            errorMessage: 'upstream said "no" \\ twice\n\ttabbed é ✓ \u2028\u0000',
+            completedAt: 1_700_000_005_000,
+          });
+          const row = await store.getGeneration(start.id, account);
+          assert.equal(row?.status, "failed");
+          assert.equal(row?.errorMessage, 'upstream said "no" \\ twice\n\ttabbed é ✓ \u2028');
+          assert.equal(row?.requestRetryTimes, 2);
+          assert.deepEqual(row?.usage, { ...usage, completionTokens: 0, reasoningTokens: 0 });
+          assert.ok(row && !("provider" in row) && !("finishReason" in row) && !("rating" in row));
+        }));
+
       test("another account's generation is undefined, like an unknown id", () =>
         withStore(async (store) => {
           const owner = unique("acct");
