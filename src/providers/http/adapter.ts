@@ -156,13 +156,13 @@ export class HttpProvider implements RelayingAdapter {
   }
 }
 
+const CR = 13;
+
 /**
  * The SSE events of an upstream body as they arrive, in batches: the events completed by one network
  * read come together (one async step per read, not per event). A broken connection throws a
  * GatewayError.
  */
-const CR = 13;
-
 async function* sseBatches(
   body: Dispatcher.ResponseData["body"],
   providerId: string,
