@@ -422,13 +422,12 @@ export class PostgresStore implements Store {
            request_retry_times = f.request_retry_times, final_retry = f.final_retry,
            error_message = f.error_message, completed_at = f.completed_at,
            rating = coalesce(f.rating, g.rating), settled_at = coalesce(f.settled_at, g.settled_at)
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::integer[], $7::integer[],
-                   $8::integer[], $9::boolean[], $10::text[], $11::bigint[], $12::jsonb[], $13::bigint[])
-         AS f(id, status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times,
-              final_retry, error_message, completed_at, rating, settled_at)
+       FROM jsonb_to_recordset($1::jsonb) AS f(id text, status text, provider text, usage jsonb,
+         finish_reason text, latency_ms integer, generation_time_ms integer, request_retry_times integer,
+         final_retry boolean, error_message text, completed_at bigint, rating jsonb, settled_at bigint)
        WHERE g.id = f.id AND g.status IN ('pending', 'interrupted')
        RETURNING g.id, g.account_id`,
-      endColumns(ends),
+      [`[${ends.map((e) => `{"id":${JSON.stringify(e.id)},${finishMembers(e)}}`).join(",")}]`],
     );
     return new Map(result.rows.map((row) => [row.id as string, row.account_id as string]));
   }
@@ -479,19 +478,33 @@ export class PostgresStore implements Store {
 
 /** A whole generation as one JSON object of its columns (see insertWholes). */
 function wholeRowJson({ start: g, end: e }: { start: GenerationStart; end: GenerationEnd }): string {
-  const text = (value: string | undefined | null) => (value == null ? "null" : JSON.stringify(value));
-  const int = (value: number | null) => (value === null ? "null" : String(value));
   return (
-    `{"id":${text(g.id)},"account_id":${text(g.accountId)},"key_id":${text(g.keyId)},"api":${text(g.api)},` +
-    `"model":${text(g.model)},"streamed":${g.streamed},"created_at":${int(wholeMs(g.createdAt))},` +
-    `"status":${text(e.status)},"provider":${text(e.provider)},"usage":${usageColumn(e.usage)},` +
-    `"finish_reason":${text(e.finishReason)},"latency_ms":${int(wholeMs(e.latencyMs))},` +
-    `"generation_time_ms":${int(wholeMs(e.generationTimeMs))},` +
-    `"request_retry_times":${Math.round(e.requestRetryTimes)},"final_retry":${e.finalRetry},` +
-    `"error_message":${text(storableErrorMessage(e.errorMessage))},"completed_at":${int(wholeMs(e.completedAt))},` +
-    `"rating":${e.settlement ? ratingColumn(e.settlement.rating) : "null"},` +
-    `"settled_at":${e.settlement ? int(wholeMs(e.completedAt)) : "null"}}`
+    `{"id":${jsonText(g.id)},"account_id":${jsonText(g.accountId)},"key_id":${jsonText(g.keyId)},` +
+    `"api":${jsonText(g.api)},"model":${jsonText(g.model)},"streamed":${g.streamed},` +
+    `"created_at":${jsonInt(wholeMs(g.createdAt))},${finishMembers(e)}}`
   );
+}
+
+/** The columns a finish sets, as JSON object members (usage and rating are JSON text already). */
+function finishMembers(e: GenerationEnd): string {
+  return (
+    `"status":${jsonText(e.status)},"provider":${jsonText(e.provider)},"usage":${usageColumn(e.usage)},` +
+    `"finish_reason":${jsonText(e.finishReason)},"latency_ms":${jsonInt(wholeMs(e.latencyMs))},` +
+    `"generation_time_ms":${jsonInt(wholeMs(e.generationTimeMs))},` +
+    `"request_retry_times":${Math.round(e.requestRetryTimes)},"final_retry":${e.finalRetry},` +
+    `"error_message":${jsonText(storableErrorMessage(e.errorMessage))},` +
+    `"completed_at":${jsonInt(wholeMs(e.completedAt))},` +
+    `"rating":${e.settlement ? ratingColumn(e.settlement.rating) : "null"},` +
+    `"settled_at":${e.settlement ? jsonInt(wholeMs(e.completedAt)) : "null"}`
+  );
+}
+
+function jsonText(value: string | undefined | null): string {
+  return value == null ? "null" : JSON.stringify(value);
+}
+
+function jsonInt(value: number | null): string {
+  return value === null ? "null" : String(value);
 }
 
 /** The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at. */
@@ -504,27 +517,5 @@ function startColumns(starts: GenerationStart[]): unknown[][] {
     starts.map((g) => g.model),
     starts.map((g) => g.streamed),
     starts.map((g) => wholeMs(g.createdAt)),
-  ];
-}
-
-/**
- * The columns of finishes, as unnest() arrays: id, status, provider, usage, finish_reason, latency_ms,
- * generation_time_ms, request_retry_times, final_retry, error_message, completed_at, rating, settled_at.
- */
-function endColumns(ends: GenerationEnd[]): unknown[][] {
-  return [
-    ends.map((e) => e.id),
-    ends.map((e) => e.status),
-    ends.map((e) => e.provider ?? null),
-    ends.map((e) => usageColumn(e.usage)),
-    ends.map((e) => e.finishReason ?? null),
-    ends.map((e) => wholeMs(e.latencyMs)),
-    ends.map((e) => wholeMs(e.generationTimeMs)),
-    ends.map((e) => Math.round(e.requestRetryTimes)),
-    ends.map((e) => e.finalRetry),
-    ends.map((e) => storableErrorMessage(e.errorMessage)),
-    ends.map((e) => wholeMs(e.completedAt)),
-    ends.map((e) => (e.settlement ? ratingColumn(e.settlement.rating) : null)),
-    ends.map((e) => (e.settlement ? wholeMs(e.completedAt) : null)),
   ];
 }
