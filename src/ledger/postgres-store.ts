@@ -1,7 +1,8 @@
 // The shared store for many gateway processes: PostgreSQL through a pg Pool. Generation writes are
-// batched like the SQLite store's, and each batch is two set-based statements (one INSERT of all
-// starts, one UPDATE of all finishes, from unnest()ed arrays) in one transaction: a batch of 500
-// costs about as many round trips as a batch of 1.
+// batched like the SQLite store's, and each batch is at most three set-based statements (one INSERT
+// of all whole generations and one UPDATE of all finishes, each from one jsonb array of records;
+// one INSERT of all starts from unnest()ed arrays) in one transaction: a batch of 500 costs about
+// as many round trips as a batch of 1.
 
 import { Pool, type PoolClient, type QueryResultRow } from "pg";
 import {
