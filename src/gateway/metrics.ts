@@ -7,19 +7,19 @@
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-type Labels = Record<string, string>;
-
 /** One time series per combination of two label values, made on first use. */
 class Family<T> {
   // Nested by label value: two lookups of strings whose hashes V8 keeps, no key built per call.
   private readonly series = new Map<string, Map<string, { labels: string; value: T }>>();
+  private readonly names: readonly [string, string];
   private readonly make: () => T;
 
-  constructor(make: () => T) {
+  constructor(names: readonly [string, string], make: () => T) {
+    this.names = names;
     this.make = make;
   }
 
-  get(a: string, b: string, labels: () => Labels): T {
+  get(a: string, b: string): T {
     let byB = this.series.get(a);
     if (!byB) {
       byB = new Map();
@@ -27,7 +27,7 @@ class Family<T> {
     }
     let entry = byB.get(b);
     if (!entry) {
-      entry = { labels: labelText(labels()), value: this.make() };
+      entry = { labels: labelText(this.names, [a, b]), value: this.make() };
       byB.set(b, entry);
     }
     return entry.value;
@@ -47,15 +47,15 @@ interface HistogramSeries {
 
 const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
 
-const overhead = new Family<HistogramSeries>(() => ({
+const overhead = new Family<HistogramSeries>(["api", "mode"], () => ({
   counts: new Array(OVERHEAD_BUCKETS.length + 1).fill(0),
   sum: 0,
   count: 0,
 }));
-const generations = new Family<{ n: number }>(() => ({ n: 0 }));
+const generations = new Family<{ n: number }>(["api", "status"], () => ({ n: 0 }));
 
 export function observeOverhead(api: string, mode: string, seconds: number): void {
-  const series = overhead.get(api, mode, () => ({ api, mode }));
+  const series = overhead.get(api, mode);
   let bucket = 0;
   while (bucket < OVERHEAD_BUCKETS.length && seconds > OVERHEAD_BUCKETS[bucket]) bucket++;
   series.counts[bucket]++;
@@ -64,7 +64,7 @@ export function observeOverhead(api: string, mode: string, seconds: number): voi
 }
 
 export function countGeneration(api: string, status: string): void {
-  generations.get(api, status, () => ({ api, status })).n++;
+  generations.get(api, status).n++;
 }
 
 /** Every metric, as GET /metrics answers it. */
@@ -92,10 +92,8 @@ export function renderMetrics(): string {
   return `${lines.join("\n")}\n`;
 }
 
-function labelText(labels: Labels): string {
-  return Object.entries(labels)
-    .map(([name, value]) => `${name}="${escapeLabelValue(value)}"`)
-    .join(",");
+function labelText(names: readonly string[], values: readonly string[]): string {
+  return names.map((name, i) => `${name}="${escapeLabelValue(values[i])}"`).join(",");
 }
 
 /** The exposition format's escapes for label values: backslash, double quote, line feed. */
