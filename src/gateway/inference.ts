@@ -4,7 +4,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
-import { GatewayError } from "../ir/errors.ts";
+import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
@@ -17,6 +17,7 @@ import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
 import type { CreditCheck } from "./credit.ts";
+import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
@@ -111,7 +112,7 @@ export class InferencePipeline {
       if (request.stream) await this.stream(call);
       else await this.complete(call);
     } catch (err) {
-      this.sendError(protocol, err, headers, out);
+      this.sendError(protocol, err, headers, out, id);
     }
   }
 
@@ -335,9 +336,9 @@ export class InferencePipeline {
       .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
   }
 
-  private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder): void {
+  private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder, id: string): void {
     if (out.signal.aborted) return;
-    const error = asGatewayError(err, this.deps.log);
+    const error = asGatewayError(err, this.deps.log, id);
     const { status, body } = protocol.encodeError(error);
     if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
     out.json(status, headers, body);
@@ -387,7 +388,8 @@ function nameIgnored(headers: HeaderMap, call: Call, report: Translation): void 
   if (report.relayed && call.face !== "openai-chat") return;
   const dropped = report.dropped ?? [];
   if (call.request.ignored.length === 0 && dropped.length === 0) return;
-  headers["x-switchyard-ignored"] = [...new Set([...call.request.ignored, ...dropped])].join(", ");
+  // Field names come from the client's body: encoded and bounded for a header (header-value.ts).
+  headers["x-switchyard-ignored"] = ignoredList(new Set([...call.request.ignored, ...dropped]));
 }
 
 /** A piece of the client's stream and the IR events it stands for. */
@@ -434,8 +436,14 @@ function relayHeaders(face: ProtocolName, headers: Headers): Record<string, stri
   return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
 }
 
-export function asGatewayError(err: unknown, log: Logger): GatewayError {
+/** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */
+export function asGatewayError(err: unknown, log: Logger, generationId?: string): GatewayError {
   if (err instanceof GatewayError) return err;
-  log.error({ err }, "unexpected error in the request path");
+  // JSON.parse takes any depth, but what walks the body afterwards (schema conversion, token counts)
+  // recurses: a stack overflow there can only come from a body nested too deeply. V8 unwinds it
+  // cleanly, so it is the client's 400, not a crash or a 500 (test/e2e/front-door.test.ts).
+  if (err instanceof RangeError && err.message.includes("call stack"))
+    return invalid("body", "the JSON is nested too deeply.");
+  log.error({ err, generationId }, "unexpected error in the request path");
   return new GatewayError("api_error", "Internal error in the gateway.");
 }

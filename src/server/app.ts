@@ -1,7 +1,8 @@
 // The HTTP surface (DESIGN §1). Routes are thin: they hand the raw request to the pipeline, the
 // lookup or the catalog listings, and render errors in the caller's protocol.
 
-import { createServer } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { Authenticator } from "../auth/authenticator.ts";
 import {
@@ -29,6 +30,7 @@ import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
+import { decodePathSegment, errorFaceOf } from "./paths.ts";
 
 export interface App {
   fastify: FastifyInstance;
@@ -52,11 +54,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     bodyLimit: config.server.bodyLimitBytes,
     routerOptions: { maxParamLength: 500 },
     serverFactory: (handler) =>
-      createServer((req, res) => {
+      createServer(SERVER_LIMITS, (req, res) => {
         const route = inference && inferenceRoute(req.method, req.url);
         if (route && inference) serveInference(route, req, res, inference);
         else handler(req, res);
       }),
+    clientErrorHandler: answerClientError,
   });
   const log = fastify.log;
   const models = new ModelIndex(config.models, config.providers);
@@ -89,7 +92,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     router: new Router({ models, settings: config.routing, state: routingState }),
   });
 
-  inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes };
+  inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes, log };
 
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode ?? 500;
@@ -97,12 +100,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       status < 500
         ? new GatewayError(kindForStatus(status), err.message, { status })
         : asGatewayError(err, log);
-    sendError(reply, faceOf(req.url), error);
+    sendError(reply, errorFaceOf(req.url), error);
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(
       reply,
-      faceOf(req.url),
+      errorFaceOf(req.url),
       new GatewayError("not_found", `No route for ${req.method} ${req.url.split("?")[0]}.`),
     );
   });
@@ -132,7 +135,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
   fastify.get("/v1/models/*", async (req) => {
     const id = (req.params as { "*": string })["*"];
-    const model = models.resolve(decodeURIComponent(id), { param: "model" });
+    const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
     return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
   });
   fastify.get("/v1beta/models", async (req) => {
@@ -143,7 +146,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     });
   });
   fastify.get("/v1beta/models/*", async (req) => {
-    const name = decodeURIComponent((req.params as { "*": string })["*"]);
+    const name = decodePathSegment((req.params as { "*": string })["*"], "name");
     return geminiModel(models.resolve(name, { allowBare: true, param: "name" }));
   });
 
@@ -173,15 +176,48 @@ function isMessagesClient(req: FastifyRequest): boolean {
   return req.headers["anthropic-version"] !== undefined || req.headers["vendora-version"] !== undefined;
 }
 
-/** The protocol an error is rendered in, from the route: listings and lookup use the chat shape. */
-function faceOf(url: string): ProtocolName {
-  if (url.startsWith("/v1/messages")) return "anthropic";
-  if (url.startsWith("/v1beta/models/") && url.includes(":")) return "gemini";
-  return "openai-chat";
-}
-
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
   const { status, body } = protocols[face].encodeError(error);
   if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
   reply.code(status).header("content-type", "application/json").send(JSON.stringify(body));
+}
+
+/**
+ * The node:http server's own limits, the same for the raw inference routes and fastify's: a client
+ * has 60 s to send its headers (at most 16 KiB of them) and 5 min to send its whole request; an idle
+ * keep-alive connection is closed after 72 s (longer than the usual load balancer's 60 s, so the
+ * balancer, not us, closes first).
+ */
+const SERVER_LIMITS = {
+  headersTimeout: 60_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 72_000,
+  maxHeaderSize: 16 * 1024,
+};
+
+/**
+ * A request node:http could not parse (bad request line, header or chunk framing, headers too large,
+ * too slow): answered in the chat shape, since no route has said otherwise, and the connection closed.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status =
+    err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const message =
+    status === 431
+      ? "The request headers are too large."
+      : status === 408
+        ? "The request was not received in time."
+        : "The request is not valid HTTP.";
+  const { body } = protocols["openai-chat"].encodeError(
+    new GatewayError(kindForStatus(status), message, { status }),
+  );
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }

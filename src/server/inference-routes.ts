@@ -7,7 +7,9 @@ import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts"
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
+import { decodePathSegment } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
+import { validStatus } from "./response-head.ts";
 
 export interface InferenceRoute {
   face: ProtocolName;
@@ -28,7 +30,12 @@ export function inferenceRoute(
   if (path === "/v1/chat/completions") return { face: "openai-chat" };
   if (path === "/v1/messages") return { face: "anthropic" };
   if (!path.startsWith("/v1beta/models/")) return undefined;
-  const target = decodeURIComponent(path.slice("/v1beta/models/".length));
+  let target: string;
+  try {
+    target = decodePathSegment(path.slice("/v1beta/models/".length), "model");
+  } catch (error) {
+    return { face: "gemini", error: error as GatewayError };
+  }
   const at = target.lastIndexOf(":");
   const verb = at < 0 ? "" : target.slice(at + 1);
   if (verb === "generateContent" || verb === "streamGenerateContent")
@@ -45,6 +52,7 @@ export function inferenceRoute(
 export interface InferenceServer {
   pipeline: InferencePipeline;
   bodyLimitBytes: number;
+  log: { error(obj: unknown, msg?: string): void };
 }
 
 export function serveInference(
@@ -58,34 +66,66 @@ export function serveInference(
     sendError(req, res, route.face, route.error);
     return;
   }
-  readBody(req, server.bodyLimitBytes).then(
-    (body) => {
-      const input: InferenceInput = {
-        body,
-        headers: req.headers,
-        query: queryOf(req.url ?? ""),
-        pathModel: route.pathModel,
-        pathStream: route.pathStream,
-      };
-      return server.pipeline.handle(route.face, input, new HttpResponder(req, res));
-    },
-    (error: GatewayError) => {
-      sendError(req, res, route.face, error);
-      // The rest of an oversized body is not read: close the connection once the answer is out.
-      res.once("finish", () => req.destroy());
-    },
-  );
+  readBody(req, server.bodyLimitBytes)
+    .then(
+      (body) => {
+        const input: InferenceInput = {
+          body,
+          headers: req.headers,
+          query: queryOf(req.url ?? ""),
+          pathModel: route.pathModel,
+          pathStream: route.pathStream,
+        };
+        return server.pipeline.handle(route.face, input, new HttpResponder(req, res));
+      },
+      (error: GatewayError) => {
+        // A client that went away mid-upload has no one left to answer.
+        if (req.destroyed || res.destroyed) return;
+        sendError(req, res, route.face, error);
+        // The rest of an oversized body is not read: close the connection once the answer is out.
+        res.once("finish", () => req.destroy());
+      },
+    )
+    .catch((error: unknown) => lastResort(req, res, route.face, error, server.log));
+}
+
+/**
+ * An error nothing else caught (a bug): logged, and this one request answered with a 500 in its
+ * protocol (or its connection closed, when an answer had begun). Never thrown on, so it cannot end
+ * the process and every other request with it.
+ */
+function lastResort(
+  req: IncomingMessage,
+  res: ServerResponse,
+  face: ProtocolName,
+  error: unknown,
+  log: InferenceServer["log"],
+): void {
+  try {
+    log.error(
+      { err: error, url: req.url, generationId: res.getHeader("x-generation-id") },
+      "unexpected error",
+    );
+    if (res.headersSent) res.destroy();
+    else sendError(req, res, face, new GatewayError("api_error", "Internal error in the gateway."));
+  } catch {
+    res.destroy();
+  }
 }
 
 /** An error at the edge (before the pipeline), in the caller's protocol. */
 function sendError(req: IncomingMessage, res: ServerResponse, face: ProtocolName, error: GatewayError): void {
   const { status, body } = protocols[face].encodeError(error);
-  new HttpResponder(req, res).json(status, {}, body);
+  new HttpResponder(req, res).json(validStatus(status), {}, body);
 }
 
-/** The whole request body, or a 413 GatewayError once it passes the limit. */
+/**
+ * The whole request body. Rejects with a GatewayError in every case: a 413 once it passes the limit,
+ * a 400 when the client stops sending before the body is complete (a reset, a close, a broken chunk).
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const tooLarge = () => new GatewayError("request_too_large", `The request body exceeds ${limit} bytes.`);
+  const tooLarge = () =>
+    new GatewayError("request_too_large", `The request body exceeds ${limit} bytes.`, { param: "body" });
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
@@ -101,7 +141,19 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on("error", reject);
+    const incomplete = (err?: Error) =>
+      reject(
+        new GatewayError(
+          "invalid_request",
+          `body: the request body was not received whole (${err?.message ?? "connection closed"}).`,
+          {
+            param: "body",
+          },
+        ),
+      );
+    req.on("error", incomplete);
+    // A promise settles once: after "end" this changes nothing.
+    req.on("close", () => incomplete());
   });
 }
 

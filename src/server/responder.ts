@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { HeaderMap, Responder } from "../gateway/responder.ts";
+import { writeHead } from "./response-head.ts";
 
 export class HttpResponder implements Responder {
   readonly signal: AbortSignal;
@@ -29,16 +30,20 @@ export class HttpResponder implements Responder {
   }
 
   jsonText(status: number, headers: HeaderMap, text: string): void {
-    this.res.writeHead(status, {
+    const head = {
       ...headers,
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),
-    });
-    this.res.end(text);
+    };
+    if (writeHead(this.res, status, head)) this.res.end(text);
+    // A stream has begun, so a whole answer cannot follow it: end the connection instead, which a
+    // client reads as a cut-off stream rather than as a complete one.
+    else this.res.destroy();
   }
 
   startStream(status: number, headers: HeaderMap): void {
-    this.res.writeHead(status, { ...headers, connection: "keep-alive", "x-accel-buffering": "no" });
+    if (!writeHead(this.res, status, { ...headers, connection: "keep-alive", "x-accel-buffering": "no" }))
+      return;
     this.res.flushHeaders();
   }
 
