@@ -6,11 +6,13 @@ import type { Config } from "../config/load.ts";
 import { openStore } from "../ledger/open-store.ts";
 import type { Store } from "../ledger/types.ts";
 import { createApp } from "../server/app.ts";
+import { installProcessGuards } from "../server/process-guards.ts";
 
 export async function serve(config: Config): Promise<void> {
   const store = await openConfiguredStore(config);
   const interrupted = await store.markInterrupted();
   const app = createApp(config, store);
+  installProcessGuards(app.fastify.log, { exitOnUncaught: false });
   await settleLeftovers(store, app, config);
   for (const key of config.keys) await installKey(store, key);
   const demo = config.embeddedDefault ? await demoKey(store, dataDir(config.storage.url)) : undefined;
