@@ -15,28 +15,3 @@ export class CatalogError extends Error {
     this.path = path;
   }
 }
-
-/** Where a value sits, so that checks deep in a record can name it. */
-export interface Location {
-  source: string;
-  path: string;
-}
-
-export function at(loc: Location, key: string | number): Location {
-  return { source: loc.source, path: typeof key === "number" ? `${loc.path}[${key}]` : `${loc.path}.${key}` };
-}
-
-export function fail(loc: Location, problem: string): never {
-  throw new CatalogError(loc.source, loc.path, problem);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
-}
-
-/** Unknown keys are refused: a typo (`max_output_token`) must not silently fall back to a default. */
-export function expectKeys(value: Record<string, unknown>, allowed: readonly string[], loc: Location): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) fail(at(loc, key), `unknown key (allowed: ${allowed.join(", ")})`);
-  }
-}

@@ -4,8 +4,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, YAMLParseError } from "yaml";
-import { CatalogError, fail, isRecord, type Location } from "./catalog-error.ts";
-import { checkLimits, completeModel, type ModelEntry, parseEntry } from "./parse-model.ts";
+import { z } from "zod";
+import { parseWith } from "../config/schema-kit.ts";
+import { CatalogError } from "./catalog-error.ts";
+import { checkLimits, completeModel, type ModelEntry, toEntry } from "./parse-model.ts";
+import { type ModelRecord, modelRecordSchema } from "./schema.ts";
 import type { CatalogModel } from "./types.ts";
 
 export { CatalogError } from "./catalog-error.ts";
@@ -13,15 +16,29 @@ export { CatalogError } from "./catalog-error.ts";
 /** Resolved from this module, not the working directory, so `switchyard` works from anywhere. */
 export const BUILTIN_CATALOG_DIR = join(import.meta.dirname, "..", "..", "catalog");
 
+/** A catalog document: `{models: [...]}` (a bare list is taken as the list). */
+const catalogDocument = z.strictObject({
+  models: z.array(modelRecordSchema, { error: "must be a list of model records" }),
+});
+
+/** Validates a catalog document (or the list itself) → its records; a fault is a CatalogError. */
+function modelRecords(raw: unknown, source: string): ModelRecord[] {
+  const doc = Array.isArray(raw) ? { models: raw } : raw;
+  if (typeof doc !== "object" || doc === null)
+    throw new CatalogError(source, "models", "expected a document with a top-level `models:` list");
+  const parsed = parseWith(catalogDocument, doc);
+  if (!parsed.ok) throw new CatalogError(source, parsed.problem.path, parsed.problem.problem);
+  return parsed.value.models;
+}
+
 /**
  * A catalog document (`{models: [...]}`, or the list itself) → complete, validated models in the
  * order written. Ids must be unique within the document.
  */
 export function parseModels(raw: unknown, source: string): CatalogModel[] {
-  const list = modelList(raw, source);
   const seen = new Map<string, number>();
-  return list.map((item, i) => {
-    const entry = parseEntry(item, { source, path: `models[${i}]` });
+  return modelRecords(raw, source).map((record, i) => {
+    const entry = toEntry(record, source, `models[${i}]`);
     refuseRepeat(entry, i, seen);
     return deepFreeze(completeModel(entry));
   });
@@ -72,55 +89,49 @@ export function loadBuiltinCatalog(): CatalogModel[] {
 
 /**
  * The config file's `models` merged over a catalog by id. An id already present takes only the keys
- * given (a `pricings`, `endpoints` or `routing` given replaces the old one whole); a new id must be a
- * complete record. Returns a new list sorted by id; `base` is not changed.
+ * given (a `pricings`, `endpoints` or `routing` given replaces the old one whole); a new id needs
+ * `endpoints`, the rest has defaults. Returns a new list sorted by id; `base` is not changed.
  */
 export function mergeModels(base: CatalogModel[], overrides: unknown, source: string): CatalogModel[] {
+  if (overrides === undefined || overrides === null) return [...base].sort(byId);
+  const parsed = parseWith(catalogDocument, { models: overrides });
+  if (!parsed.ok) throw new CatalogError(source, parsed.problem.path, parsed.problem.problem);
+  return mergeRecords(base, parsed.value.models, source);
+}
+
+/** `mergeModels` for records the config schema has already validated. */
+export function mergeRecords(base: CatalogModel[], records: ModelRecord[], source: string): CatalogModel[] {
   const merged = new Map(base.map((model) => [model.id, model]));
-  if (overrides !== undefined && overrides !== null) {
-    const list = modelList(overrides, source);
-    const seen = new Map<string, number>();
-    list.forEach((item, i) => {
-      const entry = parseEntry(item, { source, path: `models[${i}]` });
-      refuseRepeat(entry, i, seen);
-      const existing = merged.get(entry.id);
-      const model = existing
-        ? overrideModel(existing, entry)
-        : completeModel(
-            entry,
-            `is required: ${entry.id} is not in the catalog, so its record must be complete`,
-          );
-      merged.set(entry.id, deepFreeze(model));
-    });
-  }
+  const seen = new Map<string, number>();
+  records.forEach((record, i) => {
+    const entry = toEntry(record, source, `models[${i}]`);
+    refuseRepeat(entry, i, seen);
+    const existing = merged.get(entry.id);
+    const model = existing
+      ? overrideModel(existing, entry)
+      : completeModel(
+          entry,
+          `is required: ${entry.id} is not in the built-in catalog, so it needs endpoints (which provider serves it)`,
+        );
+    merged.set(entry.id, deepFreeze(model));
+  });
   return [...merged.values()].sort(byId);
 }
 
 function overrideModel(existing: CatalogModel, entry: ModelEntry): CatalogModel {
   const model: CatalogModel = { ...existing, ...entry.fields };
-  checkLimits(model, entry.loc);
+  checkLimits(model, entry);
   return model;
-}
-
-function modelList(raw: unknown, source: string): unknown[] {
-  const loc: Location = { source, path: "models" };
-  if (Array.isArray(raw)) return raw;
-  if (!isRecord(raw)) fail(loc, "expected a document with a top-level `models:` list");
-  for (const key of Object.keys(raw)) {
-    if (key !== "models") fail({ source, path: key }, "unknown top-level key (only `models` is allowed)");
-  }
-  if (!Array.isArray(raw.models)) fail(loc, "must be a list of model records");
-  return raw.models;
 }
 
 function refuseRepeat(entry: ModelEntry, index: number, seen: Map<string, number>): void {
   const first = seen.get(entry.id);
-  if (first !== undefined) {
-    fail(
-      { source: entry.loc.source, path: `${entry.loc.path}.id` },
+  if (first !== undefined)
+    throw new CatalogError(
+      entry.source,
+      `${entry.path}.id`,
       `repeats ${entry.id} (first at models[${first}])`,
     );
-  }
   seen.set(entry.id, index);
 }
 

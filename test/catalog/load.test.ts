@@ -98,10 +98,7 @@ describe("parseModels: errors name the source, the key path and the problem", ()
   test("document shape", () => {
     rejects(null, "catalog/test.yaml: models: expected a document with a top-level `models:` list");
     rejects({ models: {} }, "catalog/test.yaml: models: must be a list of model records");
-    rejects(
-      { models: [], extra: 1 },
-      "catalog/test.yaml: extra: unknown top-level key (only `models` is allowed)",
-    );
+    rejects({ models: [], extra: 1 }, "catalog/test.yaml: extra: unknown key; valid keys are models");
     rejects({ models: ["x"] }, "catalog/test.yaml: models[0]: must be a mapping (a model record)");
   });
 
@@ -129,9 +126,9 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       withPricing({ input_cache_hit: [{ value: 1, unit: "perMTokens", currency: "USD" }] }),
-      "catalog/test.yaml: models[1].pricings.input_cache_hit: unknown price category (allowed: prompt, completion, " +
+      "catalog/test.yaml: models[1].pricings.input_cache_hit: unknown key; valid keys are prompt, completion, " +
         "input_cache_read, input_cache_write_5_min, input_cache_write_1_h, input_cache_write, web_search, " +
-        "internal_reasoning, image, audio, video, audio_and_video)",
+        "internal_reasoning, image, audio, video, audio_and_video",
     );
     rejects(
       withPricing({ prompt: [] }),
@@ -139,7 +136,7 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       withPricing({ prompt: [{ value: 1, unit: "perMTokens", currency: "USD", discount: 2 }] }),
-      "catalog/test.yaml: models[1].pricings.prompt[0].discount: unknown key (allowed: value, unit, currency, conditions)",
+      "catalog/test.yaml: models[1].pricings.prompt[0].discount: unknown key; valid keys are value, unit, currency, conditions",
     );
   });
 
@@ -151,8 +148,8 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       withPricing({ prompt: [item({ input_tokens: { unit: "kTokens", lte: 200 } })] }),
-      "catalog/test.yaml: models[1].pricings.prompt[0].conditions.input_tokens: unknown key " +
-        "(allowed: prompt_tokens, completion_tokens)",
+      "catalog/test.yaml: models[1].pricings.prompt[0].conditions.input_tokens: unknown key; " +
+        "valid keys are prompt_tokens, completion_tokens",
     );
     rejects(
       withPricing({ prompt: [item({})] }),
@@ -252,15 +249,19 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       bad({ max_output_token: 10 }),
-      `catalog/test.yaml: models[0].max_output_token: unknown key (allowed: id, display_name, description, created, owned_by, input_modalities, output_modalities, reasoning, context_length, max_output_tokens, pricings, endpoints, routing, quality_rank)`,
+      "catalog/test.yaml: models[0].max_output_token: unknown key; did you mean max_output_tokens?",
     );
-    rejects(bad({ pricings: undefined }), "catalog/test.yaml: models[0].pricings: is required");
+    rejects(bad({ endpoints: undefined }), "catalog/test.yaml: models[0].endpoints: is required");
     rejects(
       bad({ endpoints: [] }),
       "catalog/test.yaml: models[0].endpoints: must be a non-empty list of {provider, model} (which provider serves it, under which name)",
     );
     rejects(
-      bad({ endpoints: [{ provider: "acme" }] }),
+      bad({ endpoints: [{ model: "m" }] }),
+      "catalog/test.yaml: models[0].endpoints[0].provider: is required",
+    );
+    rejects(
+      bad({ endpoints: [{ provider: "acme", model: " " }] }),
       "catalog/test.yaml: models[0].endpoints[0].model: must be a non-empty string",
     );
     rejects(

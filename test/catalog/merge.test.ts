@@ -53,7 +53,7 @@ describe("mergeModels", () => {
     assert.deepEqual(b.routing, { primary_factor: "cost" });
   });
 
-  test("a new id must be complete, and is added in id order", () => {
+  test("a new id needs endpoints, and is added in id order", () => {
     const merged = mergeModels(base, [rawModel("acme/aa")], "cfg.yaml");
     assert.deepEqual(
       merged.map((m) => m.id),
@@ -62,8 +62,49 @@ describe("mergeModels", () => {
     assert.throws(() => mergeModels(base, [{ id: "acme/new", display_name: "New" }], "cfg.yaml"), {
       name: "CatalogError",
       message:
-        "cfg.yaml: models[0].created: is required: acme/new is not in the catalog, so its record must be complete",
+        "cfg.yaml: models[0].endpoints: is required: acme/new is not in the built-in catalog, " +
+        "so it needs endpoints (which provider serves it)",
     });
+  });
+
+  test("a new id with only id and endpoints gets every other key's documented default", () => {
+    const merged = mergeModels(
+      base,
+      [{ id: "vllm/meta-llama/Llama-3.1-8B", endpoints: [{ provider: "vllm" }] }],
+      "cfg.yaml",
+    );
+    assert.deepEqual(
+      merged.find((m) => m.id === "vllm/meta-llama/Llama-3.1-8B"),
+      {
+        id: "vllm/meta-llama/Llama-3.1-8B",
+        displayName: "vllm/meta-llama/Llama-3.1-8B",
+        description: "",
+        created: 0,
+        ownedBy: "vllm",
+        inputModalities: ["text"],
+        outputModalities: ["text"],
+        reasoning: false,
+        contextLength: 128000,
+        maxOutputTokens: 4096,
+        pricings: {},
+        endpoints: [{ provider: "vllm", model: "meta-llama/Llama-3.1-8B" }],
+      },
+    );
+  });
+
+  test("defaulted limits never contradict a given one", () => {
+    const [small] = mergeModels(
+      [],
+      [{ id: "a/small", context_length: 2048, endpoints: [{ provider: "a" }] }],
+      "c",
+    );
+    assert.equal(small.maxOutputTokens, 2048);
+    const [long] = mergeModels(
+      [],
+      [{ id: "a/long", max_output_tokens: 200000, endpoints: [{ provider: "a" }] }],
+      "c",
+    );
+    assert.equal(long.contextLength, 200000);
   });
 
   test("override values are validated with the same key paths", () => {

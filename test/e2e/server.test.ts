@@ -126,7 +126,7 @@ describe("configuration errors", () => {
   const cases: Array<[string, string, RegExp]> = [
     ["not YAML", "server: [unclosed", /not valid YAML/],
     ["unknown top-level key", "servers: {}", /servers: unknown key/],
-    ["bad port", "server: { port: 99999 }", /server\.port: must be between 0 and 65535/],
+    ["bad port", "server: { port: 99999 }", /server\.port: must be an integer between 0 and 65535/],
     ["bad storage url", 'storage: { url: "mysql://x" }', /storage\.url: must start with sqlite: or postgres/],
     [
       "provider without protocol",

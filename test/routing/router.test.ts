@@ -5,7 +5,7 @@ import { GatewayError } from "../../src/ir/errors.ts";
 import type { Request, RoutingRequest } from "../../src/ir/request.ts";
 import { candidatesOf } from "../../src/routing/plan.ts";
 import { Router } from "../../src/routing/router.ts";
-import { DEFAULT_ROUTING, parseRoutingSettings } from "../../src/routing/settings.ts";
+import { DEFAULT_ROUTING } from "../../src/routing/settings.ts";
 import { MemoryRoutingState } from "../../src/routing/state.ts";
 import { Clock, catalogModel } from "./clock.ts";
 import { CountingState } from "./counting-state.ts";
@@ -215,48 +215,5 @@ describe("Router: state operations per request", () => {
     assert.equal(first.endpoint, second.endpoint);
     assert.ok(Object.isFrozen(candidatesOf(one)));
     assert.equal(candidatesOf(one), candidatesOf(one));
-  });
-});
-
-describe("routing settings", () => {
-  const fail = (path: string, problem: string): never => {
-    throw new Error(`${path}: ${problem}`);
-  };
-
-  test("absent: defaults; present: the fields of provider.routing and the health rules", () => {
-    assert.equal(parseRoutingSettings(undefined, fail), DEFAULT_ROUTING);
-    const s = parseRoutingSettings(
-      {
-        type: "round_robin",
-        primary_factor: "cost",
-        providers: ["a"],
-        fallback: false,
-        health: { cooldown_ms: 50 },
-      },
-      fail,
-    );
-    assert.deepEqual(s.defaults, {
-      type: "round_robin",
-      primary_factor: "cost",
-      providers: ["a"],
-      fallback: false,
-    });
-    assert.deepEqual(s.health, { ...DEFAULT_ROUTING.health, cooldownMs: 50 });
-  });
-
-  test("each problem names its key", () => {
-    const cases: Array<[unknown, string]> = [
-      ["yes", "routing: must be a mapping"],
-      [{ kind: 1 }, "routing.kind: unknown key"],
-      [{ type: "random" }, "routing.type: must be one of"],
-      [{ fallback: 3 }, "routing.fallback: must be"],
-      [{ providers: [""] }, "routing.providers[0]"],
-      [{ health: { failure_threshold: 0 } }, "routing.health.failure_threshold: must be an integer"],
-      [{ health: { window: 1 } }, "routing.health.window: unknown key"],
-    ];
-    for (const [raw, message] of cases)
-      assert.throws(() => parseRoutingSettings(raw, fail), {
-        message: new RegExp(`^${message.replace(/[[\]]/g, "\\$&")}`),
-      });
   });
 });

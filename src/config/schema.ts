@@ -1,0 +1,176 @@
+// The schema of the whole configuration file. Shapes, types, ranges, fixed defaults and unknown keys
+// are decided here; load.ts adds only what needs outside knowledge (the built-in providers and
+// catalog). docs/configuration.md is generated from the descriptions here (`npm run docs:config`),
+// and a test fails when the two differ.
+
+import { z } from "zod";
+import { modelRecordSchema, routingDefaultsShape } from "../catalog/schema.ts";
+import { DEFAULT_HEALTH } from "../routing/settings.ts";
+import { DEFAULT_TIMEOUTS } from "./providers.ts";
+import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
+
+export const DEFAULT_STORAGE_URL = "sqlite:./.switchyard/switchyard.db";
+
+const section = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, { error: notAMapping("must be a mapping") });
+
+const server = section({
+  host: text().default("127.0.0.1").meta({ description: "Listen address (`--host` overrides)." }),
+  port: int({ min: 0, max: 65535 })
+    .default(8080)
+    .meta({ description: "Listen port; `0` picks a free one (`--port` overrides)." }),
+  body_limit_bytes: int({ min: 1 })
+    .default(32 * 1024 * 1024)
+    .meta({ description: "Larger request bodies get a 413 in the caller's protocol." }),
+});
+
+const storage = section({
+  url: z
+    .string()
+    .refine((url) => /^(sqlite:|postgres(ql)?:\/\/)/.test(url), {
+      error: (issue) => `must start with sqlite: or postgres:// (got "${String(issue.input)}")`,
+    })
+    .default(DEFAULT_STORAGE_URL)
+    .meta({ description: "`sqlite:PATH`, `sqlite::memory:` or `postgres://…`." }),
+});
+
+const redis = section({
+  url: z
+    .string()
+    .refine((url) => url === "" || /^rediss?:\/\//.test(url), {
+      error: (issue) => `must start with redis:// (got "${String(issue.input)}")`,
+    })
+    .optional()
+    .meta({
+      description:
+        "`redis://…`: round-robin turns, endpoint statistics and breakers shared by every process that names " +
+        "the same Redis; while Redis is unreachable each process routes on its own memory. Empty (an unset " +
+        "`${VAR}`): no Redis.",
+    }),
+});
+
+const billing = section({
+  settle_delay_ms: int({ min: 0 })
+    .default(0)
+    .meta({ description: "Delay before a finished generation is rated and the account debited." }),
+  price_version: text()
+    .default("builtin")
+    .meta({ description: "Name of the price list, reported as `priceVersion`." }),
+});
+
+const timeout = (ms: number, description: string) => int({ min: 1 }).default(ms).meta({ description });
+
+const provider = z.strictObject(
+  {
+    id: text().meta({
+      description: "Provider id, used by model endpoints and `provider.routing.providers`.",
+    }),
+    protocol: z
+      .enum(["openai", "anthropic", "gemini", "local"])
+      .optional()
+      .meta({
+        description:
+          "`openai` (any OpenAI-compatible vendor), `anthropic`, `gemini` or `local` (the demo models). " +
+          "Required for a provider that is not built in.",
+        defaultText: "the built-in's",
+      }),
+    base_url: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "An http(s) URL as the official SDK takes it: OpenAI's includes `/v1`, Anthropic's and Gemini's do not. " +
+          "Required for a provider that is not built in, unless `local`.",
+        defaultText: "the built-in's",
+      }),
+    api_key: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "Sent as `Authorization: Bearer` (openai), `x-api-key` (anthropic), `x-goog-api-key` (gemini). Empty: the " +
+          "built-in's environment variable.",
+        defaultText: "from the environment",
+      }),
+    enabled: flag().optional().meta({
+      description:
+        "`false` switches a provider off (also `local`); a remote provider without a key stays off.",
+      defaultText: "true when it has a key (`local`: true)",
+    }),
+    timeouts: section({
+      connect_ms: timeout(DEFAULT_TIMEOUTS.connectMs, "To open the connection."),
+      first_byte_ms: timeout(DEFAULT_TIMEOUTS.firstByteMs, "To a stream's first byte."),
+      request_ms: timeout(
+        DEFAULT_TIMEOUTS.requestMs,
+        "To a whole, non-streamed answer, which comes only when the generation is done.",
+      ),
+      idle_ms: timeout(DEFAULT_TIMEOUTS.idleMs, "Between a stream's chunks."),
+    }).prefault({}),
+    chunk_delay_ms: int({ min: 0, max: 60_000 })
+      .optional()
+      .meta({ description: "`local` only: pause between streamed pieces.", default: 0 }),
+  },
+  { error: notAMapping("must be a mapping (a provider)") },
+);
+
+const health = section({
+  failure_threshold: int({ min: 1 })
+    .default(DEFAULT_HEALTH.failureThreshold)
+    .meta({ description: "Consecutive failures that open an endpoint's circuit breaker." }),
+  cooldown_ms: int({ min: 1 }).default(DEFAULT_HEALTH.cooldownMs).meta({
+    description: "How long an open breaker keeps traffic away before one probe request is let through.",
+  }),
+  stats_ttl_ms: int({ min: 1 })
+    .default(DEFAULT_HEALTH.statsTtlMs)
+    .meta({ description: "Latency statistics older than this no longer count." }),
+});
+
+const routing = section({ ...routingDefaultsShape, health: health.prefault({}) });
+
+const key = z.strictObject(
+  {
+    key: z
+      .string()
+      .min(8, { error: "must be at least 8 characters" })
+      .meta({ description: "The key; stored hashed. One starting `sk-ss-v1-` is a subscription key." }),
+    account: text().meta({ description: "The account it belongs to (created if new)." }),
+    credits: z
+      .union([z.number(), z.string()], { error: requiredOr("must be a decimal number") })
+      .transform(String)
+      .pipe(z.string().regex(/^-?\d+(\.\d+)?$/, { error: "must be a decimal number" }))
+      .optional()
+      .meta({ description: "Credits (USD) to add when the account is created.", type: "decimal number" }),
+    name: z.string().optional().meta({ description: "A label for listings." }),
+  },
+  { error: notAMapping("must be a mapping {key, account, credits?, name?}") },
+);
+
+export const configSchema = z.strictObject(
+  {
+    server: server.prefault({}),
+    storage: storage.prefault({}),
+    redis: redis.optional(),
+    billing: billing.prefault({}),
+    providers: z
+      .array(provider)
+      .optional()
+      .meta({ description: "Merged over the built-in providers by `id`.", defaultText: "the built-ins" }),
+    models: z.array(modelRecordSchema).optional().meta({
+      description:
+        "Merged over the built-in catalog by `id`; the fields are those of a model record (below).",
+      defaultText: "the built-in catalog",
+    }),
+    routing: routing.prefault({}).meta({
+      description:
+        "Routing default for every model: the fields of `provider.routing`. A model's own `routing` and then " +
+        "the request override it field by field.",
+    }),
+    keys: z
+      .array(key)
+      .default([])
+      .meta({ description: "Bootstrap keys; more with `switchyard keys create`." }),
+  },
+  { error: notAMapping("must be a mapping") },
+);
+
+export type ConfigFile = z.output<typeof configSchema>;

@@ -1,0 +1,338 @@
+// loadConfig: the whole file goes through one schema. Unknown keys at any depth are refused with the
+// closest valid key, wrong values name their path and what is expected, and what is left out gets
+// the documented default. (The CLI turns a ConfigError into exit code 2: test/e2e/config.test.ts.)
+
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { stringify } from "yaml";
+import { type Config, ConfigError, loadConfig } from "../../src/config/load.ts";
+import { DEFAULT_HEALTH } from "../../src/routing/settings.ts";
+
+/** Writes `doc` (YAML text, or an object to serialize) to a fresh switchyard.yaml; returns its path. */
+function configFile(doc: string | object): string {
+  const file = join(mkdtempSync(join(tmpdir(), "switchyard-config-")), "switchyard.yaml");
+  writeFileSync(file, typeof doc === "string" ? doc : stringify(doc));
+  return file;
+}
+
+function load(doc: string | object, env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig(configFile(doc), env);
+}
+
+/** Asserts the file is refused with exactly `${file}: ${message}`: one line, a ConfigError (exit 2). */
+function refused(doc: string | object, message: string, env: NodeJS.ProcessEnv = {}): void {
+  const file = configFile(doc);
+  assert.throws(
+    () => loadConfig(file, env),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError, `expected a ConfigError, got ${err}`);
+      assert.equal(err.message, `${file}: ${message}`);
+      assert.ok(!err.message.includes("\n"), "one line");
+      return true;
+    },
+  );
+}
+
+const localModel = { id: "acme/mine", endpoints: [{ provider: "local", model: "echo-1" }] };
+
+describe("typos at any depth are refused, naming the closest valid key (they used to start as if absent)", () => {
+  test("providers[0].api-key: a typo for api_key used to leave the provider silently disabled", () => {
+    refused(
+      { providers: [{ id: "openai", "api-key": "sk-real" }] },
+      "providers[0].api-key: unknown key; did you mean api_key?",
+    );
+  });
+
+  test("server.prot: a typo for port used to start on the default port", () => {
+    refused({ server: { prot: 9000 } }, "server.prot: unknown key; did you mean port?");
+  });
+
+  test("storage.uri: a typo for url used to start on the embedded SQLite file", () => {
+    refused({ storage: { uri: "postgres://db/x" } }, "storage.uri: unknown key; did you mean url?");
+  });
+
+  test("providers[0].timeouts.first_bye_ms: a typo for first_byte_ms used to keep the default timeout", () => {
+    refused(
+      { providers: [{ id: "local", timeouts: { first_bye_ms: 10 } }] },
+      "providers[0].timeouts.first_bye_ms: unknown key; did you mean first_byte_ms?",
+    );
+  });
+
+  test("models[0].pricings.promt: a typo in a catalog record nested in the config", () => {
+    refused(
+      { models: [{ ...localModel, pricings: { promt: [{ value: 1, unit: "perMTokens" }] } }] },
+      "models[0].pricings.promt: unknown key; did you mean prompt?",
+    );
+  });
+
+  test("routing.health.cooldown: nested two levels down", () => {
+    refused(
+      { routing: { health: { cooldown: 5 } } },
+      "routing.health.cooldown: unknown key; did you mean cooldown_ms?",
+    );
+  });
+
+  test("a key far from every valid one lists the valid keys instead of guessing", () => {
+    refused(
+      { server: { workers: 4 } },
+      "server.workers: unknown key; valid keys are host, port, body_limit_bytes",
+    );
+    refused(
+      { admin: { keys: [] } },
+      "admin: unknown key; valid keys are server, storage, redis, billing, providers, models, routing, keys",
+    );
+  });
+
+  test("an unknown key is reported before the missing key it was probably meant to be", () => {
+    refused(
+      { keys: [{ key: "sk-abcdefgh", acount: "demo" }] },
+      "keys[0].acount: unknown key; did you mean account?",
+    );
+  });
+});
+
+describe("wrong values name the path and what is expected", () => {
+  const cases: Array<[string, object | string, string]> = [
+    ["the document", "- a\n- b\n", "(top level): must be a mapping"],
+    ["a section", { server: "here" }, "server: must be a mapping"],
+    [
+      "a port out of range",
+      { server: { port: 99999 } },
+      "server.port: must be an integer between 0 and 65535",
+    ],
+    [
+      "a port that is not a number",
+      { server: { port: "http" } },
+      "server.port: must be an integer between 0 and 65535",
+    ],
+    [
+      "a body limit of 0",
+      { server: { body_limit_bytes: 0 } },
+      "server.body_limit_bytes: must be a positive integer",
+    ],
+    [
+      "a storage url",
+      { storage: { url: "mysql://x" } },
+      'storage.url: must start with sqlite: or postgres:// (got "mysql://x")',
+    ],
+    ["a redis url", { redis: { url: "http://x" } }, 'redis.url: must start with redis:// (got "http://x")'],
+    [
+      "a negative settle delay",
+      { billing: { settle_delay_ms: -1 } },
+      "billing.settle_delay_ms: must be an integer >= 0",
+    ],
+    ["providers as a mapping", { providers: { openai: {} } }, "providers: must be a list"],
+    ["a provider without id", { providers: [{ protocol: "openai" }] }, "providers[0].id: is required"],
+    [
+      "an unknown protocol",
+      { providers: [{ id: "mine", protocol: "soap", base_url: "http://x" }] },
+      "providers[0].protocol: must be one of openai, anthropic, gemini, local",
+    ],
+    [
+      "a new provider without protocol",
+      { providers: [{ id: "mine", base_url: "http://x" }] },
+      'providers[0].protocol: is required for a provider Switchyard does not know ("mine")',
+    ],
+    [
+      "a new provider without base_url",
+      { providers: [{ id: "mine", protocol: "openai" }] },
+      "providers[0].base_url: is required",
+    ],
+    [
+      "a base_url that is not http(s)",
+      { providers: [{ id: "mine", protocol: "openai", base_url: "ftp://x" }] },
+      "providers[0].base_url: must be an http(s) URL",
+    ],
+    [
+      "enabled: yes-ish",
+      { providers: [{ id: "local", enabled: "on" }] },
+      "providers[0].enabled: must be true or false",
+    ],
+    [
+      "a zero timeout",
+      { providers: [{ id: "local", timeouts: { idle_ms: 0 } }] },
+      "providers[0].timeouts.idle_ms: must be a positive integer",
+    ],
+    [
+      "a chunk delay over a minute",
+      { providers: [{ id: "local", chunk_delay_ms: 70000 }] },
+      "providers[0].chunk_delay_ms: must be an integer between 0 and 60000",
+    ],
+    ["a key without account", { keys: [{ key: "sk-abcdefgh" }] }, "keys[0].account: is required"],
+    ["a short key", { keys: [{ key: "sk-a", account: "a" }] }, "keys[0].key: must be at least 8 characters"],
+    [
+      "credits that are not a number",
+      { keys: [{ key: "sk-abcdefgh", account: "a", credits: "lots" }] },
+      "keys[0].credits: must be a decimal number",
+    ],
+    ["routing as text", { routing: "yes" }, "routing: must be a mapping"],
+    [
+      "a routing type",
+      { routing: { type: "random" } },
+      "routing.type: must be one of priority, round_robin, least_latency",
+    ],
+    [
+      "a routing fallback",
+      { routing: { fallback: 3 } },
+      "routing.fallback: must be true, false or a provider id",
+    ],
+    [
+      "an empty routing provider",
+      { routing: { providers: [""] } },
+      "routing.providers[0]: must be a non-empty string",
+    ],
+    [
+      "a health threshold of 0",
+      { routing: { health: { failure_threshold: 0 } } },
+      "routing.health.failure_threshold: must be a positive integer",
+    ],
+    [
+      "a model price unit",
+      { models: [{ id: "local/echo-1", pricings: { prompt: [{ value: 1, unit: "perYear" }] } }] },
+      "models[0].pricings.prompt[0].unit: must be one of perMTokens, perCount, perSecond",
+    ],
+    [
+      "a new model without endpoints",
+      { models: [{ id: "acme/mine" }] },
+      "models[0].endpoints: is required: acme/mine is not in the built-in catalog, so it needs endpoints " +
+        "(which provider serves it)",
+    ],
+    [
+      "an endpoint naming no provider (a typo: the model would never be served)",
+      { models: [{ id: "acme/mine", endpoints: [{ provider: "locl" }] }] },
+      'models[0].endpoints[0].provider: no provider "locl"; did you mean local?',
+    ],
+    [
+      "an override that breaks a limit",
+      { models: [{ id: "local/echo-1", context_length: 100 }] },
+      "models[0].max_output_tokens: 8192 exceeds context_length 100 of local/echo-1",
+    ],
+  ];
+  for (const [name, doc, message] of cases) test(name, () => refused(doc, message));
+});
+
+describe("what is left out gets its documented default", () => {
+  test("an empty file is the built-in setup on a file-given store", () => {
+    const config = load("");
+    const embedded = loadConfig(undefined, {});
+    assert.deepEqual(config.server, { host: "127.0.0.1", port: 8080, bodyLimitBytes: 32 * 1024 * 1024 });
+    assert.deepEqual(config.storage, { url: "sqlite:./.switchyard/switchyard.db" });
+    assert.equal(config.redis, undefined);
+    assert.deepEqual(config.billing, { settleDelayMs: 0, priceVersion: "builtin" });
+    assert.deepEqual(config.keys, []);
+    assert.deepEqual(config.routing, { defaults: {}, health: DEFAULT_HEALTH });
+    assert.equal(config.embeddedDefault, false);
+    assert.equal(embedded.embeddedDefault, true);
+    assert.deepEqual({ ...config, embeddedDefault: true }, embedded);
+  });
+
+  test("empty sections and values count as absent (everything under them commented out)", () => {
+    const config = load("server:\nstorage:\n  url:\nrouting:\nproviders:\n");
+    assert.equal(config.server.port, 8080);
+    assert.equal(config.storage.url, "sqlite:./.switchyard/switchyard.db");
+    assert.equal(config.providers.length, loadConfig(undefined, {}).providers.length);
+  });
+
+  test("a provider's timeouts default one by one", () => {
+    const config = load({ providers: [{ id: "local", timeouts: { connect_ms: 10 } }] });
+    assert.deepEqual(config.providers.find((p) => p.id === "local")!.timeouts, {
+      connectMs: 10,
+      firstByteMs: 60_000,
+      requestMs: 600_000,
+      idleMs: 120_000,
+    });
+  });
+
+  test("the routing section: the fields of provider.routing and the health rules", () => {
+    const config = load({
+      routing: {
+        type: "round_robin",
+        primary_factor: "cost",
+        providers: ["a"],
+        fallback: false,
+        health: { cooldown_ms: 50 },
+      },
+    });
+    assert.deepEqual(config.routing, {
+      defaults: { type: "round_robin", primary_factor: "cost", providers: ["a"], fallback: false },
+      health: { ...DEFAULT_HEALTH, cooldownMs: 50 },
+    });
+  });
+
+  test("a model not in the catalog needs only id and endpoints", () => {
+    const config = load({ models: [localModel] });
+    const model = config.models.find((m) => m.id === "acme/mine");
+    assert.deepEqual(model, {
+      id: "acme/mine",
+      displayName: "acme/mine",
+      description: "",
+      created: 0,
+      ownedBy: "acme",
+      inputModalities: ["text"],
+      outputModalities: ["text"],
+      reasoning: false,
+      contextLength: 128000,
+      maxOutputTokens: 4096,
+      pricings: {},
+      endpoints: [{ provider: "local", model: "echo-1" }],
+    });
+  });
+
+  test("a price item's currency and a condition's unit have their only value as default", () => {
+    const config = load({
+      models: [
+        {
+          ...localModel,
+          pricings: {
+            prompt: [
+              { value: 1, unit: "perMTokens", conditions: { prompt_tokens: { lte: 200 } } },
+              { value: 2, unit: "perMTokens", conditions: { prompt_tokens: { gt: 200 } } },
+            ],
+          },
+        },
+      ],
+    });
+    assert.deepEqual(config.models.find((m) => m.id === "acme/mine")!.pricings.prompt![0], {
+      value: 1,
+      unit: "perMTokens",
+      currency: "USD",
+      conditions: { prompt_tokens: { unit: "kTokens", lte: 200 } },
+    });
+  });
+});
+
+describe("${VAR} substitution", () => {
+  test("values from the environment, defaults after :-, numbers and flags from text", () => {
+    const config = load(
+      {
+        server: { port: "${SY_PORT}" },
+        storage: { url: "sqlite:${SY_DIR:-/tmp}/x.db" },
+        providers: [{ id: "openai", api_key: "${SY_KEY}", enabled: "${SY_ON:-true}" }],
+      },
+      { SY_PORT: "9001", SY_KEY: "sk-from-env" },
+    );
+    assert.equal(config.server.port, 9001);
+    assert.equal(config.storage.url, "sqlite:/tmp/x.db");
+    const openai = config.providers.find((p) => p.id === "openai")!;
+    assert.equal(openai.apiKey, "sk-from-env");
+    assert.equal(openai.enabled, true);
+  });
+
+  test("an unset key leaves a remote provider off, not failing", () => {
+    const config = load({ providers: [{ id: "openai", api_key: "${SY_UNSET_KEY}" }] });
+    assert.equal(config.providers.find((p) => p.id === "openai")!.enabled, false);
+  });
+
+  test("an unset redis url means no redis", () => {
+    assert.equal(load({ redis: { url: "${SY_UNSET_REDIS}" } }).redis, undefined);
+  });
+
+  test("a substituted value is checked like a written one", () => {
+    refused({ server: { port: "${SY_PORT}" } }, "server.port: must be an integer between 0 and 65535", {
+      SY_PORT: "eighty",
+    });
+  });
+});
