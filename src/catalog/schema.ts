@@ -257,7 +257,7 @@ export const routingDefaultsShape = {
       description:
         "`true` tries the next endpoint on a retryable failure, `false` returns the first error, a provider " +
         "id switches to that provider.",
-      type: '`"true"`, `"false"` or a provider id',
+      type: '`"true"`, `"false"` (or `true`, `false`), or a provider id',
       defaultText: '`"true"`',
     }),
 };

@@ -3,6 +3,7 @@
 import { dirname } from "node:path";
 import { demoKey, installKey } from "../auth/bootstrap.ts";
 import type { Config } from "../config/load.ts";
+import { startNotes } from "../config/notes.ts";
 import { openStore } from "../ledger/open-store.ts";
 import type { Store } from "../ledger/types.ts";
 import { createApp } from "../server/app.ts";
@@ -22,6 +23,7 @@ export async function serve(config: Config): Promise<void> {
   // One write, so whoever reads the listening line has the rest of the start-up report with it.
   let report = "";
   if (interrupted > 0) report += `marked ${interrupted} unfinished generation(s) as interrupted\n`;
+  report += startNotes(config.models, config.providers);
   report += `switchyard listening on ${url}\n`;
   if (demo) report += welcome(url, demo);
   process.stdout.write(report);

@@ -158,6 +158,7 @@ export const configSchema = z.strictObject(
     models: z.array(modelRecordSchema).optional().meta({
       description:
         "Merged over the built-in catalog by `id`; the fields are those of a model record (below).",
+      type: "list of model records",
       defaultText: "the built-in catalog",
     }),
     routing: routing.prefault({}).meta({
