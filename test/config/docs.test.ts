@@ -28,9 +28,10 @@ test("every key the schema accepts, at any depth, is in a key table", () => {
   assert.deepEqual(missing, []);
 });
 
-test("the YAML examples load", () => {
-  const examples = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.ok(examples.length >= 2);
+test("the YAML examples of docs/configuration.md and README.md load", () => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const examples = [...(docs + readme).matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(examples.length >= 3);
   for (const example of examples) {
     const file = join(mkdtempSync(join(tmpdir(), "switchyard-docs-")), "switchyard.yaml");
     writeFileSync(file, example);
