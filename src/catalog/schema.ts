@@ -39,7 +39,7 @@ export const MODEL_DEFAULTS = {
   reasoning: false,
   /** A common context size of current models; listings show it, nothing is refused by it. */
   context_length: 128_000,
-  /** The `max_tokens` sent when a request gives none (Anthropic needs one): the usual 4096. */
+  /** The output limit sent to Anthropic and Gemini upstreams when a request sets none: the usual 4096. */
   max_output_tokens: 4096,
   /** No prices: generations are metered and rated at 0, and `serve` says so at start. */
   pricings: {},
@@ -316,8 +316,8 @@ export const modelRecordSchema = z
         .optional()
         .meta({
           description:
-            "Longest answer; also the `max_tokens` sent upstream when a request gives none (Anthropic needs one). " +
-            "At most `context_length`.",
+            "Longest answer, at most `context_length`. Sent as the output limit when a request sets none and " +
+            "the upstream speaks Anthropic (whose `max_tokens` is required) or Gemini.",
           defaultText: `\`${MODEL_DEFAULTS.max_output_tokens}\`, or \`context_length\` if smaller`,
         }),
       pricings: pricingsSchema.optional(),
