@@ -10,9 +10,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { Redis } from "ioredis";
 import { generationColumnList, generationFromColumns } from "../../src/ledger/columns.ts";
 import { addDecimals, canonicalDecimal, negateDecimal } from "../../src/ledger/decimal.ts";
-import { PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
+import { OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
 import { requirePrivatePostgres, startPrivatePostgres } from "../support/private-postgres.ts";
 import { requirePrivateRedis, startPrivateRedis } from "../support/private-redis.ts";
 
@@ -26,6 +27,7 @@ interface Outcome {
   /** What was wrong with the answer, if anything (a 500, a shape, a timeout, a broken stream). */
   problem?: string;
   sentAt: number;
+  ms?: number;
 }
 
 /** No answer may take longer than this, outage or not. */
@@ -34,14 +36,14 @@ const CREDITS = "100";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function requestFor(face: Face, url: string, n: number): { url: string; init: RequestInit } {
+function requestFor(face: Face, url: string, n: number, key: string): { url: string; init: RequestInit } {
   const text = `request ${n} during the outage drill`;
   if (face === "chat")
     return {
       url: `${url}/v1/chat/completions`,
       init: {
         method: "POST",
-        headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: text }] }),
       },
     };
@@ -51,7 +53,7 @@ function requestFor(face: Face, url: string, n: number): { url: string; init: Re
       init: {
         method: "POST",
         headers: {
-          "x-api-key": PAYG_KEY,
+          "x-api-key": key,
           "anthropic-version": "2023-06-01",
           "content-type": "application/json",
         },
@@ -67,7 +69,7 @@ function requestFor(face: Face, url: string, n: number): { url: string; init: Re
     url: `${url}/v1beta/models/local/echo-1:generateContent`,
     init: {
       method: "POST",
-      headers: { "x-goog-api-key": PAYG_KEY, "content-type": "application/json" },
+      headers: { "x-goog-api-key": key, "content-type": "application/json" },
       body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
     },
   };
@@ -92,13 +94,13 @@ function badServiceUnavailable(face: Face, body: any): string | undefined {
     : "not a content-generation error body";
 }
 
-async function send(face: Face, url: string, n: number): Promise<Outcome> {
+async function send(face: Face, url: string, n: number, key = PAYG_KEY): Promise<Outcome> {
   const sentAt = Date.now();
-  const { url: target, init } = requestFor(face, url, n);
+  const { url: target, init } = requestFor(face, url, n, key);
   try {
     const res = await fetch(target, { ...init, signal: AbortSignal.timeout(ANSWER_BOUND_MS) });
     const text = await res.text();
-    const outcome: Outcome = { face, status: res.status, sentAt };
+    const outcome: Outcome = { face, status: res.status, sentAt, ms: Date.now() - sentAt };
     if (res.status === 200) {
       outcome.id = res.headers.get("x-generation-id") ?? undefined;
       if (!outcome.id) outcome.problem = "a 2xx without x-generation-id";
@@ -179,20 +181,33 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
         storage: { url: db.url },
         redis: { url: redis.url },
         billing: { settle_delay_ms: 0 },
-        keys: [{ key: PAYG_KEY, account: "acme", credits: Number(CREDITS) }],
+        keys: [
+          { key: PAYG_KEY, account: "acme", credits: Number(CREDITS) },
+          { key: OTHER_KEY, account: "other", credits: 100 },
+        ],
       },
       { dir },
     );
     const { url } = gateway;
     const traffic = steadyTraffic(url, 4);
     const readyDuringOutage: number[] = [];
+    // Asked while PostgreSQL is down: a key this process never verified, and a lookup.
+    const unverifiable: Outcome[] = [];
+    const lookups: Array<{ status: number; body: any }> = [];
 
     await sleep(800);
     await db.stop();
     const downAt = Date.now();
     for (let i = 0; i < 6; i++) {
       readyDuringOutage.push(await readyzStatus(url));
-      await sleep(500);
+      unverifiable.push(await send((["chat", "messages", "gemini"] as const)[i % 3]!, url, -i, OTHER_KEY));
+      const servedId = traffic.outcomes.findLast((o) => o.id)?.id ?? "gen-none";
+      const lookup = await fetch(`${url}/api/v1/management/generation?id=${servedId}`, {
+        headers: { authorization: `Bearer ${PAYG_KEY}` },
+        signal: AbortSignal.timeout(ANSWER_BOUND_MS),
+      });
+      lookups.push({ status: lookup.status, body: await lookup.json() });
+      await sleep(300);
     }
     await db.start();
     const upAt = Date.now();
@@ -219,6 +234,19 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
       readyDuringOutage.includes(503),
       `/readyz never said 503 while PostgreSQL was down: ${readyDuringOutage}`,
     );
+    // What cannot be verified or read while the store is down is a clean 503, never a guess.
+    for (const o of unverifiable)
+      assert.equal(o.status, 503, `${o.face} with a key never verified: ${o.problem}`);
+    assert.deepEqual(
+      unverifiable.filter((o) => o.problem).map((o) => o.problem),
+      [],
+    );
+    for (const lookup of lookups) {
+      assert.equal(lookup.status, 503, JSON.stringify(lookup.body));
+      assert.equal(lookup.body.error.type, "overloaded_error");
+    }
+    // Redis was really in use, went away, and routing carried on on memory.
+    assert.match(gateway.output(), /shared routing state unavailable/);
 
     // Recovered without a restart: ready again, and each protocol is served.
     await until("/readyz to answer 200", async () => (await readyzStatus(url)) === 200);
@@ -247,6 +275,16 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
       );
     });
     for (const row of await rows()) assert.equal(row.status, "completed", row.id);
+    // Shared routing state is written to the restarted Redis again (it kept nothing across the restart).
+    const shared = new Redis(redis.url);
+    try {
+      await until(
+        "routing state in the restarted Redis",
+        async () => (await shared.keys("switchyard:routing:*")).length > 0,
+      );
+    } finally {
+      shared.disconnect();
+    }
     // Exactly one debit each: the balance is the credits less the sum of every settled rating.
     const ledger = (
       await db.query(`SELECT ${generationColumnList} FROM generations WHERE account_id = 'acme'`)
@@ -255,6 +293,7 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
     const [account] = await db.query("SELECT balance::text AS balance FROM accounts WHERE id = 'acme'");
     assert.equal(canonicalDecimal(account!.balance), addDecimals(CREDITS, negateDecimal(charged)));
     assert.ok(charged !== "0");
+    assert.equal(ledger.length, served.length, "rows in the ledger for requests no client was answered for");
 
     // The lookup sees them too, through the same process.
     const last = served.at(-1)!;
@@ -265,7 +304,8 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
     t.diagnostic(
       `${traffic.outcomes.length} requests: ${served.length} served, ` +
         `${traffic.outcomes.filter((o) => o.status === 503).length} answered 503; ` +
-        `${duringOutage.length} sent while PostgreSQL was down; readyz then: ${readyDuringOutage.join(",")}`,
+        `${duringOutage.length} sent while PostgreSQL was down; readyz then: ${readyDuringOutage.join(",")}; ` +
+        `slowest answer ${Math.max(...traffic.outcomes.map((o) => o.ms ?? 0))} ms`,
     );
   } finally {
     await gateway?.stop();
