@@ -89,8 +89,11 @@ function noticeToConsole(message: string): void {
 /** A StoreUnavailable says only "unavailable" to clients; the log wants the driver's reason too. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? error.cause.message : undefined;
-  return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
+  let root: Error = error;
+  while (root.cause instanceof Error) root = root.cause;
+  return root !== error && !error.message.includes(root.message)
+    ? `${error.message} (${root.message})`
+    : error.message;
 }
 
 export class WriteQueue {

@@ -13,6 +13,10 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /** Starts again on the same port; waits until it answers PING. */
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered (a hung server). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
   destroy(): Promise<void>;
 }
 
@@ -65,7 +69,14 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         running.kill("SIGTERM");
       });
     },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
+    },
     async destroy() {
+      redis.resume();
       await redis.stop();
     },
   };
