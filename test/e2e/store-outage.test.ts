@@ -9,10 +9,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { Redis } from "ioredis";
-import { generationColumnList, generationFromColumns } from "../../src/ledger/columns.ts";
+import { type Columns, generationColumnList, generationFromColumns } from "../../src/ledger/columns.ts";
 import { addDecimals, canonicalDecimal, negateDecimal } from "../../src/ledger/decimal.ts";
+import type { GenerationRow } from "../../src/ledger/types.ts";
 import { OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
 import { requirePrivatePostgres, startPrivatePostgres } from "../support/private-postgres.ts";
 import { requirePrivateRedis, startPrivateRedis } from "../support/private-redis.ts";
@@ -168,6 +170,39 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15
   }
 }
 
+/**
+ * Every generation a client was answered for is in the ledger, completed and settled, nothing else
+ * is, and the account was debited exactly once for each: its balance is the credits less the sum
+ * of the settled ratings. Waits (bounded) for the writes that waited out the outage to land.
+ */
+async function everyAnsweredGenerationRecorded(
+  served: string[],
+  readLedger: () => Promise<GenerationRow[]>,
+  readBalance: () => Promise<string>,
+  gateway: RunningGateway,
+): Promise<void> {
+  assert.ok(served.length > 0);
+  const answered = new Set(served);
+  let ledger: GenerationRow[] = [];
+  await until("every answered generation to be written and settled", async () => {
+    ledger = await readLedger();
+    const recorded = ledger.filter((g) => answered.has(g.id));
+    return recorded.length === served.length && recorded.every((g) => g.settledAt !== undefined);
+  }).catch((err) => {
+    const found = new Set(ledger.map((g) => g.id));
+    const missing = served.filter((id) => !found.has(id));
+    throw new Error(
+      `${err.message}: ${missing.length} of ${served.length} missing, e.g. ${missing.slice(0, 3)}\n` +
+        gateway.output().slice(-3000),
+    );
+  });
+  for (const g of ledger) assert.equal(g.status, "completed", g.id);
+  assert.equal(ledger.length, served.length, "rows in the ledger for requests no client was answered for");
+  const charged = ledger.reduce((sum, g) => addDecimals(sum, g.rating!.usage), "0");
+  assert.notEqual(charged, "0");
+  assert.equal(canonicalDecimal(await readBalance()), addDecimals(CREDITS, negateDecimal(charged)));
+}
+
 test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, nothing acknowledged lost", {
   timeout: 90_000,
 }, async (t) => {
@@ -256,44 +291,27 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
       traffic.outcomes.push(after);
     }
 
-    // Every answered generation is in the ledger, completed and settled, and debited exactly once.
     const served = traffic.outcomes.filter((o) => o.status === 200).map((o) => o.id!);
-    assert.ok(served.length > 0);
-    const rows = async () =>
-      db.query<{ id: string; status: string; settled: boolean }>(
-        "SELECT id, status, settled_at IS NOT NULL AS settled FROM generations WHERE id = ANY($1)",
-        [served],
+    const acme = async () =>
+      (await db.query(`SELECT ${generationColumnList} FROM generations WHERE account_id = 'acme'`)).map(
+        generationFromColumns,
       );
-    await until("every served generation to be written and settled", async () => {
-      const found = await rows();
-      return found.length === served.length && found.every((r) => r.settled);
-    }).catch(async (err) => {
-      const found = new Set((await rows()).map((r) => r.id));
-      const missing = served.filter((id) => !found.has(id));
-      throw new Error(
-        `${err.message}: ${missing.length} of ${served.length} missing, e.g. ${missing.slice(0, 3)}\n${gateway?.output().slice(-3000)}`,
-      );
-    });
-    for (const row of await rows()) assert.equal(row.status, "completed", row.id);
-    // Shared routing state is written to the restarted Redis again (it kept nothing across the restart).
+    const balance = async () =>
+      (await db.query("SELECT balance::text AS balance FROM accounts WHERE id = 'acme'"))[0]!
+        .balance as string;
+    await everyAnsweredGenerationRecorded(served, acme, balance, gateway);
+    // Shared routing state is written to the restarted Redis again (it kept nothing across the
+    // restart), once the gateway's client has reconnected (it retries up to 2 s apart).
     const shared = new Redis(redis.url);
     try {
-      await until(
-        "routing state in the restarted Redis",
-        async () => (await shared.keys("switchyard:routing:*")).length > 0,
-      );
+      await until("routing state in the restarted Redis", async () => {
+        if ((await shared.keys("switchyard:routing:*")).length > 0) return true;
+        assert.equal((await send("chat", url, 20_000)).status, 200);
+        return false;
+      });
     } finally {
       shared.disconnect();
     }
-    // Exactly one debit each: the balance is the credits less the sum of every settled rating.
-    const ledger = (
-      await db.query(`SELECT ${generationColumnList} FROM generations WHERE account_id = 'acme'`)
-    ).map(generationFromColumns);
-    const charged = ledger.reduce((sum, g) => (g.settledAt ? addDecimals(sum, g.rating!.usage) : sum), "0");
-    const [account] = await db.query("SELECT balance::text AS balance FROM accounts WHERE id = 'acme'");
-    assert.equal(canonicalDecimal(account!.balance), addDecimals(CREDITS, negateDecimal(charged)));
-    assert.ok(charged !== "0");
-    assert.equal(ledger.length, served.length, "rows in the ledger for requests no client was answered for");
 
     // The lookup sees them too, through the same process.
     const last = served.at(-1)!;
@@ -310,5 +328,74 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
   } finally {
     await gateway?.stop();
     await Promise.all([db.destroy(), redis.destroy()]);
+  }
+});
+
+test("the embedded SQLite store locked by another process under load: no crash, nothing acknowledged lost", {
+  timeout: 60_000,
+}, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-sqlite-outage-"));
+  const file = join(dir, "switchyard.db");
+  const gateway = await startGateway(
+    {
+      storage: { url: `sqlite:${file}` },
+      billing: { settle_delay_ms: 0 },
+      keys: [{ key: PAYG_KEY, account: "acme", credits: Number(CREDITS) }],
+    },
+    { dir },
+  );
+  const other = new DatabaseSync(file);
+  try {
+    const traffic = steadyTraffic(gateway.url, 4);
+    await sleep(800);
+    // Another process (an operator's sqlite3 shell, a backup) takes the write lock and keeps it
+    // well past the gateway's busy timeout.
+    other.exec("BEGIN EXCLUSIVE");
+    const lockedAt = Date.now();
+    await sleep(4_000);
+    other.exec("COMMIT");
+    const releasedAt = Date.now();
+    await sleep(800);
+    await traffic.stop();
+
+    assert.equal(gateway.process.exitCode, null, `the gateway exited:\n${gateway.output().slice(-2000)}`);
+    const problems = traffic.outcomes.filter((o) => o.problem);
+    assert.deepEqual(
+      problems.slice(0, 10).map((o) => `${o.face} ${o.status}: ${o.problem}`),
+      [],
+      `${problems.length} of ${traffic.outcomes.length} answers were neither a 2xx nor a clean 503`,
+    );
+    const whileLocked = traffic.outcomes.filter((o) => o.sentAt >= lockedAt && o.sentAt < releasedAt);
+    assert.ok(
+      whileLocked.length >= 10,
+      `only ${whileLocked.length} requests were sent while the file was locked`,
+    );
+    assert.match(gateway.output(), /the store is unavailable/);
+    // SQLite waits for a lock synchronously: the gateway must not wait out the whole lock on its
+    // event loop (every request would stall with it), only a short busy timeout at a time.
+    const slowest = Math.max(...whileLocked.map((o) => o.ms ?? 0));
+    assert.ok(slowest < 2_500, `an answer took ${slowest} ms while the file was locked`);
+
+    const served = traffic.outcomes.filter((o) => o.status === 200).map((o) => o.id!);
+    const acme = async () =>
+      other
+        .prepare(`SELECT ${generationColumnList} FROM generations WHERE account_id = 'acme'`)
+        .all()
+        .map((row) => generationFromColumns(row as Columns));
+    const balance = async () =>
+      String(
+        (other.prepare("SELECT balance FROM accounts WHERE id = 'acme'").get() as { balance: string })
+          .balance,
+      );
+    await everyAnsweredGenerationRecorded(served, acme, balance, gateway);
+    t.diagnostic(
+      `${traffic.outcomes.length} requests: ${served.length} served, ` +
+        `${traffic.outcomes.filter((o) => o.status === 503).length} answered 503; ` +
+        `${whileLocked.length} sent while locked; slowest answer ${Math.max(...traffic.outcomes.map((o) => o.ms ?? 0))} ms`,
+    );
+  } finally {
+    if (other.isTransaction) other.exec("ROLLBACK");
+    other.close();
+    await gateway.stop();
   }
 });
