@@ -6,7 +6,7 @@
 // See docs/operations.md, "When the store or Redis goes away".
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -15,7 +15,7 @@ import { Redis } from "ioredis";
 import { type Columns, generationColumnList, generationFromColumns } from "../../src/ledger/columns.ts";
 import { addDecimals, canonicalDecimal, negateDecimal } from "../../src/ledger/decimal.ts";
 import type { GenerationRow } from "../../src/ledger/types.ts";
-import { OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
+import { OTHER_KEY, PAYG_KEY, type RunningGateway, runCli, startGateway } from "../support/gateway.ts";
 import { requirePrivatePostgres, startPrivatePostgres } from "../support/private-postgres.ts";
 import { requirePrivateRedis, startPrivateRedis } from "../support/private-redis.ts";
 
@@ -398,4 +398,13 @@ test("the embedded SQLite store locked by another process under load: no crash, 
     other.close();
     await gateway.stop();
   }
+});
+
+test("serve with its store unreachable exits 1 naming why, not as a usage error", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-no-store-"));
+  const configFile = join(dir, "switchyard.yaml");
+  writeFileSync(configFile, "storage:\n  url: postgres://postgres@127.0.0.1:1/none\n");
+  const { code, stderr } = await runCli(["serve", "--config", configFile, "--port", "0"], dir);
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /^switchyard: the store is unavailable: connect ECONNREFUSED 127\.0\.0\.1:1$/m);
 });
