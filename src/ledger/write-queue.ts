@@ -116,6 +116,8 @@ export class WriteQueue {
   private batches = 0;
   /** Writes enqueued and not yet settled. */
   private held = 0;
+  /** Set once close() ran out of grace with the store still away. */
+  private gaveUp: GaveUp | undefined;
   /** Since when the store has been away (a batch waits to be tried again), or undefined. */
   private awaySince: number | undefined;
 
@@ -288,18 +290,18 @@ export class WriteQueue {
   private async applyWaitingForStore(writes: GenerationWrite[]): Promise<BatchOutcome> {
     let delay = this.retryDelayMs;
     for (let tries = 1; ; tries++) {
+      // Once close() has given up, what is left fails at once: the shutdown must end.
+      if (this.gaveUp) throw this.gaveUp;
       let outcome: BatchOutcome;
       try {
         outcome = await this.apply(writes);
       } catch (cause) {
         if (!isStoreUnavailable(cause)) throw cause;
-        if (this.closedAt !== undefined && Date.now() - this.closedAt >= this.closeGraceMs)
-          throw new GaveUp(
-            `the store stayed unavailable through the ${this.closeGraceMs} ms shutdown grace`,
-            {
-              cause,
-            },
-          );
+        if (this.closedAt !== undefined && Date.now() - this.closedAt >= this.closeGraceMs) {
+          const grace = `the store stayed unavailable through the ${this.closeGraceMs} ms shutdown grace`;
+          this.gaveUp = new GaveUp(grace, { cause });
+          throw this.gaveUp;
+        }
         if (this.awaySince === undefined) {
           this.awaySince = Date.now();
           this.report(

@@ -311,10 +311,18 @@ describe("generation write queue while the store is away", () => {
     });
     store.away = true;
     const writes = [queue.enqueue(start("g1")), queue.enqueue(start("g2"))];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Queued behind the batch in flight, in a batch of its own: failed without another try.
+    const behind = queue.enqueue(start("g3"));
     const began = performance.now();
     await queue.close();
     assert.ok(performance.now() - began < 1000);
     for (const w of writes) await assert.rejects(w, /shutdown grace.*lost: g1, g2/);
-    assert.match(reported.at(-1)!.message, /lost: g1, g2/);
+    await assert.rejects(behind, /lost: g3/);
+    assert.deepEqual(
+      reported.slice(-2).map((e) => e.message.replace(/.*lost: /, "")),
+      ["g1, g2)", "g3)"],
+    );
+    assert.ok(!store.batches.some((b) => b.includes("start:g3")), "tried again after giving up");
   });
 });
