@@ -519,7 +519,7 @@ export class PostgresStore implements Store {
       throw asUnavailable(error);
     } finally {
       client.off("error", onError);
-      client.release(broken ?? undefined);
+      client.release(broken);
     }
   }
 }
