@@ -1,7 +1,10 @@
 // Resolves a presented key to its account. Lookups are cached briefly so the store is not on every
-// request's path; a revoked key stops working within the cache's lifetime.
+// request's path; a revoked key stops working within the cache's lifetime. While the store is
+// unavailable, a key this process verified in the last STALE_MS keeps its last answer (the store is
+// asked again about once a second); any other key is a 503, never a guess. See docs/operations.md.
 
 import { GatewayError } from "../ir/errors.ts";
+import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { KeyKind, Store } from "../ledger/types.ts";
 import { hashKey } from "./keys.ts";
 
@@ -12,9 +15,21 @@ export interface Caller {
 }
 
 const CACHE_MS = 5_000;
+/** How old a verified answer may be and still be used while the store cannot be asked. */
+export const STALE_MS = 10 * 60_000;
+/** While the store is unavailable, how often a key's entry asks it again. */
+const OUTAGE_RECHECK_MS = 1_000;
+
+interface Entry {
+  caller: Caller | undefined;
+  /** Epoch ms until which the entry is used without asking the store. */
+  until: number;
+  /** Epoch ms when the store last answered for this key. */
+  verifiedAt: number;
+}
 
 export class Authenticator {
-  private readonly cache = new Map<string, { caller: Caller | undefined; until: number }>();
+  private readonly cache = new Map<string, Entry>();
   private readonly store: Store;
 
   constructor(store: Store) {
@@ -28,12 +43,17 @@ export class Authenticator {
     const now = Date.now();
     let entry = this.cache.get(key);
     if (!entry || entry.until < now) {
-      const row = await this.store.findKeyByHash(hashKey(key));
-      const caller =
-        row && !row.revokedAt ? { keyId: row.id, accountId: row.accountId, kind: row.kind } : undefined;
-      entry = { caller, until: now + CACHE_MS };
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, entry);
+      try {
+        const row = await this.store.findKeyByHash(hashKey(key));
+        const caller =
+          row && !row.revokedAt ? { keyId: row.id, accountId: row.accountId, kind: row.kind } : undefined;
+        entry = { caller, until: now + CACHE_MS, verifiedAt: now };
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(key, entry);
+      } catch (err) {
+        if (!isStoreUnavailable(err) || !entry || now - entry.verifiedAt > STALE_MS) throw err;
+        entry.until = now + OUTAGE_RECHECK_MS;
+      }
     }
     if (!entry.caller) throw new GatewayError("authentication", "The API key is not valid.");
     return entry.caller;

@@ -7,6 +7,7 @@ import { type Config, ConfigError, loadConfig } from "../config/load.ts";
 import { generationRecord } from "../gateway/lookup.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { GatewayError } from "../ir/errors.ts";
+import { StoreUnavailable } from "../ledger/ledger-errors.ts";
 import { type Args, parseArgs, stringFlag, UsageError } from "./args.ts";
 import { openConfiguredStore, serve } from "./serve.ts";
 
@@ -157,6 +158,14 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (err) => {
+    // Not a usage error (2): the same command works once the database answers.
+    if (err instanceof StoreUnavailable) {
+      let cause: unknown = err;
+      while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+      process.stderr.write(`switchyard: the store is unavailable: ${(cause as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof GatewayError) {
       process.stderr.write(`switchyard: ${err.message}\n`);
       process.exitCode = 2;

@@ -1,42 +1,64 @@
-// Admission for pay-as-you-go keys: an account with no credit left is refused before any upstream
-// call. The answer is cached per account until this process settles a generation of that account,
-// or for a second at most (another process may have settled or credited it), so the store is not
-// read on every request.
+// Admission: a generation is refused before any upstream call when the ledger could not record it
+// (its in-memory backlog for an unavailable store is full: 503), or when a pay-as-you-go account has
+// no credit left (402). The credit answer is cached per account until this process settles a
+// generation of that account, or for a second at most (another process may have settled or credited
+// it), so the store is not read on every request. While the store is unavailable the last answer
+// stands (asked again about once a second); an account never seen is a 503. See docs/operations.md.
 
 import type { Caller } from "../auth/authenticator.ts";
+import { STALE_MS } from "../auth/authenticator.ts";
 import { GatewayError } from "../ir/errors.ts";
+import { isStoreUnavailable, StoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Store } from "../ledger/types.ts";
 
 const CACHE_MS = 1_000;
+const OUTAGE_RECHECK_MS = 1_000;
 
 export class CreditCheck {
   private readonly store: Store;
-  private readonly hasCredit = new Map<string, { ok: boolean; until: number }>();
+  private readonly hasCredit = new Map<string, { ok: boolean; until: number; readAt: number }>();
 
   constructor(store: Store) {
     this.store = store;
   }
 
   async admit(caller: Caller): Promise<void> {
+    if (!this.store.acceptsGenerations)
+      throw new StoreUnavailable(
+        undefined,
+        "The gateway cannot record new generations right now; try again shortly.",
+      );
     if (caller.kind !== "payg") return;
     const now = Date.now();
     let entry = this.hasCredit.get(caller.accountId);
     if (!entry || entry.until <= now) {
-      const balance = (await this.store.getAccount(caller.accountId))?.balance;
-      // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
-      entry = {
-        ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
-        until: now + CACHE_MS,
-      };
-      if (this.hasCredit.size > 10_000) this.hasCredit.clear();
-      this.hasCredit.set(caller.accountId, entry);
+      try {
+        const balance = (await this.store.getAccount(caller.accountId))?.balance;
+        // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
+        entry = {
+          ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
+          until: now + CACHE_MS,
+          readAt: now,
+        };
+        if (this.hasCredit.size > 10_000) this.hasCredit.clear();
+        this.hasCredit.set(caller.accountId, entry);
+      } catch (err) {
+        if (!isStoreUnavailable(err) || !entry || now - entry.readAt > STALE_MS) throw err;
+        entry.until = now + OUTAGE_RECHECK_MS;
+      }
     }
     if (!entry.ok)
       throw new GatewayError("payment_required", "The account has no credit left. Add credits to continue.");
   }
 
-  /** Settlement changed these balances: read them again on the next request. */
+  /**
+   * Settlement changed these balances: read them again on the next request. (Expired, not dropped:
+   * should the store then be unavailable, the last answer still stands.)
+   */
   forget(accountIds: Iterable<string>): void {
-    for (const id of accountIds) this.hasCredit.delete(id);
+    for (const id of accountIds) {
+      const entry = this.hasCredit.get(id);
+      if (entry) entry.until = 0;
+    }
   }
 }

@@ -4,6 +4,7 @@
 import type { Caller } from "../auth/authenticator.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { Request } from "../ir/request.ts";
+import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
 import type { Meter } from "./meter.ts";
 import { countGeneration } from "./metrics.ts";
@@ -153,12 +154,26 @@ export class GenerationRecorder {
   }
 
   /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
-  private async record(finish: GenerationEnd, hasUsage: boolean, whole: boolean): Promise<void> {
+  private async record(finish: GenerationEnd, withUsage: boolean, whole: boolean): Promise<void> {
+    let hasUsage = withUsage;
     const { settlement, store } = this.deps;
     const generation = { id: this.start.id, ...this.caller };
     const model = this.pricedModel ?? this.model;
-    const settleNow = hasUsage && settlement.immediate;
-    if (settleNow) finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+    let settleNow = hasUsage && settlement.immediate;
+    if (settleNow) {
+      try {
+        finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+      } catch (err) {
+        // The generation is recorded either way. Rated later when the store was only unavailable
+        // (the account's discount could not be read); a rating that fails for any other reason is
+        // logged, and the row stays unsettled for an operator to look at.
+        settleNow = false;
+        if (!isStoreUnavailable(err)) {
+          hasUsage = false;
+          this.deps.log.error({ err, generationId: this.start.id }, "rating failed");
+        }
+      }
+    }
     await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
     if (settleNow) settlement.settledWithFinish(this.caller.accountId);
     else if (hasUsage) settlement.schedule(generation, model, finish.usage);

@@ -2,10 +2,16 @@
 // `billing.settle_delay_ms` (DESIGN §3: billing is asynchronous; until settled the lookup shows
 // metering only). Settlements are written in batches, one transaction per batch, so settling costs
 // the request path nothing and concurrent generations do not queue on their account's row.
+//
+// While the store is unavailable, settlements wait in memory and are tried again every
+// RETRY_MS; settling is idempotent (a settled generation is never debited again), so a batch whose
+// COMMIT was lost with its connection is simply settled once. After stop() nothing is retried: the
+// generations are in the ledger unsettled, and the next start settles them (src/cli/serve.ts).
 
 import { rate } from "../billing/rate.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { Usage } from "../ir/usage.ts";
+import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { KeyKind, Rating, SettlementItem, Store } from "../ledger/types.ts";
 
 /** What settlement needs to know of a generation. */
@@ -23,6 +29,8 @@ const BATCH_DELAY_MS = 10;
 const MAX_BATCH = 500;
 /** Discounts change rarely; re-reading the account for every generation would cost a query each. */
 const DISCOUNT_CACHE_MS = 5_000;
+/** While the store is unavailable, how often waiting settlements are tried again. */
+const RETRY_MS = 1_000;
 
 export class Settlement {
   private readonly store: Store;
@@ -30,6 +38,9 @@ export class Settlement {
   private readonly priceVersion: string;
   private readonly log: Logger;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  /** Settlements are waiting for the store (told once per outage). */
+  private waiting = false;
   private queue: Array<SettlementItem & { accountId: string }> = [];
   private flushTimer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
@@ -75,6 +86,7 @@ export class Settlement {
   }
 
   stop(): void {
+    this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
@@ -114,7 +126,10 @@ export class Settlement {
         if (this.queue.length >= MAX_BATCH) void this.flush();
         else this.flushTimer ??= setTimeout(() => void this.flush(), BATCH_DELAY_MS);
       })
-      .catch((err) => this.log.error({ err, generationId: generation.id }, "rating failed"));
+      .catch((err) => {
+        if (isStoreUnavailable(err)) this.later(() => this.enqueue(generation, model, usage));
+        else this.log.error({ err, generationId: generation.id }, "rating failed");
+      });
   }
 
   private async write(batch: Array<SettlementItem & { accountId: string }>): Promise<void> {
@@ -124,17 +139,44 @@ export class Settlement {
       outcomes.forEach((err, i) => {
         if (err) this.log.error({ err, generationId: batch[i].id }, "settlement failed");
       });
+      this.waiting = false;
       this.onSettled?.(new Set(batch.map((item) => item.accountId)));
     } catch (err) {
-      this.log.error({ err, generations: batch.length }, "settlement batch failed");
+      if (isStoreUnavailable(err) && !this.stopped) {
+        if (!this.waiting)
+          this.log.error({ err, generations: batch.length }, "settlement waits for the store");
+        this.waiting = true;
+        this.later(() => {
+          this.queue.unshift(...batch);
+          void this.flush();
+        });
+      } else this.log.error({ err, generations: batch.length }, "settlement batch failed");
     }
+  }
+
+  /** Runs `retry` once the store may be back, unless stopped (the next start settles what is left). */
+  private later(retry: () => void): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      retry();
+    }, RETRY_MS);
+    timer.unref();
+    this.timers.add(timer);
   }
 
   private async discountOf(accountId: string): Promise<string | undefined> {
     const now = Date.now();
     const cached = this.discounts.get(accountId);
     if (cached && cached.until > now) return cached.discount;
-    const discount = (await this.store.getAccount(accountId))?.discount;
+    let discount: string | undefined;
+    try {
+      discount = (await this.store.getAccount(accountId))?.discount;
+    } catch (err) {
+      // The store is away: the discount last read stands (it changes rarely).
+      if (cached && isStoreUnavailable(err)) return cached.discount;
+      throw err;
+    }
     if (this.discounts.size > 10_000) this.discounts.clear();
     this.discounts.set(accountId, { discount, until: now + DISCOUNT_CACHE_MS });
     return discount;

@@ -3,8 +3,13 @@
 // of all whole generations and one UPDATE of all finishes, each from one jsonb array of records;
 // one INSERT of all starts from unnest()ed arrays) in one transaction: a batch of 500 costs about
 // as many round trips as a batch of 1.
+//
+// An unreachable server (down, restarting, out of connections) is a StoreUnavailable, a 503 to the
+// client, never a crash: every query is bounded in time, and a connection the server drops, idle or
+// checked out, is only logged and discarded. Generation writes wait for the server to come back
+// (write-queue.ts); see docs/operations.md, "When the store or Redis goes away".
 
-import { Pool, type PoolClient, type QueryResultRow } from "pg";
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from "pg";
 import {
   accountColumnList,
   accountFromColumns,
@@ -33,7 +38,9 @@ import {
   generationNotFinishable,
   generationNotFound,
   generationStillPending,
+  StoreUnavailable,
 } from "./ledger-errors.ts";
+import { isServerUnavailable } from "./postgres-errors.ts";
 import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
 import type {
@@ -61,6 +68,10 @@ export interface PostgresStoreOptions extends WriteQueueOptions {
 }
 
 const uniqueViolation = "23505";
+/** A new connection that takes longer than this is a server away (or a pool exhausted): 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** No statement may hang a request or the writer forever (a server that stopped answering). */
+const QUERY_TIMEOUT_MS = 30_000;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 export class PostgresStore implements Store {
@@ -77,11 +88,15 @@ export class PostgresStore implements Store {
     }
     this.schema = options.schema;
     this.t = qualifier(options.schema);
-    this.pool = new Pool({ connectionString: withDefaultUser(url), max: options.maxConnections ?? 10 });
+    this.pool = new Pool({
+      connectionString: withDefaultUser(url),
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+    });
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
-    this.pool.on("error", (error) =>
-      console.error(`switchyard ledger: PostgreSQL connection lost: ${error.message}`),
-    );
+    this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
   }
 
@@ -100,7 +115,7 @@ export class PostgresStore implements Store {
 
   async ping(): Promise<boolean> {
     try {
-      const result = await this.pool.query("SELECT 1 AS ok");
+      const result = await this.query("SELECT 1 AS ok");
       return result.rows[0]?.ok === 1;
     } catch {
       return false;
@@ -109,6 +124,14 @@ export class PostgresStore implements Store {
 
   async flush(): Promise<void> {
     await this.writes.flush();
+  }
+
+  get acceptsGenerations(): boolean {
+    return !this.writes.full;
+  }
+
+  get pendingGenerationWrites(): number {
+    return this.writes.backlog;
   }
 
   async close(): Promise<void> {
@@ -128,7 +151,7 @@ export class PostgresStore implements Store {
     const balance =
       opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
     const discount = opts.discount === undefined ? null : parseDiscount(opts.discount);
-    const result = await this.pool.query(
+    const result = await this.query(
       `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
        VALUES ($1, COALESCE($2::numeric, 0), $3::numeric, $4)
        ON CONFLICT (id) DO UPDATE SET balance = COALESCE($2::numeric, a.balance),
@@ -140,23 +163,22 @@ export class PostgresStore implements Store {
   }
 
   async getAccount(id: string): Promise<AccountRow | undefined> {
-    const result = await this.pool.query(
-      `SELECT ${accountColumnList} FROM ${this.t("accounts")} WHERE id = $1`,
-      [id],
-    );
+    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} WHERE id = $1`, [
+      id,
+    ]);
     return result.rows[0] ? accountFromColumns(result.rows[0]) : undefined;
   }
 
   async creditAccount(id: string, amount: string): Promise<string> {
     const delta = canonicalDecimal(parseDecimal(amount, "amount"));
-    return this.addToBalance(this.pool, id, delta);
+    return this.transaction((client) => this.addToBalance(client, id, delta));
   }
 
   // ── keys ──────────────────────────────────────────────────────────────────────────────────────
 
   async insertKey(key: KeyRow): Promise<void> {
     try {
-      await this.pool.query(
+      await this.query(
         `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
@@ -177,17 +199,15 @@ export class PostgresStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const result = await this.pool.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE hash = $1`, [
-      hash,
-    ]);
+    const result = await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE hash = $1`, [hash]);
     return result.rows[0] ? keyFromColumns(result.rows[0]) : undefined;
   }
 
   async listKeys(accountId?: string): Promise<KeyRow[]> {
     const result =
       accountId === undefined
-        ? await this.pool.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} ORDER BY created_at, id`)
-        : await this.pool.query(
+        ? await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} ORDER BY created_at, id`)
+        : await this.query(
             `SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE account_id = $1 ORDER BY created_at, id`,
             [accountId],
           );
@@ -244,7 +264,7 @@ export class PostgresStore implements Store {
 
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);
-    if (items.some((item) => this.writes.hasPendingWrite(item.id))) await this.writes.flush();
+    await this.writes.awaitWritesFor(items.map((item) => item.id));
     return this.transaction(async (client) => {
       const generations = this.t("generations");
       const perAccount = new Map<string, string>();
@@ -277,8 +297,8 @@ export class PostgresStore implements Store {
   }
 
   async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {
-    if (this.writes.hasPendingWrite(id)) await this.writes.flush();
-    const result = await this.pool.query(
+    await this.writes.awaitWritesFor(id);
+    const result = await this.query(
       `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE id = $1 AND account_id = $2`,
       [id, accountId],
     );
@@ -287,7 +307,7 @@ export class PostgresStore implements Store {
 
   async getGenerationAnyAccount(id: string): Promise<GenerationRow | undefined> {
     await this.writes.flush();
-    const result = await this.pool.query(
+    const result = await this.query(
       `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE id = $1`,
       [id],
     );
@@ -301,7 +321,7 @@ export class PostgresStore implements Store {
    */
   async markInterrupted(): Promise<number> {
     await this.writes.flush();
-    const result = await this.pool.query(
+    const result = await this.query(
       `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1 WHERE status = 'pending'`,
       [Date.now()],
     );
@@ -310,7 +330,7 @@ export class PostgresStore implements Store {
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {
     await this.writes.flush();
-    const result = await this.pool.query(
+    const result = await this.query(
       `SELECT ${generationColumnList} FROM ${this.t("generations")}
        WHERE settled_at IS NULL AND usage IS NOT NULL AND status IN ('completed', 'failed', 'cancelled')
        ORDER BY created_at, id LIMIT $1`,
@@ -447,7 +467,7 @@ export class PostgresStore implements Store {
   }
 
   /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
-  private async addToBalance(db: Pool | PoolClient, id: string, delta: string): Promise<string> {
+  private async addToBalance(db: PoolClient, id: string, delta: string): Promise<string> {
     const result = await db.query<QueryResultRow>(
       `UPDATE ${this.t("accounts")} SET balance = balance + $1::numeric WHERE id = $2 RETURNING balance`,
       [delta, id],
@@ -456,25 +476,66 @@ export class PostgresStore implements Store {
     return canonicalDecimal(String(result.rows[0].balance));
   }
 
+  /** A pool query; an unreachable server is a StoreUnavailable. */
+  private async query<R extends QueryResultRow = QueryResultRow>(
+    sql: string,
+    params?: unknown[],
+  ): Promise<QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw asUnavailable(error);
+    }
+  }
+
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw asUnavailable(error);
+    }
+    // A checked-out client has no listener of the pool's: a server that drops the connection
+    // between two statements (a restart) would emit an unhandled 'error' and end the process.
     let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+      logConnectionLost(error);
+    };
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        broken = rollbackError as Error; // the connection is unusable: the pool must drop it
+      if (!broken) {
+        try {
+          await client.query("ROLLBACK");
+        } catch (rollbackError) {
+          broken = rollbackError as Error; // the connection is unusable: the pool must drop it
+        }
       }
-      throw error;
+      throw asUnavailable(error);
     } finally {
+      client.off("error", onError);
       client.release(broken);
     }
   }
+}
+
+/** A failure that says the server is away becomes a StoreUnavailable; anything else is left as is. */
+function asUnavailable(error: unknown): unknown {
+  return isServerUnavailable(error) ? new StoreUnavailable(error) : error;
+}
+
+/** At most one line a second: a restart drops every pooled connection at once. */
+let lostLoggedAt = 0;
+function logConnectionLost(error: Error): void {
+  const now = Date.now();
+  if (now - lostLoggedAt < 1_000) return;
+  lostLoggedAt = now;
+  console.error(`switchyard ledger: PostgreSQL connection lost: ${error.message}`);
 }
 
 /** A whole generation as one JSON object of its columns (see insertWholes). */

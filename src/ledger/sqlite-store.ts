@@ -2,6 +2,8 @@
 // so no other JavaScript runs between BEGIN and COMMIT and the balance arithmetic done in JS with
 // exact decimals is as atomic as SQL arithmetic would be. BEGIN IMMEDIATE takes the write lock up front, so two
 // processes on one file (the server and `switchyard keys`) wait on busy_timeout instead of deadlocking.
+// A file that stays locked past busy_timeout, or a full disk, is a StoreUnavailable (a 503): the
+// generation writes wait for it in memory (write-queue.ts; docs/operations.md).
 
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -35,6 +37,7 @@ import {
   generationNotFinishable,
   generationNotFound,
   generationStillPending,
+  StoreUnavailable,
 } from "./ledger-errors.ts";
 import { sqliteSchema } from "./sqlite-schema.ts";
 import type {
@@ -54,9 +57,30 @@ import {
   type WriteQueueOptions,
 } from "./write-queue.ts";
 
-const busyTimeoutMs = 5000;
+export interface SqliteStoreOptions extends WriteQueueOptions {
+  /**
+   * Once migrated: how long a statement waits for a lock another process holds before the store
+   * counts as unavailable, ms. SQLite waits synchronously, so this is also how long such a wait
+   * can hold the event loop; a write that gives up is tried again by the write queue, off it.
+   */
+  busyTimeoutMs?: number;
+}
 
-export type SqliteStoreOptions = WriteQueueOptions;
+/** Opening and migrating wait patiently for a lock (several processes may start at once). */
+const OPENING_BUSY_TIMEOUT_MS = 5_000;
+const SERVING_BUSY_TIMEOUT_MS = 250;
+
+/** SQLite primary result codes that mean "not now" rather than "not this": locked, full, I/O. */
+const unavailableCodes = new Set([
+  5, // SQLITE_BUSY
+  6, // SQLITE_LOCKED
+  7, // SQLITE_NOMEM
+  8, // SQLITE_READONLY (a file or file system made read-only under us)
+  10, // SQLITE_IOERR
+  13, // SQLITE_FULL
+  14, // SQLITE_CANTOPEN
+  15, // SQLITE_PROTOCOL
+]);
 
 export class SqliteStore implements Store {
   /** One gateway process per file (the CLI only reads and credits). */
@@ -65,6 +89,7 @@ export class SqliteStore implements Store {
   private readonly writes: WriteQueue;
   private readonly statements = new Map<string, StatementSync>();
   private closed = false;
+  private readonly busyTimeoutMs: number;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -74,7 +99,8 @@ export class SqliteStore implements Store {
     // busy_timeout first: switching to WAL needs the lock another process may hold. WAL with
     // synchronous=NORMAL survives a process crash (SIGKILL) without an fsync per commit; only an OS
     // crash or power cut can lose the last commits.
-    this.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    this.db.exec(`PRAGMA busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? SERVING_BUSY_TIMEOUT_MS;
     // Larger pages than the 4 KiB default: a batch of ledger rows is written (to the WAL, then by
     // the checkpoint) in a quarter of the page writes. Takes effect only on a new database file.
     this.db.exec("PRAGMA page_size = 16384");
@@ -90,6 +116,7 @@ export class SqliteStore implements Store {
 
   async migrate(): Promise<void> {
     this.db.exec(sqliteSchema);
+    this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.busyTimeoutMs))}`);
   }
 
   async ping(): Promise<boolean> {
@@ -102,6 +129,14 @@ export class SqliteStore implements Store {
 
   async flush(): Promise<void> {
     await this.writes.flush();
+  }
+
+  get acceptsGenerations(): boolean {
+    return !this.writes.full;
+  }
+
+  get pendingGenerationWrites(): number {
+    return this.writes.backlog;
   }
 
   async close(): Promise<void> {
@@ -138,7 +173,7 @@ export class SqliteStore implements Store {
   }
 
   async getAccount(id: string): Promise<AccountRow | undefined> {
-    return this.readAccount(id);
+    return read(() => this.readAccount(id));
   }
 
   async creditAccount(id: string, amount: string): Promise<string> {
@@ -169,7 +204,7 @@ export class SqliteStore implements Store {
   }
 
   async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const row = this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash);
+    const row = read(() => this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash));
     return row ? keyFromColumns(row as Columns) : undefined;
   }
 
@@ -229,7 +264,7 @@ export class SqliteStore implements Store {
 
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);
-    if (items.some((item) => this.writes.hasPendingWrite(item.id))) await this.writes.flush();
+    await this.writes.awaitWritesFor(items.map((item) => item.id));
     return this.transaction(() => {
       const perAccount = new Map<string, string>();
       const outcomes = items.map((item, n): Error | undefined => {
@@ -254,10 +289,13 @@ export class SqliteStore implements Store {
   }
 
   async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {
-    if (this.writes.hasPendingWrite(id)) await this.writes.flush();
-    const row = this.statement(
-      `SELECT ${generationColumnList} FROM generations WHERE id = ? AND account_id = ?`,
-    ).get(id, accountId);
+    await this.writes.awaitWritesFor(id);
+    const row = read(() =>
+      this.statement(`SELECT ${generationColumnList} FROM generations WHERE id = ? AND account_id = ?`).get(
+        id,
+        accountId,
+      ),
+    );
     return row ? generationFromColumns(row as Columns) : undefined;
   }
 
@@ -325,6 +363,9 @@ export class SqliteStore implements Store {
           }
           return this.insertStart(write.start);
         } catch (error) {
+          // A full disk or a lost lock may have rolled the whole transaction back: fail the batch
+          // (it is tried again) rather than go on outside a transaction.
+          if (isUnavailable(error)) throw error;
           return error instanceof Error ? error : new Error(String(error));
         }
       });
@@ -391,14 +432,18 @@ export class SqliteStore implements Store {
   }
 
   private transaction<T>(work: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
     try {
-      const result = work();
-      this.db.exec("COMMIT");
-      return result;
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = work();
+        this.db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.db.isTransaction) this.db.exec("ROLLBACK");
+        throw error;
+      }
     } catch (error) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw error;
+      throw isUnavailable(error) ? new StoreUnavailable(error) : error;
     }
   }
 
@@ -410,6 +455,20 @@ export class SqliteStore implements Store {
     }
     return statement;
   }
+}
+
+/** A read on the request path: a locked or failing file is a StoreUnavailable (503), as a write is. */
+function read<T>(query: () => T): T {
+  try {
+    return query();
+  } catch (error) {
+    throw isUnavailable(error) ? new StoreUnavailable(error) : error;
+  }
+}
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | undefined)?.errcode;
+  return typeof code === "number" && unavailableCodes.has(code & 0xff);
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -116,6 +116,13 @@ export interface Store {
   close(): Promise<void>;
   /** Resolves once every generation write queued so far is committed (or has failed). */
   flush(): Promise<void>;
+  /**
+   * False while as many generation writes wait for an unavailable store as the ledger holds in
+   * memory: new generations are then refused with a 503 rather than served unrecorded.
+   */
+  readonly acceptsGenerations: boolean;
+  /** Generation writes not yet committed (a few normally; many while the store is away). */
+  readonly pendingGenerationWrites: number;
 
   // keys and accounts
   upsertAccount(id: string, opts?: { balance?: string; discount?: string }): Promise<AccountRow>;

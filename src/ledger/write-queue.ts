@@ -9,7 +9,14 @@
 // flight (a few ms of starts and finishes); everything acknowledged is in the database. A graceful
 // stop calls `close()`, which flushes. Starts that were written but never finished are marked
 // 'interrupted' by `markInterrupted()` at the next start-up.
+//
+// When the store is away (docs/operations.md, "When the store or Redis goes away"), a batch that
+// fails for that reason is kept and tried again, with backoff, until the store answers; writes made
+// meanwhile wait behind it in memory, in order. `full` tells the gateway to refuse new generations
+// once `maxBacklog` writes wait, so that nothing is served that could not be recorded. A batch that
+// fails for any other reason is written again one write at a time, so that one bad write fails alone.
 
+import { GenerationWriteConflict, isStoreUnavailable, StoreUnavailable } from "./ledger-errors.ts";
 import type { GenerationEnd, GenerationStart } from "./types.ts";
 
 export type GenerationWrite =
@@ -29,9 +36,32 @@ export interface WriteQueueOptions {
   delayMs?: number;
   /** A batch this full is written at once. */
   maxBatch?: number;
-  /** Told about every write that failed (callers on the hot path do not await). */
+  /** Told about every write that failed, and when the store goes away (callers do not await). */
   onError?: (error: Error) => void;
+  /** Told when the store answers again after writes waited for it. */
+  onRecovered?: (message: string) => void;
+  /** Writes waiting (queued or committing) at which `full` turns true. */
+  maxBacklog?: number;
+  /** First wait before a batch is tried again while the store is away, ms; doubles each time. */
+  retryDelayMs?: number;
+  /** Longest wait between two tries, ms: the store is written again at most this long after it is back. */
+  maxRetryDelayMs?: number;
+  /** How long `close()` keeps trying a store that is away before it gives up on what is left, ms. */
+  closeGraceMs?: number;
 }
+
+/** Defaults, documented in docs/operations.md. */
+export const WRITE_QUEUE_DEFAULTS = {
+  delayMs: 20,
+  maxBatch: 500,
+  maxBacklog: 10_000,
+  retryDelayMs: 50,
+  maxRetryDelayMs: 1_000,
+  closeGraceMs: 10_000,
+} as const;
+
+/** How long a read waits for a generation's own pending write before it answers 503, ms. */
+const READ_WAIT_MS = 2_000;
 
 interface QueuedWrite {
   write: GenerationWrite;
@@ -41,33 +71,67 @@ interface QueuedWrite {
   reject: (error: Error) => void;
 }
 
+/** close() waited out its grace and the store is still away: what is left is given up. */
+class GaveUp extends Error {}
+
 export function generationIdOf(write: GenerationWrite): string {
   return write.kind === "finish" ? write.end.id : write.start.id;
 }
 
 function reportToConsole(error: Error): void {
-  console.error(`switchyard ledger: a generation write failed: ${error.message}`);
+  console.error(`switchyard ledger: ${describe(error)}`);
+}
+
+function noticeToConsole(message: string): void {
+  console.error(`switchyard ledger: ${message}`);
+}
+
+/** A StoreUnavailable says only "unavailable" to clients; the log wants the driver's reason too. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  let root: Error = error;
+  while (root.cause instanceof Error) root = root.cause;
+  return root !== error && !error.message.includes(root.message)
+    ? `${error.message} (${root.message})`
+    : error.message;
 }
 
 export class WriteQueue {
   private readonly apply: ApplyBatch;
   private readonly delayMs: number;
   private readonly maxBatch: number;
+  private readonly maxBacklog: number;
+  private readonly retryDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly closeGraceMs: number;
   private readonly onError: (error: Error) => void;
+  private readonly onRecovered: (message: string) => void;
   private queue: QueuedWrite[] = [];
   /** Generation id → writes for it that are queued or being committed. */
   private readonly idsInFlight = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private writing: Promise<void> | undefined;
   private batchInFlight: Promise<void> | undefined;
-  private closed = false;
+  private closedAt: number | undefined;
   private batches = 0;
+  /** Writes enqueued and not yet settled. */
+  private held = 0;
+  /** Set once close() ran out of grace with the store still away. */
+  private gaveUp: GaveUp | undefined;
+  /** Since when the store has been away (a batch waits to be tried again), or undefined. */
+  private awaySince: number | undefined;
 
   constructor(apply: ApplyBatch, options: WriteQueueOptions = {}) {
+    const o = { ...WRITE_QUEUE_DEFAULTS, ...definedOnly(options) };
     this.apply = apply;
-    this.delayMs = options.delayMs ?? 20;
-    this.maxBatch = options.maxBatch ?? 500;
+    this.delayMs = o.delayMs;
+    this.maxBatch = o.maxBatch;
+    this.maxBacklog = o.maxBacklog;
+    this.retryDelayMs = o.retryDelayMs;
+    this.maxRetryDelayMs = o.maxRetryDelayMs;
+    this.closeGraceMs = o.closeGraceMs;
     this.onError = options.onError ?? reportToConsole;
+    this.onRecovered = options.onRecovered ?? noticeToConsole;
   }
 
   /** Number of transactions written so far (for tests and metrics). */
@@ -75,8 +139,23 @@ export class WriteQueue {
     return this.batches;
   }
 
+  /** Writes waiting to be committed (queued or committing). */
+  get backlog(): number {
+    return this.held;
+  }
+
+  /** The store is away and writes wait in memory for it. */
+  get waitingForStore(): boolean {
+    return this.awaySince !== undefined;
+  }
+
+  /** As many writes wait as the queue may hold: new generations must be refused until it drains. */
+  get full(): boolean {
+    return this.held >= this.maxBacklog;
+  }
+
   enqueue(write: GenerationWrite): Promise<void> {
-    if (this.closed) return Promise.reject(new Error("the ledger store is closed"));
+    if (this.closedAt !== undefined) return Promise.reject(new Error("the ledger store is closed"));
     let settle!: Pick<QueuedWrite, "resolve" | "reject">;
     const acknowledged = new Promise<void>((resolve, reject) => {
       settle = { resolve, reject };
@@ -85,6 +164,7 @@ export class WriteQueue {
     // unhandled rejection; the failure still reaches onError, and a caller who awaits still sees it.
     const done = acknowledged.catch(() => {});
     this.queue.push({ write, done, ...settle });
+    this.held++;
     const id = generationIdOf(write);
     this.idsInFlight.set(id, (this.idsInFlight.get(id) ?? 0) + 1);
     if (this.queue.length >= this.maxBatch) this.startWriting();
@@ -98,19 +178,46 @@ export class WriteQueue {
   }
 
   /**
-   * Resolves once everything enqueued before the call is committed (or has failed). Writes enqueued
-   * later are not waited for, so a flush ends even while traffic keeps the writer busy. Batches commit
-   * in queue order, so the last write queued now is the last one to wait for.
+   * Before a read of these generations: waits for their own pending writes, but not for a store that
+   * is away (throws StoreUnavailable, so a reader answers 503 instead of hanging).
    */
-  async flush(): Promise<void> {
-    const last = this.queue.at(-1)?.done ?? this.batchInFlight;
-    this.startWriting();
-    await last;
+  async awaitWritesFor(ids: string | readonly string[]): Promise<void> {
+    const pending =
+      typeof ids === "string" ? this.hasPendingWrite(ids) : ids.some((id) => this.hasPendingWrite(id));
+    if (!pending) return;
+    if (this.waitingForStore || !(await this.flush(READ_WAIT_MS))) throw new StoreUnavailable();
   }
 
-  /** Flushes, then refuses further writes. */
+  /**
+   * Resolves once everything enqueued before the call is committed (or has failed). Writes enqueued
+   * later are not waited for, so a flush ends even while traffic keeps the writer busy. Batches commit
+   * in queue order, so the last write queued now is the last one to wait for. With `timeoutMs`, gives
+   * up waiting after that long and resolves false.
+   */
+  async flush(timeoutMs?: number): Promise<boolean> {
+    const last = this.queue.at(-1)?.done ?? this.batchInFlight;
+    this.startWriting();
+    if (timeoutMs === undefined || !last) {
+      await last;
+      return true;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([last.then(() => true), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Flushes, then refuses further writes. While the store is away, keeps trying for closeGraceMs;
+   * then fails what is left (each write rejects, and one report names the generations lost).
+   */
   async close(): Promise<void> {
-    this.closed = true;
+    this.closedAt ??= Date.now();
     await this.flush();
   }
 
@@ -140,23 +247,89 @@ export class WriteQueue {
   }
 
   private async writeBatch(batch: QueuedWrite[]): Promise<void> {
+    const writes = batch.map((q) => q.write);
     let outcome: BatchOutcome;
     try {
-      outcome = await this.apply(batch.map((q) => q.write));
-      this.batches++;
-      for (const error of outcome) if (error) this.report(error);
+      outcome = await this.applyWaitingForStore(writes);
     } catch (cause) {
-      const message = cause instanceof Error ? cause.message : String(cause);
-      const error = new Error(`could not write ${batch.length} generation records: ${message}`, { cause });
-      outcome = batch.map(() => error);
-      this.report(error);
+      if (cause instanceof GaveUp || batch.length === 1) {
+        const error = batchError(writes, cause);
+        outcome = batch.map(() => error);
+        this.report(error);
+      } else {
+        // Something in the batch itself (a value the database refuses): one write at a time, so
+        // that the others are written and only the bad one fails.
+        outcome = [];
+        for (const write of writes) outcome.push(await this.applyAlone(write));
+      }
     }
     batch.forEach((queued, i) => {
       this.forget(generationIdOf(queued.write));
+      this.held--;
       const error = outcome[i];
       if (error) queued.reject(error);
       else queued.resolve();
     });
+  }
+
+  private async applyAlone(write: GenerationWrite): Promise<Error | undefined> {
+    try {
+      return (await this.applyWaitingForStore([write]))[0];
+    } catch (cause) {
+      const error = batchError([write], cause);
+      this.report(error);
+      return error;
+    }
+  }
+
+  /**
+   * Applies a batch; while the store is away, tries it again with backoff until it is back (or
+   * close() runs out of grace: GaveUp). Any other failure is thrown at once. Reports each write that
+   * failed alone.
+   */
+  private async applyWaitingForStore(writes: GenerationWrite[]): Promise<BatchOutcome> {
+    let delay = this.retryDelayMs;
+    for (let tries = 1; ; tries++) {
+      // Once close() has given up, what is left fails at once: the shutdown must end.
+      if (this.gaveUp) throw this.gaveUp;
+      let outcome: BatchOutcome;
+      try {
+        outcome = await this.apply(writes);
+      } catch (cause) {
+        if (!isStoreUnavailable(cause)) throw cause;
+        if (this.closedAt !== undefined && Date.now() - this.closedAt >= this.closeGraceMs) {
+          const grace = `the store stayed unavailable through the ${this.closeGraceMs} ms shutdown grace`;
+          this.gaveUp = new GaveUp(grace, { cause });
+          throw this.gaveUp;
+        }
+        if (this.awaySince === undefined) {
+          this.awaySince = Date.now();
+          this.report(
+            new Error(
+              `the store is unavailable; ${this.held} generation write(s) are kept in memory and retried ` +
+                `(new generations are refused once ${this.maxBacklog} wait)`,
+              { cause },
+            ),
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, this.maxRetryDelayMs);
+        continue;
+      }
+      this.batches++;
+      if (this.awaySince !== undefined) {
+        const awayMs = Date.now() - this.awaySince;
+        this.awaySince = undefined;
+        this.notice(
+          `the store is back after ${awayMs} ms; ${this.held} waiting generation write(s) are being written`,
+        );
+      }
+      // A retried batch may find its own work done: the first try's COMMIT can land just as the
+      // connection breaks. A start already there or a finish already applied is then not a failure.
+      if (tries > 1) outcome = outcome.map((e) => (e instanceof GenerationWriteConflict ? undefined : e));
+      for (const error of outcome) if (error) this.report(error);
+      return outcome;
+    }
   }
 
   /** A throwing onError must not stop the writer. */
@@ -168,9 +341,28 @@ export class WriteQueue {
     }
   }
 
+  private notice(message: string): void {
+    try {
+      this.onRecovered(message);
+    } catch {
+      // as report()
+    }
+  }
+
   private forget(id: string): void {
     const left = (this.idsInFlight.get(id) ?? 1) - 1;
     if (left > 0) this.idsInFlight.set(id, left);
     else this.idsInFlight.delete(id);
   }
+}
+
+function batchError(writes: GenerationWrite[], cause: unknown): Error {
+  const what =
+    writes.length === 1 ? `generation ${generationIdOf(writes[0]!)}` : `${writes.length} generation records`;
+  const lost = cause instanceof GaveUp ? ` (lost: ${writes.map(generationIdOf).join(", ")})` : "";
+  return new Error(`could not write ${what}: ${describe(cause)}${lost}`, { cause });
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,4 +1,4 @@
-// Routing state shared by many gateway processes through Redis (DESIGN §5: scale-out). Each
+// Routing state shared by many gateway processes through Redis (scale-out). Each
 // operation is one Redis command (see state.ts), with a short command timeout and no offline queue:
 // routing statistics are advisory, so when Redis is slow or down a request never waits on it — the
 // process carries on with its own in-memory state until Redis answers again.
@@ -9,6 +9,8 @@ import { MemoryRoutingState, type RoutingState } from "./state.ts";
 /** Counters and statistics outlive no one: keys unused for a day disappear. */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const COMMAND_TIMEOUT_MS = 250;
+/** After the shared state failed, how long operations use this process's own before trying it again. */
+const RETRY_SHARED_MS = 1_000;
 
 export class RedisRoutingState implements RoutingState {
   readonly redis: Redis;
@@ -86,17 +88,24 @@ export class RedisRoutingState implements RoutingState {
 
 /**
  * A shared state that falls back to this process's own memory whenever the shared one fails, so
- * routing keeps working (per process) while Redis is away. Warns at most once a minute.
+ * routing keeps working (per process) while Redis is away. After a failure the shared state is
+ * left alone for RETRY_SHARED_MS: a Redis that hangs rather than refuses costs one command timeout
+ * a second, not one per operation of every request. Nothing is queued for it meanwhile, so it
+ * comes back with no backlog to replay. Warns at most once a minute. See docs/operations.md.
  */
 export class FallbackRoutingState implements RoutingState {
   private readonly shared: RoutingState;
   private readonly local = new MemoryRoutingState();
   private readonly warn: (message: string) => void;
-  private warnedAt = 0;
+  private readonly now: () => number;
+  private warnedAt = -Infinity;
+  /** Until when operations go straight to memory, epoch ms. */
+  private sharedAfter = 0;
 
-  constructor(shared: RoutingState, warn: (message: string) => void) {
+  constructor(shared: RoutingState, warn: (message: string) => void, opts: { now?: () => number } = {}) {
     this.shared = shared;
     this.warn = warn;
+    this.now = opts.now ?? Date.now;
   }
 
   increment(key: string) {
@@ -122,10 +131,12 @@ export class FallbackRoutingState implements RoutingState {
   }
 
   private async either<T>(op: (state: RoutingState) => Promise<T>): Promise<T> {
+    if (this.now() < this.sharedAfter) return op(this.local);
     try {
       return await op(this.shared);
     } catch (err) {
-      const now = Date.now();
+      const now = this.now();
+      this.sharedAfter = now + RETRY_SHARED_MS;
       if (now - this.warnedAt > 60_000) {
         this.warnedAt = now;
         this.warn(`shared routing state unavailable, using this process's own: ${(err as Error).message}`);

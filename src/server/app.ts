@@ -116,9 +116,14 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     reply.header("content-type", METRICS_CONTENT_TYPE);
     return renderMetrics();
   });
+  // Not ready while the store does not answer, or while the ledger refuses new generations (its
+  // backlog for an unavailable store is full). Generations waiting to be written are reported.
   fastify.get("/readyz", async (_req, reply) => {
-    const ok = await store.ping().catch(() => false);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "store unreachable" });
+    const reachable = await store.ping().catch(() => false);
+    const status = !reachable ? "store unreachable" : store.acceptsGenerations ? "ok" : "ledger backlog full";
+    return reply
+      .code(status === "ok" ? 200 : 503)
+      .send({ status, pending_generation_writes: store.pendingGenerationWrites });
   });
 
   // Listings answer without a credential. The messages shape is chosen by the anthropic-version header.

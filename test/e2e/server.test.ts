@@ -41,7 +41,7 @@ describe("serve", () => {
       assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
       const ready = await fetch(`${gw.url}/readyz`);
       assert.equal(ready.status, 200);
-      assert.deepEqual((await ready.json()) as any, { status: "ok" });
+      assert.deepEqual((await ready.json()) as any, { status: "ok", pending_generation_writes: 0 });
     } finally {
       await gw.stop();
     }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { emptyUsage } from "../../src/ir/usage.ts";
+import { generationAlreadyStarted, StoreUnavailable } from "../../src/ledger/ledger-errors.ts";
 import type { GenerationWrite } from "../../src/ledger/write-queue.ts";
 import { generationIdOf, WriteQueue } from "../../src/ledger/write-queue.ts";
 
@@ -80,7 +81,7 @@ describe("generation write queue", () => {
     );
   });
 
-  test("a failed transaction rejects every write in it, once reported, and never crashes the caller", async () => {
+  test("a failed transaction rejects every write in it, each reported, and never crashes the caller", async () => {
     const reported: Error[] = [];
     let unhandled = 0;
     const onUnhandled = () => unhandled++;
@@ -88,22 +89,48 @@ describe("generation write queue", () => {
     try {
       const queue = new WriteQueue(
         async () => {
-          throw new Error("disk full");
+          throw new Error("schema is broken");
         },
         { onError: (e) => reported.push(e) },
       );
       const awaited = queue.enqueue(start("g1"));
       void queue.enqueue(finish("g1")); // the hot path does not await
-      await assert.rejects(awaited, /could not write 2 generation records: disk full/);
+      await assert.rejects(awaited, /could not write generation g1: schema is broken/);
       await queue.flush();
       await new Promise((resolve) => setImmediate(resolve));
-      assert.equal(reported.length, 1);
+      // Tried as a batch, then one write at a time (so that one bad write could fail alone).
+      assert.equal(reported.length, 2);
       assert.equal(queue.batchesWritten, 0);
       assert.equal(queue.hasPendingWrite("g1"), false);
+      assert.equal(queue.backlog, 0);
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
     assert.equal(unhandled, 0);
+  });
+
+  test("a batch refused for one bad write is written again one at a time: only the bad write fails", async () => {
+    const reported: Error[] = [];
+    const batches: string[][] = [];
+    const queue = new WriteQueue(
+      async (writes) => {
+        batches.push(writes.map(generationIdOf));
+        // As PostgreSQL does: one value it refuses aborts the whole transaction.
+        if (writes.some((w) => generationIdOf(w) === "poison")) throw new Error("invalid input syntax");
+        return writes.map(() => undefined);
+      },
+      { onError: (e) => reported.push(e) },
+    );
+    const results = await Promise.allSettled(["a", "poison", "b"].map((id) => queue.enqueue(start(id))));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ["fulfilled", "rejected", "fulfilled"],
+    );
+    assert.deepEqual(batches, [["a", "poison", "b"], ["a"], ["poison"], ["b"]]);
+    assert.deepEqual(
+      reported.map((e) => e.message),
+      ["could not write generation poison: invalid input syntax"],
+    );
   });
 
   test("close flushes, then refuses new writes", async () => {
@@ -163,5 +190,139 @@ describe("generation write queue", () => {
     const queue = new WriteQueue(apply);
     await queue.flush();
     assert.deepEqual(batches, []);
+  });
+});
+
+/** A store that can be taken away and brought back: while away every batch fails as unavailable. */
+function flakyStore() {
+  const batches: string[][] = [];
+  const written: string[] = [];
+  let away = false;
+  let tries = 0;
+  const apply = async (writes: GenerationWrite[]) => {
+    tries++;
+    batches.push(writes.map((w) => `${w.kind}:${generationIdOf(w)}`));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    if (away) throw new StoreUnavailable(new Error("connect ECONNREFUSED"));
+    written.push(...writes.map((w) => `${w.kind}:${generationIdOf(w)}`));
+    return writes.map(() => undefined);
+  };
+  return {
+    apply,
+    batches,
+    written,
+    get tries() {
+      return tries;
+    },
+    set away(value: boolean) {
+      away = value;
+    },
+  };
+}
+
+const quick = { delayMs: 1, retryDelayMs: 5, maxRetryDelayMs: 20 };
+
+describe("generation write queue while the store is away", () => {
+  test("a batch is kept and tried again; writes made meanwhile wait behind it and land in order", async () => {
+    const store = flakyStore();
+    const reported: Error[] = [];
+    const notices: string[] = [];
+    const queue = new WriteQueue(store.apply, {
+      ...quick,
+      onError: (e) => reported.push(e),
+      onRecovered: (m) => notices.push(m),
+    });
+    store.away = true;
+    const first = [queue.enqueue(start("g1")), queue.enqueue(start("g2"))];
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(queue.waitingForStore, true);
+    const later = [queue.enqueue(finish("g1")), queue.enqueue(finish("g2"))];
+    assert.equal(queue.backlog, 4);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.ok(store.tries >= 3, `tried ${store.tries} times`);
+    assert.deepEqual(store.written, []);
+    store.away = false;
+    await Promise.all([...first, ...later]);
+    assert.deepEqual(store.written, ["start:g1", "start:g2", "finish:g1", "finish:g2"]);
+    assert.equal(queue.waitingForStore, false);
+    assert.equal(queue.backlog, 0);
+    // One report when the store went away (not one per try), one notice when it came back.
+    assert.equal(reported.length, 1);
+    assert.match(reported[0]!.message, /store is unavailable; 2 generation write\(s\) are kept in memory/);
+    assert.equal(notices.length, 1);
+    assert.match(notices[0]!, /store is back after \d+ ms/);
+  });
+
+  test("a retried batch whose first COMMIT landed finds its own writes there: not a failure", async () => {
+    let tries = 0;
+    const queue = new WriteQueue(
+      async (writes) => {
+        tries++;
+        // The first try commits, then the connection breaks before the answer arrives.
+        if (tries === 1) throw new StoreUnavailable(new Error("Connection terminated unexpectedly"));
+        return writes.map((w) => generationAlreadyStarted(generationIdOf(w)));
+      },
+      { ...quick, onError: () => {} },
+    );
+    await queue.enqueue(start("g1"));
+    assert.equal(tries, 2);
+  });
+
+  test("full once maxBacklog writes wait, refusing new generations until they drain", async () => {
+    const store = flakyStore();
+    const queue = new WriteQueue(store.apply, {
+      ...quick,
+      maxBacklog: 3,
+      onError: () => {},
+      onRecovered: () => {},
+    });
+    store.away = true;
+    const writes = ["a", "b"].map((id) => queue.enqueue(start(id)));
+    assert.equal(queue.full, false);
+    writes.push(queue.enqueue(start("c")));
+    assert.equal(queue.full, true);
+    store.away = false;
+    await Promise.all(writes);
+    assert.equal(queue.full, false);
+  });
+
+  test("a read of a generation whose write waits for the store is told so at once, not held", async () => {
+    const store = flakyStore();
+    const queue = new WriteQueue(store.apply, { ...quick, onError: () => {}, onRecovered: () => {} });
+    store.away = true;
+    const written = queue.enqueue(start("g1"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const began = performance.now();
+    await assert.rejects(queue.awaitWritesFor("g1"), StoreUnavailable);
+    assert.ok(performance.now() - began < 50);
+    await queue.awaitWritesFor("other"); // nothing pending for it: nothing to wait for
+    store.away = false;
+    await written;
+    await queue.awaitWritesFor("g1");
+  });
+
+  test("close while the store stays away gives up after its grace and names the generations lost", async () => {
+    const store = flakyStore();
+    const reported: Error[] = [];
+    const queue = new WriteQueue(store.apply, {
+      ...quick,
+      closeGraceMs: 60,
+      onError: (e) => reported.push(e),
+    });
+    store.away = true;
+    const writes = [queue.enqueue(start("g1")), queue.enqueue(start("g2"))];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Queued behind the batch in flight, in a batch of its own: failed without another try.
+    const behind = queue.enqueue(start("g3"));
+    const began = performance.now();
+    await queue.close();
+    assert.ok(performance.now() - began < 1000);
+    for (const w of writes) await assert.rejects(w, /shutdown grace.*lost: g1, g2/);
+    await assert.rejects(behind, /lost: g3/);
+    assert.deepEqual(
+      reported.slice(-2).map((e) => e.message.replace(/.*lost: /, "")),
+      ["g1, g2)", "g3)"],
+    );
+    assert.ok(!store.batches.some((b) => b.includes("start:g3")), "tried again after giving up");
   });
 });

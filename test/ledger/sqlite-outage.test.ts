@@ -1,0 +1,101 @@
+// The embedded SQLite store when its file cannot take writes: the disk is full, or another process
+// holds the write lock past the busy timeout. Writes wait in memory and land once they can; reads
+// keep answering; nothing throws out of the store as anything but a StoreUnavailable (503).
+// See docs/operations.md, "When the store or Redis goes away".
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { test } from "node:test";
+import { emptyUsage } from "../../src/ir/usage.ts";
+import { StoreUnavailable } from "../../src/ledger/ledger-errors.ts";
+import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
+import type { GenerationEnd, GenerationStart } from "../../src/ledger/types.ts";
+
+const quiet = { onError: () => {}, onRecovered: () => {}, retryDelayMs: 10, maxRetryDelayMs: 50 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let n = 0;
+const startOf = (): GenerationStart => ({
+  id: `gen-${++n}`,
+  accountId: "acct",
+  keyId: "key-1",
+  api: "messages",
+  model: "local/echo-1",
+  streamed: true,
+  createdAt: Date.now(),
+});
+const endOf = (id: string): GenerationEnd => ({
+  id,
+  status: "completed",
+  usage: { ...emptyUsage(), promptTokens: 10, completionTokens: 5 },
+  errorMessage: "x".repeat(900),
+  requestRetryTimes: 0,
+  finalRetry: true,
+  completedAt: Date.now(),
+});
+
+function fileStore(options: ConstructorParameters<typeof SqliteStore>[1] = {}) {
+  const path = join(mkdtempSync(join(tmpdir(), "switchyard-sqlite-outage-")), "ledger.db");
+  return { path, store: new SqliteStore(path, { ...quiet, ...options }) };
+}
+
+test("a full disk: writes wait in memory and land once there is room; reads keep answering", async () => {
+  const { store } = fileStore();
+  await store.migrate();
+  await store.upsertAccount("acct", { balance: "1" });
+  // The store's own connection, made to see a full disk: no page beyond those it has.
+  const db = (store as unknown as { db: DatabaseSync }).db;
+  const { page_count } = db.prepare("PRAGMA page_count").get() as { page_count: number };
+  db.exec(`PRAGMA max_page_count = ${page_count}`);
+  try {
+    // Enough rows to need new pages.
+    const gens = Array.from({ length: 200 }, startOf);
+    const writes = gens.map((g) => store.recordGeneration(g, endOf(g.id)));
+    await sleep(100);
+    assert.equal(store.pendingGenerationWrites, 200);
+    assert.equal((await store.getAccount("acct"))?.balance, "1");
+    assert.equal(await store.ping(), true);
+    await assert.rejects(store.getGeneration(gens[0]!.id, "acct"), StoreUnavailable);
+    db.exec("PRAGMA max_page_count = 1073741823");
+    await Promise.all(writes);
+    for (const g of gens) assert.equal((await store.getGeneration(g.id, "acct"))?.status, "completed");
+  } finally {
+    await store.close();
+  }
+});
+
+test("another process holding the write lock: writes wait off the event loop, reads go on", async () => {
+  const { path, store } = fileStore({ busyTimeoutMs: 50 });
+  await store.migrate();
+  await store.upsertAccount("acct", { balance: "1" });
+  const other = new DatabaseSync(path);
+  try {
+    other.exec("BEGIN EXCLUSIVE");
+    const g = startOf();
+    const written = store.recordGeneration(g, endOf(g.id));
+    // The event loop is held at most one busy timeout at a time: a timer set now fires on time.
+    let longest = 0;
+    let last = performance.now();
+    const probe = setInterval(() => {
+      const at = performance.now();
+      longest = Math.max(longest, at - last);
+      last = at;
+    }, 5);
+    await sleep(400);
+    clearInterval(probe);
+    assert.ok(longest < 200, `the event loop was held ${Math.round(longest)} ms`);
+    assert.equal(store.pendingGenerationWrites, 1);
+    assert.equal((await store.getAccount("acct"))?.balance, "1");
+    await assert.rejects(store.creditAccount("acct", "1"), StoreUnavailable);
+    other.exec("COMMIT");
+    await written;
+    assert.equal((await store.getGeneration(g.id, "acct"))?.status, "completed");
+  } finally {
+    if (other.isTransaction) other.exec("ROLLBACK");
+    other.close();
+    await store.close();
+  }
+});
