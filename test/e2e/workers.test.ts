@@ -13,7 +13,7 @@ import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import pg from "pg";
 import { withDefaultUser } from "../../src/ledger/postgres-url.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, runCli, startGateway } from "../support/gateway.ts";
 import { lookupSettled } from "../support/lookup.ts";
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from "../support/postgres.ts";
 import { childPids } from "../support/processes.ts";
@@ -117,6 +117,15 @@ for (const backend of ["sqlite", "postgres"] as const) {
     }
   });
 }
+
+test("--workers takes a number of processes or auto", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-workers-"));
+  for (const bad of ["0", "-1", "two", "1.5"]) {
+    const run = await runCli(["serve", "--port", "0", `--workers=${bad}`], dir);
+    assert.equal(run.code, 2, bad);
+    assert.match(run.stderr, /--workers must be a number of processes \(1 or more\) or auto/);
+  }
+});
 
 test("a worker that cannot start fails `serve` as the single process would", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-workers-"));
