@@ -8,8 +8,10 @@
 // writes), then the primary exits 0. The operator's view is in docs/operations.md, "Workers".
 
 import cluster, { type Worker } from "node:cluster";
+import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config/load.ts";
+import { labelledExposition, type WorkerExposition } from "../gateway/metrics-merge.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { openStore } from "../ledger/open-store.ts";
 import { newOwnerId } from "../ledger/owner.ts";
@@ -23,6 +25,8 @@ const WORKER_ENTRY = fileURLToPath(new URL("./cluster-worker.ts", import.meta.ur
 const STABLE_AFTER_MS = 10_000;
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
+/** A worker too busy to give its metrics within this is left out of that scrape. */
+const SNAPSHOT_WAIT_MS = 1_000;
 
 /** Primary → worker: what to serve, and the owner id to write its generations under. */
 export interface StartMessage {
@@ -31,8 +35,21 @@ export interface StartMessage {
   owner: string;
 }
 
+/** Primary → worker. */
+export type PrimaryMessage =
+  | StartMessage
+  /** Send me your own metrics text. */
+  | { type: "switchyard:snapshot?"; id: string }
+  /** Every worker's metrics, which you asked for. */
+  | { type: "switchyard:metrics"; id: string; text: string };
+
 /** Worker → primary. */
-export type WorkerMessage = { type: "switchyard:ready" } | { type: "switchyard:listening"; url: string };
+export type WorkerMessage =
+  | { type: "switchyard:ready" }
+  | { type: "switchyard:listening"; url: string }
+  /** A scrape of GET /metrics: gather every worker's metrics. */
+  | { type: "switchyard:metrics?"; id: string }
+  | { type: "switchyard:snapshot"; id: string; text: string };
 
 /** A worker of the first start died before listening: `serve` fails as the single process would. */
 export class WorkersFailedError extends Error {
@@ -98,6 +115,8 @@ class WorkerPool {
   private stopping = false;
   private url: string | undefined;
   private startedAll = false;
+  /** Metrics asked of a worker, by request id: told its answer. */
+  private readonly snapshots = new Map<string, (text: string) => void>();
   private firstStart!: { resolve: (url: string) => void; reject: (error: Error) => void };
 
   constructor(config: Config, store: Store, workers: number) {
@@ -138,9 +157,14 @@ class WorkerPool {
     Object.assign(slot, { worker, owner, forkedAt: Date.now(), listening: false });
     worker.on("message", (message: WorkerMessage) => {
       if (message?.type === "switchyard:ready") {
-        const start: StartMessage = { type: "switchyard:start", config: this.config, owner };
-        worker.send(start);
+        this.send(worker, { type: "switchyard:start", config: this.config, owner });
       } else if (message?.type === "switchyard:listening") this.listening(slot, worker, message.url);
+      else if (message?.type === "switchyard:snapshot") this.snapshots.get(message.id)?.(message.text);
+      else if (message?.type === "switchyard:metrics?") {
+        void this.everyWorkersMetrics().then((text) =>
+          this.send(worker, { type: "switchyard:metrics", id: message.id, text }),
+        );
+      }
     });
     // An IPC error (a worker gone mid-send) must not take the primary down; the exit follows.
     worker.on("error", (error) => log(`worker ${worker.id}: ${error.message}`));
@@ -149,6 +173,32 @@ class WorkerPool {
         this.exited(slot, worker, owner, code, signal).finally(resolve);
       });
     });
+  }
+
+  private send(worker: Worker, message: PrimaryMessage): void {
+    if (worker.isConnected()) worker.send(message);
+  }
+
+  /** Each listening worker's metrics, labelled with its place (1…N); a worker slow to answer is left out. */
+  private async everyWorkersMetrics(): Promise<string> {
+    const parts = await Promise.all(
+      this.slots.map(async (slot, index): Promise<WorkerExposition | undefined> => {
+        const worker = slot.worker;
+        if (!worker || !slot.listening) return undefined;
+        const id = randomUUID();
+        const text = await new Promise<string | undefined>((resolve) => {
+          const timer = setTimeout(() => resolve(undefined), SNAPSHOT_WAIT_MS);
+          this.snapshots.set(id, (answer) => {
+            clearTimeout(timer);
+            resolve(answer);
+          });
+          this.send(worker, { type: "switchyard:snapshot?", id });
+        });
+        this.snapshots.delete(id);
+        return text === undefined ? undefined : { worker: String(index + 1), text };
+      }),
+    );
+    return labelledExposition(parts.filter((p) => p !== undefined));
   }
 
   private listening(slot: Slot, worker: Worker, url: string): void {

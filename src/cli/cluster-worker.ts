@@ -4,8 +4,10 @@
 // writes its generations under the owner id the primary gave it. SIGTERM or SIGINT, or losing the
 // primary, stops it gracefully: the requests in flight end and its ledger writes are flushed.
 
+import { randomUUID } from "node:crypto";
+import { renderMetrics } from "../gateway/metrics.ts";
 import { openStore } from "../ledger/open-store.ts";
-import type { StartMessage, WorkerMessage } from "./cluster-primary.ts";
+import type { PrimaryMessage, StartMessage, WorkerMessage } from "./cluster-primary.ts";
 import { type GatewayProcess, openGateway, stopOnSignals } from "./gateway-process.ts";
 
 let gateway: GatewayProcess | undefined;
@@ -22,21 +24,46 @@ function tell(message: WorkerMessage): void {
   process.send?.(message);
 }
 
+/** How long a scrape waits for the primary to gather every worker's metrics before it answers its own. */
+const METRICS_WAIT_MS = 2_000;
+const metricsAsked = new Map<string, (text: string) => void>();
+
+/** Every live worker's metrics, each labelled with its worker (src/gateway/metrics-merge.ts). */
+function everyWorkersMetrics(): Promise<string> {
+  const id = randomUUID();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      metricsAsked.delete(id);
+      resolve(renderMetrics());
+    }, METRICS_WAIT_MS);
+    metricsAsked.set(id, (text) => {
+      clearTimeout(timer);
+      metricsAsked.delete(id);
+      resolve(text);
+    });
+    tell({ type: "switchyard:metrics?", id });
+  });
+}
+
 async function run({ config, owner }: StartMessage): Promise<void> {
   const store = openStore(config.storage.url, { owner, sharedByProcesses: true });
-  gateway = await openGateway(config, store);
+  gateway = await openGateway(config, store, { metrics: everyWorkersMetrics });
   const url = await gateway.listen();
   tell({ type: "switchyard:listening", url });
 }
 
-process.on("message", (message: StartMessage) => {
-  if (message?.type !== "switchyard:start" || starting) return;
-  starting = run(message);
-  starting.catch((err) => {
-    process.stderr.write(
-      `switchyard: worker ${process.pid}: ${err?.code === "EADDRINUSE" ? err.message : (err?.stack ?? err)}\n`,
-    );
-    process.exit(1);
-  });
+process.on("message", (message: PrimaryMessage) => {
+  if (message?.type === "switchyard:snapshot?") {
+    tell({ type: "switchyard:snapshot", id: message.id, text: renderMetrics() });
+  } else if (message?.type === "switchyard:metrics") {
+    metricsAsked.get(message.id)?.(message.text);
+  } else if (message?.type === "switchyard:start" && !starting) {
+    starting = run(message);
+    starting.catch((err) => {
+      const why = err?.code === "EADDRINUSE" ? err.message : (err?.stack ?? err);
+      process.stderr.write(`switchyard: worker ${process.pid}: ${why}\n`);
+      process.exit(1);
+    });
+  }
 });
 tell({ type: "switchyard:ready" });

@@ -3,7 +3,7 @@
 
 import type { Config } from "../config/load.ts";
 import type { Store } from "../ledger/types.ts";
-import { type App, createApp } from "../server/app.ts";
+import { type App, type AppOptions, createApp } from "../server/app.ts";
 import { LeaseKeeper } from "./lease.ts";
 
 export interface GatewayProcess {
@@ -14,8 +14,12 @@ export interface GatewayProcess {
   close(): Promise<void>;
 }
 
-export async function openGateway(config: Config, store: Store): Promise<GatewayProcess> {
-  const app = createApp(config, store);
+export async function openGateway(
+  config: Config,
+  store: Store,
+  options: AppOptions = {},
+): Promise<GatewayProcess> {
+  const app = createApp(config, store, options);
   const lease = new LeaseKeeper(store);
   await lease.start();
   return {

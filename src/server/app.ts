@@ -41,6 +41,8 @@ export interface App {
 export interface AppOptions {
   /** The upstream adapter for a provider; the real HTTP and local adapters unless given (bench/). */
   adapterFor?: (provider: ProviderConfig) => ProviderAdapter;
+  /** GET /metrics text; this process's own metrics unless given (every worker's: src/cli/cluster-worker.ts). */
+  metrics?: () => Promise<string>;
 }
 
 export function createApp(config: Config, store: Store, options: AppOptions = {}): App {
@@ -111,7 +113,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
     reply.header("content-type", METRICS_CONTENT_TYPE);
-    return renderMetrics();
+    return options.metrics ? options.metrics() : renderMetrics();
   });
   fastify.get("/readyz", async (_req, reply) => {
     const ok = await store.ping().catch(() => false);

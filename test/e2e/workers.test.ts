@@ -146,7 +146,7 @@ test("a worker that cannot start fails `serve` as the single process would", asy
   }
 });
 
-test("SIGTERM to the primary lets the workers finish their streams, then exits 0", async () => {
+test("SIGTERM to the primary lets the workers finish their streams, then exits 0; /metrics shows every worker", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-workers-"));
   const file = join(dir, "switchyard.db");
   const gw = await startGateway(baseConfig(dir, { providers: [{ id: "local", chunk_delay_ms: 20 }] }), {
@@ -154,6 +154,23 @@ test("SIGTERM to the primary lets the workers finish their streams, then exits 0
     args: ["--workers", "2"],
   });
   const workers = childPids(gw.process.pid!);
+
+  // Metrics: a scrape reaching either worker answers both workers' series, labelled.
+  for (let i = 0; i < 4; i++) await complete(gw.url, `count me ${i}`);
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  const completed = [
+    ...metrics.matchAll(
+      /switchyard_generations_total\{worker="(\d)",api="chat.completions",status="completed"\} (\d+)/g,
+    ),
+  ];
+  assert.deepEqual(completed.map((m) => m[1]).sort(), ["1", "2"], metrics);
+  assert.equal(
+    completed.reduce((n, m) => n + Number(m[2]), 0),
+    4,
+    metrics,
+  );
+  assert.equal(metrics.match(/# TYPE switchyard_generations_total counter/g)?.length, 1);
+
   const streams = await Promise.all(Array.from({ length: 4 }, () => openStream(gw.url)));
   const exited = new Promise<number | null>((resolve) => gw.process.once("exit", resolve));
   gw.process.kill("SIGTERM");
