@@ -99,7 +99,6 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
 
 interface Slot {
   worker?: Worker;
-  owner?: string;
   forkedAt: number;
   listening: boolean;
   backoffMs: number;
@@ -154,7 +153,7 @@ class WorkerPool {
     if (this.stopping) return;
     const worker = cluster.fork();
     const owner = newOwnerId(worker.process.pid);
-    Object.assign(slot, { worker, owner, forkedAt: Date.now(), listening: false });
+    Object.assign(slot, { worker, forkedAt: Date.now(), listening: false });
     worker.on("message", (message: WorkerMessage) => {
       if (message?.type === "switchyard:ready") {
         this.send(worker, { type: "switchyard:start", config: this.config, owner });
