@@ -1,5 +1,6 @@
 // The `switchyard` command.
 
+import { availableParallelism } from "node:os";
 import { installKey } from "../auth/bootstrap.ts";
 import { hashKey, keyKind, newKey } from "../auth/keys.ts";
 import { parseDecimal, parseDiscount } from "../billing/money.ts";
@@ -9,11 +10,14 @@ import { ModelIndex } from "../gateway/models.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { StoreUnavailable } from "../ledger/ledger-errors.ts";
 import { type Args, parseArgs, stringFlag, UsageError } from "./args.ts";
+import { WorkersFailedError } from "./cluster-primary.ts";
 import { openConfiguredStore, serve } from "./serve.ts";
 
 const HELP = `usage: switchyard <command> [options]
 
-  serve [--config FILE] [--port N] [--host H]   start the gateway (no file: embedded default)
+  serve [--config FILE] [--port N] [--host H] [--workers N|auto]
+                                                start the gateway (no file: embedded default);
+                                                --workers: N processes on one port (auto: one per core)
   models [--config FILE]                        list the served models
   keys create --account ID [--subscription] [--credits N] [--name TEXT]
   keys list [--account ID]
@@ -34,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
   const config = withServerFlags(loadConfig(stringFlag(args, "config")), args);
   switch (command) {
     case "serve":
-      await serve(config);
+      await serve(config, { workers: workersFlag(args) });
       return -1; // keeps running
     case "models":
       for (const m of new ModelIndex(config.models, config.providers).served)
@@ -64,6 +68,16 @@ function withServerFlags(config: Config, args: Args): Config {
       host: host ?? config.server.host,
     },
   };
+}
+
+/** `--workers N|auto`: 1 (one process, no cluster) unless given. */
+function workersFlag(args: Args): number {
+  const value = stringFlag(args, "workers");
+  if (value === undefined) return 1;
+  if (value === "auto") return availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError("--workers must be a number of processes (1 or more) or auto");
+  return Number(value);
 }
 
 async function keys(sub: string | undefined, args: Args, config: Config): Promise<number> {
@@ -169,6 +183,11 @@ main(process.argv.slice(2)).then(
     if (err instanceof ConfigError || err instanceof UsageError || err instanceof GatewayError) {
       process.stderr.write(`switchyard: ${err.message}\n`);
       process.exitCode = 2;
+      return;
+    }
+    if (err instanceof WorkersFailedError) {
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exitCode = err.exitCode;
       return;
     }
     if (err?.code === "EADDRINUSE") {

@@ -1,8 +1,13 @@
-// `storage.url` → a store. The caller runs `migrate()` before use and `markInterrupted()` at start-up.
+// `storage.url` → a store. The caller runs `migrate()` before use and `markAbandoned()` at start-up.
 
 import { PostgresStore } from "./postgres-store.ts";
 import { SqliteStore } from "./sqlite-store.ts";
-import type { Store } from "./types.ts";
+import type { Store, StoreOptions } from "./types.ts";
+
+export interface OpenStoreOptions extends StoreOptions {
+  /** The workers of one `serve` share the store (PostgreSQL always is shared). */
+  sharedByProcesses?: boolean;
+}
 
 const acceptedForms =
   'accepted forms: "sqlite:./path/file.db", "sqlite::memory:", "postgres://user@host:5432/db[?schema=NAME]" or "postgresql://…"';
@@ -11,19 +16,22 @@ const acceptedForms =
  * `sqlite:PATH` (relative to the working directory; `sqlite:///abs/file.db` and `sqlite::memory:`
  * too) or `postgres://…` / `postgresql://…`.
  */
-export function openStore(url: string): Store {
+export function openStore(url: string, options: OpenStoreOptions = {}): Store {
   if (typeof url !== "string" || url.trim() === "") throw new Error(`storage.url is empty; ${acceptedForms}`);
   if (url.startsWith("sqlite:")) {
     const path = sqlitePath(url.slice("sqlite:".length));
     if (path === "") throw new Error(`storage.url ${JSON.stringify(url)} names no file; ${acceptedForms}`);
-    return new SqliteStore(path);
+    return new SqliteStore(path, options);
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     // `?schema=NAME` keeps Switchyard's tables in a schema of their own (tests use one per run).
     const parsed = new URL(url);
     const schema = parsed.searchParams.get("schema") ?? undefined;
     parsed.searchParams.delete("schema");
-    return new PostgresStore(schema === undefined ? url : parsed.toString(), { schema });
+    return new PostgresStore(schema === undefined ? url : parsed.toString(), {
+      schema,
+      owner: options.owner,
+    });
   }
   // Only the scheme is echoed: the rest of a URL may hold a password.
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(url)?.[0] ?? "(no scheme)";

@@ -52,8 +52,11 @@ CREATE TABLE IF NOT EXISTS ${t("generations")} (
   error_message       TEXT,
   completed_at        BIGINT,
   rating              JSONB,
-  settled_at          BIGINT
+  settled_at          BIGINT,
+  owner               TEXT
 );
+-- The process that started the generation (src/ledger/owner.ts); tables made before it lack it.
+ALTER TABLE ${t("generations")} ADD COLUMN IF NOT EXISTS owner TEXT;
 -- Every read of a generation is by id (the primary key), the account checked on the row: no index
 -- by account to keep up on every insert (databases made before this had one; it is dropped).
 DROP INDEX IF EXISTS ${t("generations_account")};
@@ -61,5 +64,11 @@ DROP INDEX IF EXISTS ${t("generations_account")};
 CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+
+-- Which gateway process is alive, by its owner id, by the database's clock: see Store.markAbandoned.
+CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (
+  id         TEXT PRIMARY KEY,
+  renewed_at BIGINT NOT NULL
+);
 `;
 }

@@ -40,6 +40,7 @@ import {
   generationStillPending,
   StoreUnavailable,
 } from "./ledger-errors.ts";
+import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
@@ -52,6 +53,7 @@ import type {
   Rating,
   SettlementItem,
   Store,
+  StoreOptions,
 } from "./types.ts";
 import {
   type BatchOutcome,
@@ -60,7 +62,7 @@ import {
   type WriteQueueOptions,
 } from "./write-queue.ts";
 
-export interface PostgresStoreOptions extends WriteQueueOptions {
+export interface PostgresStoreOptions extends WriteQueueOptions, StoreOptions {
   /** Schema holding the tables (created by migrate); default: the connection's search_path. */
   schema?: string;
   /** Pool size. */
@@ -72,10 +74,14 @@ const uniqueViolation = "23505";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
 const QUERY_TIMEOUT_MS = 30_000;
+/** The database's clock in epoch ms: leases are compared on one clock, whatever the gateways' clocks say. */
+const databaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 export class PostgresStore implements Store {
   readonly sharedByProcesses = true;
+  readonly sharedByGateways = true;
+  readonly owner: string;
   private readonly pool: Pool;
   private readonly writes: WriteQueue;
   private readonly schema: string | undefined;
@@ -87,6 +93,7 @@ export class PostgresStore implements Store {
       throw new Error(`PostgreSQL schema name ${JSON.stringify(options.schema)} must be a plain identifier`);
     }
     this.schema = options.schema;
+    this.owner = options.owner ?? newOwnerId();
     this.t = qualifier(options.schema);
     this.pool = new Pool({
       connectionString: withDefaultUser(url),
@@ -314,18 +321,44 @@ export class PostgresStore implements Store {
     return result.rows[0] ? generationFromColumns(result.rows[0]) : undefined;
   }
 
-  /**
-   * Marks every pending generation interrupted. With several processes on one database this also
-   * marks generations another live process is still serving; their finish still lands (a finish
-   * completes an 'interrupted' row), so nothing is lost, the status is only briefly wrong.
-   */
-  async markInterrupted(): Promise<number> {
+  async markInterrupted(owners: readonly string[]): Promise<number> {
     await this.writes.flush();
-    const result = await this.query(
-      `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1 WHERE status = 'pending'`,
-      [Date.now()],
+    if (owners.length === 0) return 0;
+    return this.transaction(async (client) => {
+      const result = await client.query(
+        `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1
+         WHERE status = 'pending' AND owner = ANY($2::text[])`,
+        [Date.now(), owners],
+      );
+      await client.query(`DELETE FROM ${this.t("owner_leases")} WHERE id = ANY($1::text[])`, [owners]);
+      return result.rowCount ?? 0;
+    });
+  }
+
+  async renewLease(): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.t("owner_leases")} (id, renewed_at) VALUES ($1, ${databaseNowMs})
+       ON CONFLICT (id) DO UPDATE SET renewed_at = excluded.renewed_at`,
+      [this.owner],
     );
-    return result.rowCount ?? 0;
+  }
+
+  async markAbandoned(silentForMs: number): Promise<number> {
+    await this.writes.flush();
+    return this.transaction(async (client) => {
+      const leases = this.t("owner_leases");
+      const cutoff = `${databaseNowMs} - $2::bigint`;
+      const result = await client.query(
+        `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1
+         WHERE status = 'pending'
+           AND (owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${cutoff}))`,
+        [Date.now(), Math.max(0, Math.round(silentForMs))],
+      );
+      await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${databaseNowMs} - $1::bigint`, [
+        Math.max(0, Math.round(silentForMs)),
+      ]);
+      return result.rowCount ?? 0;
+    });
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {
@@ -394,12 +427,13 @@ export class PostgresStore implements Store {
   private async insertStarts(client: PoolClient, starts: GenerationStart[]): Promise<Set<string>> {
     if (starts.length === 0) return new Set();
     const result = await client.query(
-      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at, status)
-       SELECT s.*, 'pending'
+      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at, status,
+         owner)
+       SELECT s.*, 'pending', $8::text
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[]) AS s
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      startColumns(starts),
+      [...startColumns(starts), this.owner],
     );
     return new Set(result.rows.map((row) => row.id as string));
   }
@@ -417,15 +451,15 @@ export class PostgresStore implements Store {
     const result = await client.query(
       `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at,
          status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry,
-         error_message, completed_at, rating, settled_at)
-       SELECT r.*
+         error_message, completed_at, rating, settled_at, owner)
+       SELECT r.*, $2::text
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, account_id text, key_id text, api text, model text,
          streamed boolean, created_at bigint, status text, provider text, usage jsonb, finish_reason text,
          latency_ms integer, generation_time_ms integer, request_retry_times integer, final_retry boolean,
          error_message text, completed_at bigint, rating jsonb, settled_at bigint)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
-      [`[${wholes.map(wholeRowJson).join(",")}]`],
+      [`[${wholes.map(wholeRowJson).join(",")}]`, this.owner],
     );
     return new Set(result.rows.map((row) => row.id as string));
   }
@@ -570,7 +604,7 @@ function jsonInt(value: number | null): string {
 }
 
 /** The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at. */
-function startColumns(starts: GenerationStart[]): unknown[][] {
+function startColumns(starts: GenerationStart[]): unknown[] {
   return [
     starts.map((g) => g.id),
     starts.map((g) => g.accountId),

@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS generations (
   error_message       TEXT,
   completed_at        INTEGER,
   rating              TEXT,
-  settled_at          INTEGER
+  settled_at          INTEGER,
+  owner               TEXT
 ) WITHOUT ROWID;
 -- Every read of a generation is by id (the primary key, which holds the row itself: WITHOUT ROWID),
 -- the account checked on the row, so a batch of new rows updates one B-tree, not three. Databases
@@ -51,4 +52,13 @@ DROP INDEX IF EXISTS generations_account;
 CREATE INDEX IF NOT EXISTS generations_pending ON generations (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+
+-- Which gateway process is alive, by its owner id (src/ledger/owner.ts); see Store.markAbandoned.
+CREATE TABLE IF NOT EXISTS owner_leases (
+  id         TEXT PRIMARY KEY,
+  renewed_at INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
+
+/** Columns added since the first release: migrate() adds those an existing file lacks. */
+export const sqliteAddedColumns = [{ table: "generations", column: "owner", type: "TEXT" }] as const;

@@ -39,7 +39,8 @@ import {
   generationStillPending,
   StoreUnavailable,
 } from "./ledger-errors.ts";
-import { sqliteSchema } from "./sqlite-schema.ts";
+import { newOwnerId } from "./owner.ts";
+import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import type {
   AccountRow,
   GenerationEnd,
@@ -49,6 +50,7 @@ import type {
   Rating,
   SettlementItem,
   Store,
+  StoreOptions,
 } from "./types.ts";
 import {
   type BatchOutcome,
@@ -57,7 +59,9 @@ import {
   type WriteQueueOptions,
 } from "./write-queue.ts";
 
-export interface SqliteStoreOptions extends WriteQueueOptions {
+export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
+  /** Set when the workers of `serve --workers N` share the file (the CLI only reads and credits). */
+  sharedByProcesses?: boolean;
   /**
    * Once migrated: how long a statement waits for a lock another process holds before the store
    * counts as unavailable, ms. SQLite waits synchronously, so this is also how long such a wait
@@ -83,8 +87,10 @@ const unavailableCodes = new Set([
 ]);
 
 export class SqliteStore implements Store {
-  /** One gateway process per file (the CLI only reads and credits). */
-  readonly sharedByProcesses = false;
+  readonly sharedByProcesses: boolean;
+  /** A file belongs to one `serve` (and its workers): at its start, no other gateway is alive. */
+  readonly sharedByGateways = false;
+  readonly owner: string;
   private readonly db: DatabaseSync;
   private readonly writes: WriteQueue;
   private readonly statements = new Map<string, StatementSync>();
@@ -95,6 +101,8 @@ export class SqliteStore implements Store {
   constructor(path: string, options: SqliteStoreOptions = {}) {
     if (path !== ":memory:" && !path.startsWith("file:"))
       mkdirSync(dirname(resolve(path)), { recursive: true });
+    this.sharedByProcesses = options.sharedByProcesses ?? false;
+    this.owner = options.owner ?? newOwnerId();
     this.db = new DatabaseSync(path);
     // busy_timeout first: switching to WAL needs the lock another process may hold. WAL with
     // synchronous=NORMAL survives a process crash (SIGKILL) without an fsync per commit; only an OS
@@ -114,8 +122,16 @@ export class SqliteStore implements Store {
     return this.writes.batchesWritten;
   }
 
+  /** In one transaction, so that two processes migrating one file at once do not both add a column. */
   async migrate(): Promise<void> {
-    this.db.exec(sqliteSchema);
+    this.transaction(() => {
+      this.db.exec(sqliteSchema);
+      for (const { table, column, type } of sqliteAddedColumns) {
+        const columns = this.db.prepare(`PRAGMA table_info(${table})`).all();
+        if (!columns.some((c) => c.name === column))
+          this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+      }
+    });
     this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.busyTimeoutMs))}`);
   }
 
@@ -305,12 +321,40 @@ export class SqliteStore implements Store {
     return row ? generationFromColumns(row as Columns) : undefined;
   }
 
-  async markInterrupted(): Promise<number> {
+  async markInterrupted(owners: readonly string[]): Promise<number> {
     await this.writes.flush();
-    const result = this.statement(
-      "UPDATE generations SET status = 'interrupted', completed_at = ? WHERE status = 'pending'",
-    ).run(Date.now());
-    return Number(result.changes);
+    if (owners.length === 0) return 0;
+    const list = JSON.stringify(owners);
+    return this.transaction(() => {
+      const result = this.statement(
+        `UPDATE generations SET status = 'interrupted', completed_at = ?
+         WHERE status = 'pending' AND owner IN (SELECT value FROM json_each(?))`,
+      ).run(Date.now(), list);
+      this.statement("DELETE FROM owner_leases WHERE id IN (SELECT value FROM json_each(?))").run(list);
+      return Number(result.changes);
+    });
+  }
+
+  async renewLease(): Promise<void> {
+    this.statement(
+      `INSERT INTO owner_leases (id, renewed_at) VALUES (?, ?)
+       ON CONFLICT (id) DO UPDATE SET renewed_at = excluded.renewed_at`,
+    ).run(this.owner, Date.now());
+  }
+
+  async markAbandoned(silentForMs: number): Promise<number> {
+    await this.writes.flush();
+    return this.transaction(() => {
+      const now = Date.now();
+      const cutoff = now - silentForMs;
+      const result = this.statement(
+        `UPDATE generations SET status = 'interrupted', completed_at = ?
+         WHERE status = 'pending'
+           AND (owner IS NULL OR owner NOT IN (SELECT id FROM owner_leases WHERE renewed_at > ?))`,
+      ).run(now, cutoff);
+      this.statement("DELETE FROM owner_leases WHERE renewed_at <= ?").run(cutoff);
+      return Number(result.changes);
+    });
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {
@@ -376,9 +420,9 @@ export class SqliteStore implements Store {
 
   private insertStart(g: GenerationStart): Error | undefined {
     const result = this.statement(
-      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
-    ).run(g.id, g.accountId, g.keyId, g.api, g.model, g.streamed ? 1 : 0, wholeMs(g.createdAt));
+      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
+    ).run(g.id, g.accountId, g.keyId, g.api, g.model, g.streamed ? 1 : 0, wholeMs(g.createdAt), this.owner);
     return result.changes > 0 ? undefined : generationAlreadyStarted(g.id);
   }
 
@@ -387,8 +431,8 @@ export class SqliteStore implements Store {
     const result = this.statement(
       `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, provider, usage,
          finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at,
-         rating, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+         rating, settled_at, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     ).run(
       g.id,
       g.accountId,
@@ -398,6 +442,7 @@ export class SqliteStore implements Store {
       g.streamed ? 1 : 0,
       wholeMs(g.createdAt),
       ...finishValues(e),
+      this.owner,
     );
     return result.changes > 0;
   }

@@ -81,6 +81,12 @@ export interface SettlementItem {
   debit?: string;
 }
 
+/** What both stores take besides their location. */
+export interface StoreOptions {
+  /** The owner written on the generations this store starts; a new one (src/ledger/owner.ts) when absent. */
+  owner?: string;
+}
+
 export interface KeyRow {
   id: string;
   /** sha256 hex of the key; the plaintext is never stored. */
@@ -105,10 +111,22 @@ export interface AccountRow {
 
 export interface Store {
   /**
-   * Other gateway processes write to this store too (PostgreSQL): a generation one of them made may
-   * still sit in its write batch for a few milliseconds.
+   * Other gateway processes write to this store too (PostgreSQL, or the workers of one `serve`): a
+   * generation one of them made may still sit in its write batch for a few milliseconds.
    */
   readonly sharedByProcesses: boolean;
+  /**
+   * Gateways started apart from each other may share this store (PostgreSQL). One that starts cannot
+   * tell a dead gateway's pending generations from a live one's but by its lease: each gateway process
+   * renews one (renewLease) and marks the pending generations of a silent one (markAbandoned). The
+   * embedded store belongs to one `serve` and its workers: at its start every pending row is abandoned.
+   */
+  readonly sharedByGateways: boolean;
+  /**
+   * The process this store writes for: every generation it starts names it, so that when this process
+   * dies its pending generations, and only they, can be marked interrupted (see src/ledger/owner.ts).
+   */
+  readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
   ping(): Promise<boolean>;
@@ -155,8 +173,20 @@ export interface Store {
   getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined>;
   /** Any account's generation: for the operator's CLI only, never behind an HTTP route. */
   getGenerationAnyAccount(id: string): Promise<GenerationRow | undefined>;
-  /** On start-up: every generation still pending is marked interrupted; returns how many. */
-  markInterrupted(): Promise<number>;
+  /**
+   * The pending generations started by these owners (processes known to be dead: a worker the
+   * primary saw exit) are marked interrupted, and the owners' leases dropped; returns how many.
+   */
+  markInterrupted(owners: readonly string[]): Promise<number>;
+  /** This store's owner is alive: its lease is renewed (see markAbandoned). */
+  renewLease(): Promise<void>;
+  /**
+   * Pending generations whose owner has not renewed its lease for `silentForMs` (by the database's
+   * clock), or never did, or that name no owner (rows written before owners were recorded), are
+   * marked interrupted, and those leases dropped; returns how many. `markAbandoned(0)` marks every
+   * pending generation.
+   */
+  markAbandoned(silentForMs: number): Promise<number>;
   /** Completed generations not yet settled (for settlement after restart). */
   listUnsettled(limit: number): Promise<GenerationRow[]>;
 }

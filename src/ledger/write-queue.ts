@@ -8,7 +8,8 @@
 // process killed with SIGKILL loses at most what was queued in the last `delayMs` plus the batch in
 // flight (a few ms of starts and finishes); everything acknowledged is in the database. A graceful
 // stop calls `close()`, which flushes. Starts that were written but never finished are marked
-// 'interrupted' by `markInterrupted()` at the next start-up.
+// 'interrupted' once their process is known dead: by the next start-up, by the cluster primary when a
+// worker dies, or by another gateway once the dead one's lease runs out (docs/operations.md, Workers).
 //
 // When the store is away (docs/operations.md, "When the store or Redis goes away"), a batch that
 // fails for that reason is kept and tried again, with backoff, until the store answers; writes made

@@ -43,6 +43,8 @@ export interface App {
 export interface AppOptions {
   /** The upstream adapter for a provider; the real HTTP and local adapters unless given (bench/). */
   adapterFor?: (provider: ProviderConfig) => ProviderAdapter;
+  /** GET /metrics text; this process's own metrics unless given (every worker's: src/cli/cluster-worker.ts). */
+  metrics?: () => Promise<string>;
 }
 
 export function createApp(config: Config, store: Store, options: AppOptions = {}): App {
@@ -114,7 +116,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
     reply.header("content-type", METRICS_CONTENT_TYPE);
-    return renderMetrics();
+    return options.metrics ? options.metrics() : renderMetrics();
   });
   // Not ready while the store does not answer, or while the ledger refuses new generations (its
   // backlog for an unavailable store is full). Generations waiting to be written are reported.

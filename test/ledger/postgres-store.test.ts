@@ -54,6 +54,28 @@ if (unreachable === undefined) {
       }
     });
 
+    test("a table made before generations named their owner gets the column", async () => {
+      const fresh = `${schema}_o`;
+      const store = new PostgresStore(url, { schema: fresh });
+      const client = new pg.Client({ connectionString: withDefaultUser(url) });
+      await client.connect();
+      try {
+        await store.migrate();
+        await client.query(`ALTER TABLE "${fresh}".generations DROP COLUMN owner`);
+        await store.migrate();
+        const columns = await client.query(
+          `SELECT 1 FROM information_schema.columns
+           WHERE table_schema = $1 AND table_name = 'generations' AND column_name = 'owner'`,
+          [fresh],
+        );
+        assert.equal(columns.rowCount, 1);
+      } finally {
+        await client.end();
+        await store.close();
+        await dropSchema(fresh);
+      }
+    });
+
     test("a schema name that is not a plain identifier is refused", () => {
       assert.throws(() => new PostgresStore(url, { schema: 'x"; DROP TABLE y; --' }), /plain identifier/);
     });

@@ -60,6 +60,86 @@ describe("sqlite store on disk", () => {
     await store.close();
   });
 
+  test("a file made before generations named their owner gets the column; its pending rows are abandoned", async () => {
+    const file = join(dir, "old.db");
+    const before = new SqliteStore(file);
+    await before.migrate();
+    await before.close();
+    const db = new DatabaseSync(file);
+    db.exec("ALTER TABLE generations DROP COLUMN owner");
+    db.exec(`INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status)
+             VALUES ('gen-old', 'a', 'k', 'messages', 'm', 1, 1, 'pending')`);
+    db.close();
+
+    const store = new SqliteStore(file);
+    await Promise.all([store.migrate(), new SqliteStore(file).migrate()]);
+    await store.startGeneration({
+      id: "gen-new",
+      accountId: "a",
+      keyId: "k",
+      api: "messages",
+      model: "m",
+      streamed: true,
+      createdAt: 2,
+    });
+    await store.renewLease();
+    assert.equal(await store.markAbandoned(60_000), 1, "the row with no owner, not the live one");
+    assert.equal((await store.getGeneration("gen-old", "a"))?.status, "interrupted");
+    assert.equal((await store.getGeneration("gen-new", "a"))?.status, "pending");
+    await store.close();
+  });
+
+  test("two processes writing one file at once lose nothing (WAL, busy timeout)", async () => {
+    const file = join(dir, "two-writers.db");
+    const setup = new SqliteStore(file);
+    await setup.migrate();
+    await setup.close();
+    const storeModule = fileURLToPath(new URL("../../src/ledger/sqlite-store.ts", import.meta.url));
+    const perProcess = 3000;
+    // Each writer starts and finishes its generations in small batches as fast as it can, so that
+    // their transactions keep meeting on the file's write lock.
+    const writer = (name: string) => `
+      import { SqliteStore } from ${JSON.stringify(storeModule)};
+      let failures = 0;
+      const store = new SqliteStore(${JSON.stringify(file)}, { delayMs: 1, maxBatch: 20, onError: () => failures++ });
+      for (let i = 0; i < ${perProcess}; i += 50) {
+        const writes = [];
+        for (let j = i; j < i + 50; j++) {
+          const id = "gen-${name}-" + j;
+          writes.push(store.startGeneration({ id, accountId: "a", keyId: "k", api: "messages", model: "m", streamed: true, createdAt: j }));
+          writes.push(store.finishGeneration({ id, status: "completed", usage: { promptTokens: 1, completionTokens: 1,
+            cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, webSearchRequests: 0 },
+            requestRetryTimes: 0, finalRetry: true, completedAt: j }));
+        }
+        await Promise.allSettled(writes);
+      }
+      await store.close();
+      console.log(JSON.stringify({ failures }));
+    `;
+    const run = (name: string) =>
+      new Promise<{ failures: number }>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", writer(name)], {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk;
+        });
+        child.on("exit", (code) =>
+          code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`writer exited ${code}`)),
+        );
+      });
+    const results = await Promise.all([run("one"), run("two")]);
+    assert.deepEqual(results, [{ failures: 0 }, { failures: 0 }]);
+    const db = new DatabaseSync(file);
+    const counts = db.prepare("SELECT status, count(*) AS n FROM generations GROUP BY status").all();
+    db.close();
+    assert.deepEqual(
+      counts.map((r) => ({ ...r })),
+      [{ status: "completed", n: 2 * perProcess }],
+    );
+  });
+
   test("an acknowledged start survives SIGKILL of the process that wrote it", async () => {
     const file = join(dir, "killed.db");
     const storeModule = fileURLToPath(new URL("../../src/ledger/sqlite-store.ts", import.meta.url));
@@ -87,7 +167,7 @@ describe("sqlite store on disk", () => {
 
     const store = new SqliteStore(file);
     assert.equal((await store.getGeneration("gen-killed", "a"))?.status, "pending");
-    assert.equal(await store.markInterrupted(), 1);
+    assert.equal(await store.markAbandoned(0), 1);
     assert.equal((await store.getGeneration("gen-killed", "a"))?.status, "interrupted");
     await store.close();
   });

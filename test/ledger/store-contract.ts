@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
-import type { GenerationEnd, GenerationStart, Rating, Store } from "../../src/ledger/types.ts";
+import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
 
 export type ContractStore = Store & { readonly batchesWritten: number };
@@ -14,7 +14,7 @@ export type ContractStore = Store & { readonly batchesWritten: number };
  * `makeStore` returns a migrated store; every call must reach the same data (same file, same
  * schema), so that a write closed by one store is read back by the next.
  */
-export type MakeStore = (options?: WriteQueueOptions) => Promise<ContractStore>;
+export type MakeStore = (options?: WriteQueueOptions & StoreOptions) => Promise<ContractStore>;
 
 const usage: Usage = {
   promptTokens: 1200,
@@ -99,7 +99,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     async function withStore<T>(
       work: (store: ContractStore) => Promise<T>,
-      options?: WriteQueueOptions,
+      options?: WriteQueueOptions & StoreOptions,
     ): Promise<T> {
       const store = await makeStore(options);
       try {
@@ -503,27 +503,93 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         assert.equal(reported.length, 3);
       });
 
-      test("markInterrupted closes pending generations; a late finish still completes one", () =>
-        withStore(async (store) => {
+      test("markInterrupted closes only the named owners' pending generations; a late finish still completes one", () =>
+        withStore(
+          async (dead) => {
+            const live = await makeStore({ owner: unique("owner-live") });
+            try {
+              assert.notEqual(dead.owner, live.owner);
+              const account = unique("acct");
+              const pending = [startOf(account), startOf(account)];
+              const done = startOf(account);
+              const others = [startOf(account), startOf(account)];
+              for (const g of [...pending, done]) void dead.startGeneration(g);
+              void dead.finishGeneration(endOf(done.id));
+              for (const g of others) void live.startGeneration(g);
+              await Promise.all([dead.flush(), live.flush()]); // what a process that died had written
+
+              const before = Date.now();
+              assert.equal(await live.markInterrupted([dead.owner]), 2);
+              for (const g of pending) {
+                const row = await live.getGeneration(g.id, account);
+                assert.equal(row?.status, "interrupted");
+                assert.ok(row?.completedAt !== undefined && row.completedAt >= before);
+              }
+              assert.equal((await live.getGeneration(done.id, account))?.status, "completed");
+              for (const g of others)
+                assert.equal((await live.getGeneration(g.id, account))?.status, "pending");
+              assert.equal(await live.markInterrupted([dead.owner]), 0);
+              assert.equal(await live.markInterrupted([]), 0);
+
+              await dead.finishGeneration(endOf(pending[0]!.id));
+              assert.equal((await dead.getGeneration(pending[0]!.id, account))?.status, "completed");
+              for (const g of others) await live.finishGeneration(endOf(g.id));
+            } finally {
+              await live.close();
+            }
+          },
+          { owner: unique("owner-dead") },
+        ));
+
+      test("markAbandoned spares the generations of owners whose lease is fresh", async () => {
+        const fresh = await makeStore({ owner: unique("owner-fresh") });
+        const silent = await makeStore({ owner: unique("owner-silent") });
+        const never = await makeStore({ owner: unique("owner-never") });
+        try {
           const account = unique("acct");
-          const pending = [startOf(account), startOf(account)];
-          const done = startOf(account);
-          for (const g of [...pending, done]) void store.startGeneration(g);
-          void store.finishGeneration(endOf(done.id));
+          const [a, b, c] = [startOf(account), startOf(account), startOf(account)];
+          await fresh.renewLease();
+          await silent.renewLease();
+          await Promise.all([fresh.startGeneration(a), silent.startGeneration(b), never.startGeneration(c)]);
+          await new Promise((resolve) => setTimeout(resolve, 120));
+          await fresh.renewLease();
 
-          const before = Date.now();
-          assert.ok((await store.markInterrupted()) >= 2);
-          for (const g of pending) {
-            const row = await store.getGeneration(g.id, account);
-            assert.equal(row?.status, "interrupted");
-            assert.ok(row?.completedAt !== undefined && row.completedAt >= before);
-          }
-          assert.equal((await store.getGeneration(done.id, account))?.status, "completed");
-          assert.equal(await store.markInterrupted(), 0);
+          // Other tests' rows may be pending too: the count is at least this test's two.
+          assert.ok((await fresh.markAbandoned(60)) >= 2);
+          const status = async (g: GenerationStart) => (await fresh.getGeneration(g.id, account))?.status;
+          assert.equal(await status(a), "pending", "a fresh lease keeps its owner's generations");
+          assert.equal(await status(b), "interrupted", "a lease silent too long does not");
+          assert.equal(await status(c), "interrupted", "nor does an owner that never took one");
 
-          await store.finishGeneration(endOf(pending[0]!.id));
-          assert.equal((await store.getGeneration(pending[0]!.id, account))?.status, "completed");
-        }));
+          // A long enough silence spares everyone; zero silence spares no one.
+          assert.equal(await fresh.markAbandoned(3_600_000), 0);
+          assert.ok((await fresh.markAbandoned(0)) >= 1);
+          assert.equal(await status(a), "interrupted");
+          await fresh.finishGeneration(endOf(a.id));
+          assert.equal(await status(a), "completed");
+        } finally {
+          await Promise.all([fresh.close(), silent.close(), never.close()]);
+        }
+      });
+
+      test("a silent owner's lease is dropped, and renewing takes a new one", async () => {
+        const store = await makeStore({ owner: unique("owner-back") });
+        const other = await makeStore();
+        try {
+          const account = unique("acct");
+          await store.renewLease();
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          await other.markAbandoned(30); // drops the silent lease
+          await store.renewLease();
+          const g = startOf(account);
+          await store.startGeneration(g);
+          assert.equal(await other.markAbandoned(30_000), 0);
+          assert.equal((await other.getGeneration(g.id, account))?.status, "pending");
+          await store.finishGeneration(endOf(g.id));
+        } finally {
+          await Promise.all([store.close(), other.close()]);
+        }
+      });
 
       test("listUnsettled gives finished, unsettled generations, oldest first", () =>
         withStore(async (store) => {

@@ -15,6 +15,8 @@ export interface RunningGateway {
   configFile: string;
   process: ChildProcess;
   output(): string;
+  /** Resolves with the match once the gateway's output (stdout and stderr) matches. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -84,6 +86,15 @@ export function spawnGateway(
         configFile,
         process: child,
         output: () => out,
+        waitForOutput: async (pattern, timeoutMs = 20_000) => {
+          const until = Date.now() + timeoutMs;
+          for (;;) {
+            const m = pattern.exec(out);
+            if (m) return m;
+            if (Date.now() > until) throw new Error(`no ${pattern} in the gateway's output:\n${out}`);
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        },
         stop: (signal = "SIGTERM") =>
           new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done();
