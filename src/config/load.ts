@@ -43,7 +43,7 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_STORAGE_URL = "sqlite:./.switchyard/switchyard.db";
-const PROTOCOLS: UpstreamProtocol[] = ["openai", "anthropic", "gemini", "local"];
+const PROTOCOLS: UpstreamProtocol[] = ["openai", "openai-responses", "anthropic", "gemini", "local"];
 const TOP_LEVEL_KEYS = ["server", "storage", "redis", "billing", "providers", "models", "routing", "keys"];
 
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {

@@ -49,6 +49,7 @@ const API_OF: Record<ProtocolName, Api> = {
   "openai-chat": "chat.completions",
   anthropic: "messages",
   gemini: "generateContent",
+  "openai-responses": "responses",
 };
 
 export class InferencePipeline {

@@ -9,7 +9,7 @@ import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
-export type ProtocolName = "openai-chat" | "anthropic" | "gemini";
+export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
