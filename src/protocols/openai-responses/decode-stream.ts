@@ -1,12 +1,13 @@
 // Upstream → IR: a Responses API event stream, decoded event by event as it arrives. Each event names
 // its type in its data (the `event:` line says the same and is not needed). What this reads:
 // - response.created → start (id, model);
-// - an output item's events, by `output_index`: a message's content parts open text blocks
-//   (output_text and refusal deltas), a reasoning item opens a thinking block (summary and
-//   reasoning_text deltas; its `encrypted_content`, complete in response.output_item.done, is the
-//   block's signature), a function call opens a tool_call block (argument deltas; the done item's
-//   arguments when no delta came), a custom tool call a tool_call block whose arguments are
-//   `{"input": …}` once the item is done;
+// - an output item's events, by `output_index`: a message's content parts are text blocks
+//   (output_text and refusal deltas), a reasoning item a thinking block (summary and reasoning_text
+//   deltas; its `encrypted_content`, complete in response.output_item.done, is the block's
+//   signature), a function call a tool_call block (argument deltas; the done item's arguments when
+//   no delta came), a custom tool call a tool_call block whose arguments are `{"input": …}` once
+//   the item is done. Text and thinking blocks open with their first piece, so a part or a summary
+//   with nothing in it makes no empty block (reasoning with only a signature opens at its done);
 // - response.completed / response.incomplete → usage and finish; response.failed and `error` →
 //   error. A stream that ends before its closing event ends with an error.
 // Items of OpenAI's hosted tools (web search, code interpreter…) open no block; a web search is
