@@ -2,7 +2,7 @@
 
 import type { Headers } from "../protocols/types.ts";
 
-export type Face = "openai-chat" | "anthropic" | "gemini" | "lookup";
+export type Face = "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "lookup";
 
 function first(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value;

@@ -1,7 +1,7 @@
 // Providers Switchyard knows without a config file. Each is configured when its key is in the
 // environment (or given in the file); `local` is always on unless a file switches it off.
 
-export type UpstreamProtocol = "openai" | "anthropic" | "gemini" | "local";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "local";
 
 export interface Timeouts {
   connectMs: number;

@@ -66,11 +66,13 @@ const provider = z.strictObject(
       description: "Provider id, used by model endpoints and `provider.routing.providers`.",
     }),
     protocol: z
-      .enum(["openai", "anthropic", "gemini", "local"])
+      .enum(["openai", "openai-responses", "anthropic", "gemini", "local"])
       .optional()
       .meta({
         description:
-          "`openai` (any OpenAI-compatible vendor), `anthropic`, `gemini` or `local` (the demo models). " +
+          "`openai` (chat-completions: any OpenAI-compatible vendor), `openai-responses` (OpenAI's Responses " +
+          "API, `POST {base_url}/responses`; `{ id: openai, protocol: openai-responses }` switches the built-in " +
+          "OpenAI provider to it), `anthropic`, `gemini` or `local` (the demo models). " +
           "Required for a provider that is not built in.",
         defaultText: "the built-in's",
       }),
@@ -88,7 +90,7 @@ const provider = z.strictObject(
       .optional()
       .meta({
         description:
-          "Sent as `Authorization: Bearer` (openai), `x-api-key` (anthropic), `x-goog-api-key` (gemini). Empty: the " +
+          "Sent as `Authorization: Bearer` (openai, openai-responses), `x-api-key` (anthropic), `x-goog-api-key` (gemini). Empty: the " +
           "built-in's environment variable.",
         defaultText: "from the environment",
       }),

@@ -5,14 +5,9 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
-import type { Request } from "../ir/request.ts";
-import type { Response } from "../ir/response.ts";
-import type { StreamEvent } from "../ir/stream.ts";
 import type { Api, Store } from "../ledger/types.ts";
-import { relays } from "../protocols/relays.ts";
-import { headerList } from "../protocols/shared/validate.ts";
 import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
-import { type CallReport, canRelay, type ProviderAdapter, type Target } from "../providers/types.ts";
+import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
@@ -23,6 +18,7 @@ import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
+import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import type { Logger, Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
@@ -53,6 +49,7 @@ const API_OF: Record<ProtocolName, Api> = {
   "openai-chat": "chat.completions",
   anthropic: "messages",
   gemini: "generateContent",
+  "openai-responses": "responses",
 };
 
 export class InferencePipeline {
@@ -98,7 +95,7 @@ export class InferencePipeline {
       const call: Call = {
         face,
         protocol,
-        input,
+        clientHeaders: input.headers,
         rawBody,
         request,
         model,
@@ -117,43 +114,35 @@ export class InferencePipeline {
   }
 
   private async complete(call: Call): Promise<void> {
-    const { protocol, request, ctx, headers, out, meter, generation } = call;
-    let answered: Answered<{ response?: Response; text?: string; tapped: Tapped; report: Translation }>;
+    const { headers, out, meter, generation } = call;
+    let answered: Answered<{ answer: WholeAnswer; route: Route }>;
     try {
-      answered = await this.attempt(call, false, async (adapter, target, signal) => {
-        const report: Translation = { relayed: canRelay(adapter, call.face) };
-        if (!canRelay(adapter, call.face)) {
-          const response = await adapter.complete(request, target, signal, report);
-          return { response, tapped: response, report };
-        }
-        const relayed = await adapter.relay(this.relayCall(call, target, false), signal);
-        const text = await relayed.text();
-        return { text, tapped: tapRelayed(call.face, text, target.provider.id), report };
-      });
+      answered = await this.attempt(call, false, async (route, signal) => ({
+        answer: await route.complete(signal),
+        route,
+      }));
     } catch (err) {
       this.endUnanswered(call, err);
       throw err;
     }
-    const answer = answered.value;
-    nameIgnored(headers, call, answer.report);
+    const { answer, route } = answered.value;
+    nameIgnored(headers, route);
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "whole");
-    if (answer.text !== undefined) out.jsonText(200, headers, relays[call.face].response(answer.text, ctx));
-    else if (answer.response) out.json(200, headers, protocol.encodeResponse(answer.response, ctx));
+    answer.send(out, headers);
     generation.finish(meter, "completed");
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
 
   private async stream(call: Call): Promise<void> {
     const { headers, out, meter, generation } = call;
-    let answered: Answered<{ pieces: AsyncIterator<Piece>; head: Piece[]; report: Translation }>;
+    let answered: Answered<{ pieces: AsyncIterator<Piece>; head: Piece[]; route: Route }>;
     try {
       // An endpoint has answered once a piece with bytes for the client arrives; until then (an
       // error event included) nothing has reached the client and another endpoint may be tried.
-      answered = await this.attempt(call, true, async (adapter, target, signal) => {
-        const report: Translation = { relayed: canRelay(adapter, call.face) };
-        const pieces = this.streamPieces(call, adapter, target, signal, report)[Symbol.asyncIterator]();
+      answered = await this.attempt(call, true, async (route, signal) => {
+        const pieces = route.stream(signal)[Symbol.asyncIterator]();
         const head: Piece[] = [];
         for (let r = await pieces.next(); !r.done; r = await pieces.next()) {
           const failure = r.value.events.find((e) => e.type === "error");
@@ -165,13 +154,13 @@ export class InferencePipeline {
           head.push(r.value);
           if (r.value.text) break;
         }
-        return { pieces, head, report };
+        return { pieces, head, route };
       });
     } catch (err) {
       this.endUnanswered(call, err);
       throw err;
     }
-    nameIgnored(headers, call, answered.value.report);
+    nameIgnored(headers, answered.value.route);
     generation.acknowledged();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -213,69 +202,6 @@ export class InferencePipeline {
   }
 
   /**
-   * The client's stream as pieces of SSE text, each with the IR events it stands for (the meter's tap).
-   * Same protocol in and out: upstream events relayed with targeted edits. Otherwise: IR events encoded.
-   */
-  private async *streamPieces(
-    call: Call,
-    adapter: ProviderAdapter,
-    target: Target,
-    signal: AbortSignal,
-    report: CallReport,
-  ): AsyncIterable<Piece> {
-    const { protocol, request, ctx } = call;
-    const encoder = protocol.streamEncoder(ctx);
-    if (canRelay(adapter, call.face)) {
-      const relay = relays[call.face];
-      const answer = await adapter.relay(this.relayCall(call, target, true), signal);
-      const tap = protocol.streamDecoder();
-      for await (const batch of answer.batches()) {
-        // One piece per batch: the batch's events relayed with their edits, as one write.
-        let text = "";
-        const events: StreamEvent[] = [];
-        for (const e of batch) {
-          const decoded = tap.decode(e);
-          // An upstream error (its own error frame, or a frame that is not JSON) reaches the client
-          // as one clean error in its protocol and ends the stream: never the broken bytes themselves.
-          const failure = decoded.find((event) => event.type === "error");
-          if (failure) {
-            // What came before the error goes first, on its own: the error then ends a stream that
-            // has begun, as it would had the two arrived in separate reads.
-            if (text) yield { text, events };
-            yield { text: encoder.encode(failure), events: decoded };
-            return;
-          }
-          for (const event of decoded) events.push(event);
-          text += relay.streamEvent(e, ctx);
-        }
-        yield { text, events };
-      }
-      // A stream cut short is told to the client in its protocol (the tap noticed it).
-      const tail = tap.end();
-      yield { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail };
-      return;
-    }
-    for await (const batch of adapter.stream(request, target, signal, report)) {
-      // An error is a piece of its own, after what came before it (see the relay above).
-      const failedAt = batch.findIndex((event) => event.type === "error");
-      for (const events of failedAt > 0 ? [batch.slice(0, failedAt), batch.slice(failedAt)] : [batch]) {
-        let text = "";
-        for (const event of events) text += encoder.encode(event);
-        yield { text, events };
-      }
-    }
-    yield { text: encoder.end(), events: [] };
-  }
-
-  private relayCall(call: Call, target: Target, stream: boolean) {
-    const { path, body } = relays[call.face].request(call.rawBody, call.request, {
-      model: target.upstreamModel,
-      stream,
-    });
-    return { path, body, headers: relayHeaders(call.face, call.input.headers), stream };
-  }
-
-  /**
    * Route and call: the router plans the endpoints (strategy, health, fallback) and tries them in
    * order until one answers. With `stream`, each attempt's wait for its first piece is bounded by
    * the provider's first_byte_ms. The answering model may be a fallback model
@@ -284,7 +210,7 @@ export class InferencePipeline {
   private async attempt<T>(
     call: Call,
     stream: boolean,
-    send: (adapter: ProviderAdapter, target: Target, signal: AbortSignal) => Promise<T>,
+    send: (route: Route, signal: AbortSignal) => Promise<T>,
   ): Promise<Answered<T>> {
     const { request, model, out, generation, headers, meter } = call;
     const plan = await this.router.plan(request, model);
@@ -311,7 +237,7 @@ export class InferencePipeline {
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
           // The answer names the model that answers it (a fallback model too), from its first event.
           call.ctx.model = attempt.model.id;
-          return send(this.deps.adapterFor(provider), target, signal);
+          return send(routeFor(this.deps.adapterFor(provider), target, call), signal);
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedModel = answered.attempt.model;
@@ -346,15 +272,8 @@ export class InferencePipeline {
 }
 
 /** Everything one inference carries from step to step. */
-interface Call {
-  face: ProtocolName;
-  protocol: Protocol;
-  input: InferenceInput;
-  /** The client's body as received: relays forward it with targeted edits only. */
-  rawBody: string;
-  request: Request;
+interface Call extends RouteCall {
   model: CatalogModel;
-  ctx: EncodeContext;
   headers: HeaderMap;
   out: Responder;
   /** performance.now() when the request arrived. */
@@ -374,28 +293,16 @@ function streamSample({ meter, arrivedAt }: Call, attemptStartedAt: number): Lat
   return sample;
 }
 
-/** How the answering endpoint was reached: relayed bytes, or translated (and what that dropped). */
-interface Translation extends CallReport {
-  relayed: boolean;
-}
-
 /**
  * `x-switchyard-ignored`: the fields the answering upstream never saw. A translation drops what the
- * client face set aside and what the upstream encoder could not express; a chat relay strips the
- * fields the client face set aside; a messages or content-generation relay forwards every byte.
+ * client face set aside and what the upstream encoder could not express; a relay names what it strips
+ * (src/gateway/route.ts).
  */
-function nameIgnored(headers: HeaderMap, call: Call, report: Translation): void {
-  if (report.relayed && call.face !== "openai-chat") return;
-  const dropped = report.dropped ?? [];
-  if (call.request.ignored.length === 0 && dropped.length === 0) return;
+function nameIgnored(headers: HeaderMap, route: Route): void {
+  const unsent = route.unsent();
+  if (unsent.length === 0) return;
   // Field names come from the client's body: encoded and bounded for a header (header-value.ts).
-  headers["x-switchyard-ignored"] = ignoredList(new Set([...call.request.ignored, ...dropped]));
-}
-
-/** A piece of the client's stream and the IR events it stands for. */
-interface Piece {
-  text: string;
-  events: StreamEvent[];
+  headers["x-switchyard-ignored"] = ignoredList(new Set(unsent));
 }
 
 function bodyText(body: Buffer | undefined): string {
@@ -413,27 +320,6 @@ function parseJson(text: string): unknown {
       `The request body is not valid JSON: ${(err as Error).message}`,
     );
   }
-}
-
-/** What the meter reads from a whole answer. */
-type Tapped = Pick<Response, "usage" | "finishReason">;
-
-/** Usage and finish reason of a relayed answer, read without decoding it; malformed JSON is a 502. */
-function tapRelayed(face: ProtocolName, text: string, providerId: string): Tapped {
-  try {
-    return relays[face].tap(text);
-  } catch {
-    throw new GatewayError("api_error", `Provider '${providerId}' answered with malformed JSON.`, {
-      status: 502,
-    });
-  }
-}
-
-/** Client headers a same-protocol upstream needs: the messages protocol's betas. */
-function relayHeaders(face: ProtocolName, headers: Headers): Record<string, string> {
-  if (face !== "anthropic") return {};
-  const betas = headerList(headers["anthropic-beta"] ?? headers["vendora-beta"]);
-  return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

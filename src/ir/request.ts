@@ -106,6 +106,12 @@ export interface ToolDefinition {
   /** chat `function.strict`. */
   strict?: boolean;
   cacheControl?: CacheControl;
+  /**
+   * A Responses API custom tool: its input is free text, not JSON. Upstreams without custom tools
+   * see a function whose one parameter, `input`, holds that text (`parameters` says so); the
+   * Responses protocol turns calls of it back into `custom_tool_call` items.
+   */
+  custom?: { format?: Record<string, unknown> };
 }
 
 export type ToolChoice =

@@ -3,7 +3,7 @@
 
 import type { Usage } from "../ir/usage.ts";
 
-export type Api = "chat.completions" | "messages" | "generateContent";
+export type Api = "chat.completions" | "messages" | "generateContent" | "responses";
 export type KeyKind = "payg" | "subscription";
 export type GenerationStatus = "pending" | "completed" | "failed" | "cancelled" | "interrupted";
 

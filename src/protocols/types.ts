@@ -9,7 +9,7 @@ import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
-export type ProtocolName = "openai-chat" | "anthropic" | "gemini";
+export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -93,8 +93,8 @@ export interface Protocol extends ClientFace, UpstreamFace {
 }
 
 /**
- * Same protocol in and out (DESIGN §2): the client's bytes go upstream with targeted edits only, and
- * the upstream's bytes come back the same way; nothing the gateway does not know is lost.
+ * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
+ * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
  */
 export interface Relay {
   /** The upstream call: the client's body with only the model (and gateway-only fields) changed. */
@@ -103,6 +103,13 @@ export interface Relay {
     request: Request,
     target: { model: string; stream: boolean },
   ): { path: string; body: string };
+  /**
+   * Whether `request` removes the fields the client face set aside (`Request.ignored`), which are then
+   * named in `x-switchyard-ignored`; a relay that forwards every byte names none.
+   */
+  removesIgnored: boolean;
+  /** Client headers the upstream needs as well (the messages protocol's betas). */
+  headers?(clientHeaders: Headers): Record<string, string>;
   /** A whole response body with the id and model replaced. */
   response(text: string, ctx: EncodeContext): string;
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */

@@ -29,6 +29,7 @@ export function inferenceRoute(
   const path = q < 0 ? url : url.slice(0, q);
   if (path === "/v1/chat/completions") return { face: "openai-chat" };
   if (path === "/v1/messages") return { face: "anthropic" };
+  if (path === "/v1/responses") return { face: "openai-responses" };
   if (!path.startsWith("/v1beta/models/")) return undefined;
   let target: string;
   try {

@@ -10,6 +10,7 @@ import { anthropicDialect } from "./anthropic.ts";
 import type { Dialect, FakeOptions } from "./dialect.ts";
 import { geminiDialect } from "./gemini.ts";
 import { openaiDialect } from "./openai.ts";
+import { openaiResponsesDialect } from "./openai-responses.ts";
 import type { FakeProtocol } from "./reply.ts";
 import { type FakeUpstream, startFakeServer } from "./server.ts";
 
@@ -21,6 +22,7 @@ const DIALECTS: Record<FakeProtocol, Dialect> = {
   openai: openaiDialect,
   anthropic: anthropicDialect,
   gemini: geminiDialect,
+  "openai-responses": openaiResponsesDialect,
 };
 
 export function startFakeUpstream(protocol: FakeProtocol, options: FakeOptions = {}): Promise<FakeUpstream> {

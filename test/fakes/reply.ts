@@ -41,7 +41,7 @@
 //   thoughtsTokenCount                              = reasoning          (only when > 0; OUTSIDE candidates)
 //   totalTokenCount                                 = promptTokenCount + candidatesTokenCount + thoughtsTokenCount
 
-export type FakeProtocol = "openai" | "anthropic" | "gemini";
+export type FakeProtocol = "openai" | "anthropic" | "gemini" | "openai-responses";
 
 export type ReplyBlock =
   | { type: "text"; text: string }

@@ -4,6 +4,7 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
+import { headerList } from "../shared/validate.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { stopReasonFromWire } from "./map-stop-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
@@ -11,6 +12,13 @@ import { usageFromWire } from "./map-usage.ts";
 export const anthropicRelay: Relay = {
   request(raw, _request, target) {
     return { path: "/v1/messages", body: editJson(raw, { set: { model: JSON.stringify(target.model) } }) };
+  },
+
+  removesIgnored: false,
+
+  headers(clientHeaders): Record<string, string> {
+    const betas = headerList(clientHeaders["anthropic-beta"] ?? clientHeaders["vendora-beta"]);
+    return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
   },
 
   response(text, ctx) {

@@ -13,6 +13,8 @@ export const geminiRelay: Relay = {
     return { path: `/v1beta/models/${target.model}:${method}`, body: raw };
   },
 
+  removesIgnored: false,
+
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "responseId", "modelVersion"));
   },

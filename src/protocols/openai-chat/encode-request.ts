@@ -5,17 +5,14 @@
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
 // user message after the tool messages.
 
-import type {
-  ReasoningEffort,
-  ReasoningSettings,
-  Request,
-  ResponseFormat,
-  ToolChoice,
-} from "../../ir/request.ts";
+import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
+import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import type { UpstreamCall } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
+
+export { reasoningEffort };
 
 type Json = Record<string, unknown>;
 
@@ -71,24 +68,4 @@ function encodeResponseFormat(format: ResponseFormat): Json {
   if (format.description !== undefined) spec.description = format.description;
   if (format.strict !== undefined) spec.strict = format.strict;
   return { type: "json_schema", json_schema: spec };
-}
-
-/**
- * `reasoning_effort`, or nothing (the model's default). Reasoning switched off sends nothing unless
- * the client itself said "none": models that do not reason refuse the parameter, and older reasoning
- * models refuse "none". A token budget (messages `budget_tokens`, Gemini `thinkingBudget`) has no chat field, so it
- * maps to the nearest effort on the scale of Gemini's own OpenAI-compatible endpoint, which maps the
- * other way low → 1024, medium → 8192, high → 24576 tokens. The boundaries sit between those points:
- *   budget 1…4096 → low, 4097…16384 → medium, above 16384 → high;
- *   0 (off), -1 (dynamic) and adaptive → nothing.
- */
-export function reasoningEffort(reasoning: ReasoningSettings | undefined): ReasoningEffort | undefined {
-  if (!reasoning) return undefined;
-  if (reasoning.enabled === false) return reasoning.effort === "none" ? "none" : undefined;
-  if (reasoning.effort) return reasoning.effort;
-  const budget = reasoning.budgetTokens;
-  if (budget === undefined || budget <= 0) return undefined;
-  if (budget <= 4096) return "low";
-  if (budget <= 16384) return "medium";
-  return "high";
 }

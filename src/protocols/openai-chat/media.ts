@@ -1,23 +1,8 @@
-// Media references as the chat protocol writes them: `data:` URLs for inline bytes, bare format names
-// for audio (`wav`, `mp3`), and base64 file data with a filename hint.
+// Media references as the chat protocol writes them: `data:` URLs for inline bytes
+// (src/protocols/shared/data-url.ts), bare format names for audio (`wav`, `mp3`), and base64 file
+// data with a filename hint.
 
-import type { MediaSource } from "../../ir/request.ts";
-
-/** `data:<type>;base64,<data>` → base64 source; anything else is a plain URL. */
-export function sourceFromUrl(url: string): MediaSource {
-  const inline = parseDataUrl(url);
-  return inline ? { kind: "base64", ...inline } : { kind: "url", url };
-}
-
-export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*);base64,/i.exec(url);
-  if (!match) return undefined;
-  return { mediaType: match[1] || "application/octet-stream", data: url.slice(match[0].length) };
-}
-
-export function dataUrl(mediaType: string, data: string): string {
-  return `data:${mediaType};base64,${data}`;
-}
+export { dataUrl, parseDataUrl, sourceFromUrl } from "../shared/data-url.ts";
 
 /** chat `input_audio.format` → media type. `mp3` stays `audio/mp3` so it maps back unchanged. */
 export function audioMediaType(format: string): string {

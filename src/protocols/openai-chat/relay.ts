@@ -25,6 +25,8 @@ export const openaiChatRelay: Relay = {
     };
   },
 
+  removesIgnored: true,
+
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "id", "model"));
   },

@@ -39,9 +39,7 @@ export interface WireUsage {
 
 export type WireFinishReason = "stop" | "length" | "tool_calls" | "content_filter";
 
-export interface WireErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
+export type { WireErrorBody } from "../shared/openai-errors.ts";
 
 export type WireContentPart =
   | { type: "text"; text: string }

@@ -11,6 +11,7 @@ export const DROPPED_FIELD_NAMES = [
   "temperature",
   "top_p",
   "top_k",
+  "stop",
   "frequency_penalty",
   "presence_penalty",
   "seed",

@@ -68,12 +68,14 @@ let gw: RunningGateway;
 let fo: FakeUpstream;
 let fa: FakeUpstream;
 let fg: FakeUpstream;
+let fr: FakeUpstream;
 
 before(async () => {
-  [fo, fa, fg] = await Promise.all([
+  [fo, fa, fg, fr] = await Promise.all([
     startFakeUpstream("openai"),
     startFakeUpstream("anthropic"),
     startFakeUpstream("gemini"),
+    startFakeUpstream("openai-responses"),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-cost-"));
   gw = await startGateway(
@@ -82,11 +84,13 @@ before(async () => {
         { id: "fo", protocol: "openai", base_url: fo.url, api_key: "k" },
         { id: "fa", protocol: "anthropic", base_url: fa.url, api_key: "k" },
         { id: "fg", protocol: "gemini", base_url: fg.url, api_key: "k" },
+        { id: "fr", protocol: "openai-responses", base_url: fr.url, api_key: "k" },
       ],
       models: [
         pricedModel("fo/priced", "fo"),
         pricedModel("fa/priced", "fa"),
         pricedModel("fg/priced", "fg"),
+        pricedModel("fr/priced", "fr"),
         tieredModel("fg/tiered", "fg"),
       ],
     }),
@@ -95,7 +99,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([fo?.close(), fa?.close(), fg?.close()]);
+  await Promise.all([fo?.close(), fa?.close(), fg?.close(), fr?.close()]);
 });
 
 const m = (tokens: number, price: string) => usd.perMillion(tokens, price);
@@ -216,6 +220,63 @@ describe("the lookup prices every generation exactly", () => {
     assert.equal(msg.usage.cache_read_input_tokens, 4000);
     assert.equal(msg.usage.output_tokens, 500);
     const body = await lookupSettled(gw.url, msg.id, PAYG_KEY);
+    assert.equal(body.nativeTokens.prompt_tokens, 5000);
+    assert.equal(usd.normalize(rawNumber(body, "usage")), "0.008");
+  });
+
+  test("responses (streamed, relayed to a Responses upstream): cached and reasoning tokens, api responses", async () => {
+    fr.script({
+      blocks: [{ type: "text", text: "ok" }],
+      usage: { input: 1000, cacheRead: 4000, cacheWrite5m: 2000, output: 300, reasoning: 200 },
+    });
+    const client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const res = await client.responses
+      .stream({ model: "fr/priced", input: "x", store: false })
+      .finalResponse();
+    // input_tokens includes cached tokens and cache writes; output_tokens includes reasoning.
+    assert.equal(res.usage?.input_tokens, 7000);
+    assert.equal(res.usage?.input_tokens_details.cached_tokens, 4000);
+    assert.equal(res.usage?.output_tokens_details.reasoning_tokens, 200);
+    const body = await lookupSettled(gw.url, res.id, PAYG_KEY);
+    assert.equal(body.api, "responses");
+    assert.equal(body.streamed, true);
+    assert.deepEqual(body.nativeTokens, {
+      prompt_tokens: 7000,
+      completion_tokens: 500,
+      total_tokens: 7500,
+      completion_tokens_details: { reasoning_tokens: 200 },
+      prompt_tokens_details: { cached_tokens: 4000 },
+    });
+    // Cache writes are one total in this protocol: priced at the 5-minute write rate.
+    const expected = usd.add(
+      m(1000, PRICES.prompt),
+      m(4000, PRICES.cacheRead),
+      m(2000, PRICES.cacheWrite5m),
+      m(500, PRICES.completion),
+    );
+    assert.equal(expected, "0.013");
+    assert.equal(usd.normalize(rawNumber(body, "usage")), expected);
+    assert.deepEqual(details(body), {
+      prompt: m(1000, PRICES.prompt),
+      input_cache_read: m(4000, PRICES.cacheRead),
+      input_cache_write_5_min: m(2000, PRICES.cacheWrite5m),
+      completion: m(500, PRICES.completion),
+    });
+  });
+
+  test("translated (responses client → messages upstream): the same usage is priced the same", async () => {
+    fa.script({
+      blocks: [{ type: "text", text: "hi" }],
+      usage: { input: 1000, cacheRead: 4000, output: 300, reasoning: 200 },
+    });
+    const client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const res = await client.responses.create({ model: "fa/priced", input: "x", store: false });
+    // The Responses API reports input including cache reads (the messages upstream excluded them).
+    assert.equal(res.usage?.input_tokens, 5000);
+    assert.equal(res.usage?.input_tokens_details.cached_tokens, 4000);
+    assert.equal(res.usage?.output_tokens, 500);
+    const body = await lookupSettled(gw.url, res.id, PAYG_KEY);
+    assert.equal(body.api, "responses");
     assert.equal(body.nativeTokens.prompt_tokens, 5000);
     assert.equal(usd.normalize(rawNumber(body, "usage")), "0.008");
   });

@@ -1,7 +1,7 @@
 // The Vercel AI SDK validates every response body and stream chunk against strict schemas: a field
 // of the wrong type, a null where it wants absence, an unknown finish reason, and the call fails.
-// Each of its three providers is pointed at the gateway (its own protocol), and runs a two-step tool
-// loop (`stopWhen: stepCountIs(2)`, the tool executed locally) with generateText and streamText:
+// Each of its providers is pointed at the gateway (its own protocol: the openai provider both as its
+// chat model and as its default, the Responses API), and runs a two-step tool loop (`stopWhen: stepCountIs(2)`, the tool executed locally) with generateText and streamText:
 // against the local reasoning model, and against a fake upstream of another protocol.
 
 import assert from "node:assert/strict";
@@ -22,12 +22,14 @@ before(async () => {
 after(() => routes?.close());
 beforeEach(() => routes.reset());
 
-type ProviderName = "openai" | "anthropic" | "google";
+type ProviderName = "openai" | "openai-responses" | "anthropic" | "google";
 
 /** The provider's model for a catalog id, its base URL on the gateway as the package documents it. */
 function modelFor(provider: ProviderName, id: string): LanguageModel {
   const gw = routes.gw.url;
   if (provider === "openai") return createOpenAI({ baseURL: `${gw}/v1`, apiKey: PAYG_KEY }).chat(id);
+  // `openai(id)`: the provider's default, the Responses API.
+  if (provider === "openai-responses") return createOpenAI({ baseURL: `${gw}/v1`, apiKey: PAYG_KEY })(id);
   if (provider === "anthropic") return createAnthropic({ baseURL: `${gw}/v1`, apiKey: PAYG_KEY })(id);
   // The google provider puts a model id containing "/" in the path as it is, so name it as listed.
   return createGoogleGenerativeAI({ baseURL: `${gw}/v1beta`, apiKey: PAYG_KEY })(`models/${id}`);
@@ -36,6 +38,13 @@ function modelFor(provider: ProviderName, id: string): LanguageModel {
 /** Reasoning switched on in each provider's own words (the local think model reasons only when asked). */
 function reasoningOptions(provider: ProviderName) {
   if (provider === "openai") return { openai: { reasoningEffort: "low" } };
+  // The gateway keeps no responses: with `store: false` the SDK sends whole items (reasoning with
+  // its encrypted content) instead of references to stored ones. `forceReasoning`: the SDK sends
+  // reasoning settings only to model ids it knows reason.
+  if (provider === "openai-responses")
+    return {
+      openai: { reasoningEffort: "low", reasoningSummary: "auto", store: false, forceReasoning: true },
+    };
   if (provider === "anthropic") return { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } };
   return { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } };
 }
@@ -108,7 +117,7 @@ async function streamLoop(model: LanguageModel, providerOptions?: any) {
   return { result, kinds, text: await result.text };
 }
 
-const PROVIDERS: ProviderName[] = ["openai", "anthropic", "google"];
+const PROVIDERS: ProviderName[] = ["openai", "openai-responses", "anthropic", "google"];
 
 describe("against the local reasoning model (local/think-1): signed thinking, tool call, answer", () => {
   for (const provider of PROVIDERS) {
@@ -134,6 +143,7 @@ describe("against the local reasoning model (local/think-1): signed thinking, to
 /** A route where the client's protocol and the upstream's differ. */
 const CROSS: Record<ProviderName, { model: string; fake: () => FakeUpstream }> = {
   openai: { model: "fa/claude", fake: () => routes.anthropic },
+  "openai-responses": { model: "fg/pro3", fake: () => routes.gemini },
   anthropic: { model: "fg/pro3", fake: () => routes.gemini },
   google: { model: "fo/gpt", fake: () => routes.openai },
 };

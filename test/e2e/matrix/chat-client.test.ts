@@ -1,6 +1,6 @@
-// The 3 × 3 matrix, chat-completions column: the unmodified `openai` SDK (chat.completions) against
-// one gateway whose three models are served by fake OpenAI, Anthropic and Gemini upstreams, each
-// route streamed and not. Every test asserts what the client got AND what the upstream received.
+// The 4 × 4 matrix, chat-completions column: the unmodified `openai` SDK (chat.completions) against
+// one gateway whose four models are served by fake OpenAI chat, Anthropic, Gemini and OpenAI
+// Responses upstreams, each route streamed and not. Every test asserts what the client got AND what the upstream received.
 // Plus: the same-protocol relay is byte-exact but for id and model, and a translated stream reaches
 // the client while the upstream is still sending.
 
@@ -105,6 +105,7 @@ const REASONING: ReasoningExpectation = {
   openai: { reasoning_effort: "low" },
   anthropic: { thinking: { type: "enabled", budget_tokens: 2048 } },
   gemini: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } },
+  "openai-responses": { reasoning: { effort: "low", summary: "auto" } },
 };
 
 /** What one call gave the client: the assembled completion and, when streamed, every chunk. */

@@ -1,6 +1,6 @@
 // The conversation every client of the matrix sends, each in its own protocol, and the replies the
 // fake upstreams give. The same meaning crosses every route, so one set of upstream expectations
-// (upstream-checks.ts) serves all three client files.
+// (upstream-checks.ts) serves all four client files.
 
 import type { Reply, ReplyBlock } from "../../fakes/index.ts";
 import type { Upstream } from "./harness.ts";
@@ -72,10 +72,11 @@ export const PARALLEL_PROMPT = "Weather in Paris and in Tokyo?";
 export const PARALLEL_ARGS = [{ city: "Paris" }, { city: "Tokyo" }];
 export const PARALLEL_RESULTS = [{ temperature: 18 }, { temperature: 24 }];
 
-/** Tool-call ids as each upstream issues them; Gemini sends none (the gateway makes one). */
+/** Tool-call ids (Responses: `call_id`) as each upstream issues them; Gemini sends none (the gateway makes one). */
 export function callId(upstream: Upstream, n: number): string | undefined {
   if (upstream === "openai") return `call_Mx${n}q8RkTz01`;
   if (upstream === "anthropic") return `toolu_01Mx${n}q8RkTz01`;
+  if (upstream === "openai-responses") return `call_Rx${n}q8RkTz01`;
   return undefined;
 }
 

@@ -1,6 +1,6 @@
-// The 3 × 3 matrix, content-generation column: the unmodified `@google/genai` SDK (generateContent
-// and generateContentStream) against one gateway whose three models are served by fake OpenAI,
-// Anthropic and Gemini upstreams, each route streamed and not. Every test asserts what the client got
+// The 4 × 4 matrix, content-generation column: the unmodified `@google/genai` SDK (generateContent
+// and generateContentStream) against one gateway whose four models are served by fake OpenAI chat,
+// Anthropic, Gemini and OpenAI Responses upstreams, each route streamed and not. Every test asserts what the client got
 // AND what the upstream received. Plus: the content-generation relay is byte-exact but for
 // responseId and modelVersion, and a translated stream reaches the client while the upstream sends.
 
@@ -106,6 +106,7 @@ const REASONING: ReasoningExpectation = {
   openai: { reasoning_effort: "low" },
   anthropic: { thinking: { type: "enabled", budget_tokens: 2048 } },
   gemini: { thinkingConfig: THINKING_CONFIG },
+  "openai-responses": { reasoning: { effort: "low", summary: "auto" } },
 };
 
 /** What one call gave the client: the whole response (or every chunk) and the model turn it makes. */

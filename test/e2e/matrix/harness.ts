@@ -1,9 +1,10 @@
-// One gateway in front of three fake upstreams, one per wire protocol, shared by a matrix test file.
+// One gateway in front of four fake upstreams, one per wire protocol, shared by a matrix test file.
 // Each catalog model is served by exactly one fake, so a test picks its upstream by model id:
 //
 //   fo/m → fake OpenAI chat-completions upstream   (upstream model name oa-upstream-1)
 //   fa/m → fake Anthropic messages upstream        (upstream model name an-upstream-1)
 //   fg/m → fake Gemini upstream                    (upstream model name gm-upstream-1)
+//   fr/m → fake OpenAI Responses API upstream      (upstream model name rs-upstream-1)
 //
 // Between the gateway and each fake sits a tap: a pass-through proxy that keeps the exact bytes the
 // fake answered, so relay tests can compare what the client got with what the upstream sent.
@@ -18,21 +19,28 @@ import { type FakeProtocol, type FakeUpstream, startFakeUpstream } from "../../f
 import { baseConfig, type RunningGateway, startGateway } from "../../support/gateway.ts";
 
 export type Upstream = FakeProtocol;
-export const UPSTREAMS: readonly Upstream[] = ["openai", "anthropic", "gemini"];
+export const UPSTREAMS: readonly Upstream[] = ["openai", "anthropic", "gemini", "openai-responses"];
 
 /** The catalog model served by each upstream. */
-export const MODEL: Record<Upstream, string> = { openai: "fo/m", anthropic: "fa/m", gemini: "fg/m" };
+export const MODEL: Record<Upstream, string> = {
+  openai: "fo/m",
+  anthropic: "fa/m",
+  gemini: "fg/m",
+  "openai-responses": "fr/m",
+};
 /** The name each upstream knows its model by (the endpoint's `model`). */
 export const UPSTREAM_MODEL: Record<Upstream, string> = {
   openai: "oa-upstream-1",
   anthropic: "an-upstream-1",
   gemini: "gm-upstream-1",
+  "openai-responses": "rs-upstream-1",
 };
 /** The upstream credential the gateway must present. */
 export const UPSTREAM_KEY: Record<Upstream, string> = {
   openai: "k-openai",
   anthropic: "k-anthropic",
   gemini: "k-gemini",
+  "openai-responses": "k-responses",
 };
 /** The catalog's output limit for every model: an Anthropic upstream gets it when the client gave none. */
 export const MAX_OUTPUT = 8192;

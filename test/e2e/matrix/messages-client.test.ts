@@ -1,6 +1,6 @@
-// The 3 × 3 matrix, messages column: the unmodified `@anthropic-ai/sdk` (messages.create and
-// messages.stream) against one gateway whose three models are served by fake OpenAI, Anthropic and
-// Gemini upstreams, each route streamed and not. Every test asserts what the client got AND what the
+// The 4 × 4 matrix, messages column: the unmodified `@anthropic-ai/sdk` (messages.create and
+// messages.stream) against one gateway whose four models are served by fake OpenAI chat, Anthropic,
+// Gemini and OpenAI Responses upstreams, each route streamed and not. Every test asserts what the client got AND what the
 // upstream received. Plus: the messages relay is byte-exact but for id and model (betas and
 // cache_control included), and a translated stream reaches the client while the upstream still sends.
 
@@ -102,6 +102,7 @@ const REASONING: ReasoningExpectation = {
   openai: { reasoning_effort: "low" },
   anthropic: { thinking: { type: "enabled", budget_tokens: 2048 } },
   gemini: { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } },
+  "openai-responses": { reasoning: { effort: "low", summary: "auto" } },
 };
 
 /** What one call gave the client: the message and, when streamed, every event. */

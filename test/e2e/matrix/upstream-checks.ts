@@ -125,6 +125,21 @@ export function checkEnvelope(req: RecordedRequest, route: Route, maxTokens: num
       claim(req, "generationConfig.maxOutputTokens");
       return;
     }
+    case "openai-responses": {
+      assert.equal(req.pathname, "/v1/responses");
+      assert.equal(req.headers.authorization, `Bearer ${UPSTREAM_KEY["openai-responses"]}`);
+      assert.equal(body.model, UPSTREAM_MODEL["openai-responses"]);
+      if (route.stream) assert.equal(body.stream, true);
+      else assert.ok(body.stream === undefined || body.stream === false, `stream: ${body.stream}`);
+      // The gateway keeps nothing, and asks the upstream to keep nothing either (a relay sends the
+      // client's own body, which says the same).
+      assert.equal(body.store, false);
+      // OpenAI takes no limit below 16: a translation raises a smaller one; a relay sends the client's.
+      const expected = maxTokens === undefined || relayed(route) ? maxTokens : Math.max(maxTokens, 16);
+      assert.equal(body.max_output_tokens, expected);
+      claim(req, "model", "stream", "store", "max_output_tokens");
+      return;
+    }
   }
 }
 
@@ -169,7 +184,27 @@ export function checkMultiTurn(req: RecordedRequest, route: Route): void {
       assert.equal(body.tools, undefined);
       claim(req, "systemInstruction", "contents", "generationConfig.temperature");
       return;
+    case "openai-responses":
+      assert.equal(body.instructions, SYSTEM);
+      assert.deepEqual(body.input, [
+        responsesMessage("user", USER_1),
+        responsesMessage("assistant", ASSISTANT_1),
+        responsesMessage("user", USER_2),
+      ]);
+      assert.equal(body.temperature, TEMPERATURE);
+      assert.equal(body.tools, undefined);
+      claim(req, "instructions", "input", "temperature");
+      return;
   }
+}
+
+/** A Responses API message item as the gateway writes it (and the matrix's Responses client sends it). */
+export function responsesMessage(role: "user" | "assistant", text: string): Json {
+  return {
+    type: "message",
+    role,
+    content: [{ type: role === "user" ? "input_text" : "output_text", text }],
+  };
 }
 
 /** A conversation of one user prompt. */
@@ -187,6 +222,10 @@ export function checkPrompt(req: RecordedRequest, route: Route, prompt: string):
     case "gemini":
       assert.deepEqual(body.contents, [{ role: "user", parts: [{ text: prompt }] }]);
       claim(req, "contents");
+      return;
+    case "openai-responses":
+      assert.deepEqual(body.input, [responsesMessage("user", prompt)]);
+      claim(req, "input");
       return;
   }
 }
@@ -233,6 +272,20 @@ export function checkImages(req: RecordedRequest, route: Route): void {
         },
       ]);
       claim(req, "contents");
+      return;
+    case "openai-responses":
+      assert.deepEqual(body.input, [
+        {
+          type: "message",
+          role: "user",
+          content: [
+            { type: "input_text", text: IMAGE_PROMPT },
+            { type: "input_image", detail: "auto", image_url: `data:image/png;base64,${PNG_BASE64}` },
+            { type: "input_image", detail: "auto", image_url: IMAGE_URL },
+          ],
+        },
+      ]);
+      claim(req, "input");
       return;
   }
 }
@@ -297,6 +350,28 @@ export function checkToolsOffered(req: RecordedRequest, route: Route, choice?: "
         choice && { functionCallingConfig: { mode: choice === "required" ? "ANY" : "AUTO" } },
       );
       claim(req, "tools", "toolConfig");
+      return;
+    case "openai-responses":
+      // Not strict: the Responses API would make a tool strict unless told, and strict schemas must
+      // list every property as required.
+      assert.deepEqual(body.tools, [
+        {
+          type: "function",
+          name: WEATHER_TOOL.name,
+          description: WEATHER_TOOL.description,
+          parameters: WEATHER_TOOL.schema,
+          strict: false,
+        },
+        {
+          type: "function",
+          name: TIME_TOOL.name,
+          description: TIME_TOOL.description,
+          parameters: TIME_TOOL.schema,
+          strict: false,
+        },
+      ]);
+      assert.equal(body.tool_choice, choice);
+      claim(req, "tools", "tool_choice");
       return;
   }
 }
@@ -401,6 +476,31 @@ export function checkToolTurn(
       claim(req, "contents");
       return;
     }
+    case "openai-responses": {
+      // Reasoning items may come between (the thinking scenario); everything else is checked.
+      const items: Json[] = body.input.filter((item: Json) => item.type !== "reasoning");
+      assert.equal(items.length, 1 + calls.length + results.length, JSON.stringify(body.input));
+      assert.deepEqual(items[0], responsesMessage("user", prompt));
+      assert.deepEqual(
+        items.slice(1, 1 + calls.length).map((c) => ({
+          type: c.type,
+          call_id: c.call_id,
+          name: c.name,
+          args: JSON.parse(c.arguments),
+        })),
+        calls.map((c) => ({ type: "function_call", call_id: c.id, name: c.name, args: c.args })),
+      );
+      assert.deepEqual(
+        items.slice(1 + calls.length).map((o) => ({ type: o.type, call_id: o.call_id, output: o.output })),
+        results.map((r, i) => ({
+          type: "function_call_output",
+          call_id: calls[i].id,
+          output: JSON.stringify(r),
+        })),
+      );
+      claim(req, "input");
+      return;
+    }
   }
 }
 
@@ -417,8 +517,9 @@ export function checkJsonFormat(req: RecordedRequest, route: Route, chatFormat: 
     case "openai":
       assert.deepEqual(
         body.response_format,
-        // A relay keeps the client's name and strictness; other protocols have no name, so one is given.
-        relayed(route)
+        // A relay keeps the client's name and strictness, and so does a translation from the other
+        // OpenAI protocol; the remaining protocols have no name, so one is given.
+        relayed(route) || route.client === "openai-responses"
           ? chatFormat
           : { type: "json_schema", json_schema: { name: "response", schema: JSON_SCHEMA } },
       );
@@ -435,6 +536,26 @@ export function checkJsonFormat(req: RecordedRequest, route: Route, chatFormat: 
       assert.equal(body.generationConfig.responseSchema, undefined);
       claim(req, "generationConfig.responseMimeType", "generationConfig.responseJsonSchema");
       return;
+    case "openai-responses": {
+      // The OpenAI clients name their format and make it strict; the other protocols have no name,
+      // so one is given.
+      const named = route.client === "openai" || route.client === "openai-responses";
+      assert.deepEqual(
+        body.text,
+        named
+          ? {
+              format: {
+                type: "json_schema",
+                name: chatFormat.json_schema.name,
+                schema: JSON_SCHEMA,
+                strict: true,
+              },
+            }
+          : { format: { type: "json_schema", name: "response", schema: JSON_SCHEMA } },
+      );
+      claim(req, "text");
+      return;
+    }
   }
 }
 
@@ -454,6 +575,10 @@ export function checkStopSequences(req: RecordedRequest, route: Route): void {
       assert.deepEqual(body.generationConfig.stopSequences, [STOP]);
       claim(req, "generationConfig.stopSequences");
       return;
+    case "openai-responses":
+      // The Responses API has no stop sequences: left out (and named in x-switchyard-ignored).
+      assert.equal(body.stop, undefined);
+      return;
   }
 }
 
@@ -462,6 +587,7 @@ export type ReasoningExpectation = {
   openai: { reasoning_effort: string };
   anthropic: { thinking: Json };
   gemini: { thinkingConfig: Json };
+  "openai-responses": { reasoning: Json };
 };
 
 export function checkReasoningSettings(
@@ -484,6 +610,12 @@ export function checkReasoningSettings(
     case "gemini":
       assert.deepEqual(body.generationConfig.thinkingConfig, expected.gemini.thinkingConfig);
       claim(req, "generationConfig.thinkingConfig");
+      return;
+    case "openai-responses":
+      assert.deepEqual(body.reasoning, expected["openai-responses"].reasoning);
+      // Stateless: the reasoning must come back with the answer to be replayed on the next turn.
+      assert.deepEqual(body.include, ["reasoning.encrypted_content"]);
+      claim(req, "reasoning", "include");
       return;
   }
 }
@@ -537,6 +669,13 @@ export function checkSignaturesReplayed(req: RecordedRequest, route: Route): voi
         CALL_SIGNATURE,
         "the functionCall's thoughtSignature came back unchanged",
       );
+      return;
+    }
+    case "openai-responses": {
+      const reasoning: Json[] = body.input.filter((item: Json) => item.type === "reasoning");
+      assert.equal(reasoning.length, 1, JSON.stringify(body.input));
+      assert.equal(reasoning[0].encrypted_content, THINKING_SIGNATURE);
+      assert.deepEqual(reasoning[0].summary, [{ type: "summary_text", text: THINKING_TEXT }]);
       return;
     }
   }

@@ -42,6 +42,17 @@ export function reportedUsage(upstream: Upstream): Normalized {
         completion: u.output + u.reasoning,
         reasoning: 0,
       };
+    case "openai-responses":
+      // input_tokens = all input (cached included); cache writes as one total, counted as 5-minute;
+      // output_tokens includes reasoning, also reported on its own.
+      return {
+        prompt: u.input + u.cacheRead + writes,
+        cacheRead: u.cacheRead,
+        cacheWrite5m: writes,
+        cacheWrite1h: 0,
+        completion: u.output + u.reasoning,
+        reasoning: u.reasoning,
+      };
     case "gemini":
       // promptTokenCount includes cached tokens (no cache writes in this protocol); thoughts are
       // reported outside candidatesTokenCount.

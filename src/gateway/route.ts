@@ -1,0 +1,199 @@
+// How one attempt reaches its endpoint. Two implementations of one interface, chosen per attempt:
+// - relayed: the client speaks the upstream's protocol, so its bytes go upstream with targeted edits
+//   and the upstream's bytes come back the same way (src/protocols/<name>/relay.ts), a tap reading
+//   usage and the finish reason;
+// - translated: the IR request is encoded for the upstream by its adapter, and its answer (IR
+//   events) is encoded for the client by the client's protocol.
+// The pipeline (src/gateway/inference.ts) knows only this interface: a protocol is added as a module
+// under src/protocols/ and a line in its tables, never as another branch of the request path.
+
+import { GatewayError } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
+import type { Response } from "../ir/response.ts";
+import type { StreamEvent } from "../ir/stream.ts";
+import { relays } from "../protocols/relays.ts";
+import type { EncodeContext, Headers, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import {
+  type CallReport,
+  canRelay,
+  type ProviderAdapter,
+  type RelayingAdapter,
+  type Target,
+} from "../providers/types.ts";
+import type { HeaderMap, Responder } from "./responder.ts";
+
+/** What a route needs of the inference it serves. */
+export interface RouteCall {
+  face: ProtocolName;
+  protocol: Protocol;
+  /** The client's body as received: relays forward it with targeted edits only. */
+  rawBody: string;
+  /** The client's request headers. */
+  clientHeaders: Headers;
+  request: Request;
+  ctx: EncodeContext;
+}
+
+/** A piece of the client's stream and the IR events it stands for (the meter's tap). */
+export interface Piece {
+  text: string;
+  events: StreamEvent[];
+}
+
+/** What the meter reads from a whole answer. */
+export type Tapped = Pick<Response, "usage" | "finishReason">;
+
+/** A whole answer, read and metered, not yet written. */
+export interface WholeAnswer {
+  tapped: Tapped;
+  /** Writes the answer to the client (encoded only now: after the overhead is measured). */
+  send(out: Responder, headers: HeaderMap): void;
+}
+
+export interface Route {
+  /**
+   * The request fields the answering upstream never saw (`x-switchyard-ignored`): complete once
+   * `complete` resolves or `stream` has yielded its first piece.
+   */
+  unsent(): string[];
+  complete(signal: AbortSignal): Promise<WholeAnswer>;
+  /**
+   * The client's stream as pieces of its wire text, each with the IR events it stands for. Failures
+   * before the first piece are thrown; an upstream error after that is a piece of its own (its
+   * events hold the `error`), written in the client's protocol, and ends the stream.
+   */
+  stream(signal: AbortSignal): AsyncIterable<Piece>;
+}
+
+export function routeFor(adapter: ProviderAdapter, target: Target, call: RouteCall): Route {
+  return canRelay(adapter, call.face)
+    ? new RelayedRoute(adapter, target, call, relays[call.face])
+    : new TranslatedRoute(adapter, target, call);
+}
+
+/** Same protocol in and out: bytes relayed with targeted edits. */
+class RelayedRoute implements Route {
+  private readonly adapter: RelayingAdapter;
+  private readonly target: Target;
+  private readonly call: RouteCall;
+  private readonly relay: Relay;
+
+  constructor(adapter: RelayingAdapter, target: Target, call: RouteCall, relay: Relay) {
+    this.adapter = adapter;
+    this.target = target;
+    this.call = call;
+    this.relay = relay;
+  }
+
+  unsent(): string[] {
+    // A relay that strips the fields the client face set aside names them; the others forward every byte.
+    return this.relay.removesIgnored ? this.call.request.ignored : [];
+  }
+
+  async complete(signal: AbortSignal): Promise<WholeAnswer> {
+    const relayed = await this.adapter.relay(this.upstreamCall(false), signal);
+    const text = await relayed.text();
+    const tapped = this.tap(text);
+    const { relay, call } = this;
+    return { tapped, send: (out, headers) => out.jsonText(200, headers, relay.response(text, call.ctx)) };
+  }
+
+  async *stream(signal: AbortSignal): AsyncIterable<Piece> {
+    const { relay, call } = this;
+    const { ctx } = call;
+    const encoder = call.protocol.streamEncoder(ctx);
+    const answer = await this.adapter.relay(this.upstreamCall(true), signal);
+    const tap = call.protocol.streamDecoder();
+    for await (const batch of answer.batches()) {
+      // One piece per batch: the batch's events relayed with their edits, as one write.
+      let text = "";
+      const events: StreamEvent[] = [];
+      for (const e of batch) {
+        const decoded = tap.decode(e);
+        // An upstream error (its own error frame, or a frame that is not JSON) reaches the client
+        // as one clean error in its protocol and ends the stream: never the broken bytes themselves.
+        const failure = decoded.find((event) => event.type === "error");
+        if (failure) {
+          // What came before the error goes first, on its own: the error then ends a stream that
+          // has begun, as it would had the two arrived in separate reads.
+          if (text) yield { text, events };
+          yield { text: encoder.encode(failure), events: decoded };
+          return;
+        }
+        for (const event of decoded) events.push(event);
+        text += relay.streamEvent(e, ctx);
+      }
+      yield { text, events };
+    }
+    // A stream cut short is told to the client in its protocol (the tap noticed it).
+    const tail = tap.end();
+    yield { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail };
+  }
+
+  private upstreamCall(stream: boolean) {
+    const { call, relay } = this;
+    const { path, body } = relay.request(call.rawBody, call.request, {
+      model: this.target.upstreamModel,
+      stream,
+    });
+    return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
+  }
+
+  /** Usage and finish reason of a relayed answer, read without decoding it; malformed JSON is a 502. */
+  private tap(text: string): Tapped {
+    try {
+      return this.relay.tap(text);
+    } catch {
+      throw new GatewayError(
+        "api_error",
+        `Provider '${this.target.provider.id}' answered with malformed JSON.`,
+        { status: 502 },
+      );
+    }
+  }
+}
+
+/** Through the IR: the adapter encodes for its upstream, the client's protocol encodes the answer. */
+class TranslatedRoute implements Route {
+  private readonly adapter: ProviderAdapter;
+  private readonly target: Target;
+  private readonly call: RouteCall;
+  /** Filled by the adapter as it encodes the request, before anything reaches the client. */
+  private readonly report: CallReport = {};
+
+  constructor(adapter: ProviderAdapter, target: Target, call: RouteCall) {
+    this.adapter = adapter;
+    this.target = target;
+    this.call = call;
+  }
+
+  unsent(): string[] {
+    const dropped = this.report.dropped;
+    return dropped && dropped.length > 0
+      ? [...this.call.request.ignored, ...dropped]
+      : this.call.request.ignored;
+  }
+
+  async complete(signal: AbortSignal): Promise<WholeAnswer> {
+    const { call } = this;
+    const response = await this.adapter.complete(call.request, this.target, signal, this.report);
+    return {
+      tapped: response,
+      send: (out, headers) => out.json(200, headers, call.protocol.encodeResponse(response, call.ctx)),
+    };
+  }
+
+  async *stream(signal: AbortSignal): AsyncIterable<Piece> {
+    const encoder = this.call.protocol.streamEncoder(this.call.ctx);
+    for await (const batch of this.adapter.stream(this.call.request, this.target, signal, this.report)) {
+      // An error is a piece of its own, after what came before it (see the relayed route).
+      const failedAt = batch.findIndex((event) => event.type === "error");
+      for (const events of failedAt > 0 ? [batch.slice(0, failedAt), batch.slice(failedAt)] : [batch]) {
+        let text = "";
+        for (const event of events) text += encoder.encode(event);
+        yield { text, events };
+      }
+    }
+    yield { text: encoder.end(), events: [] };
+  }
+}

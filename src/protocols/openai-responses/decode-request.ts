@@ -1,0 +1,151 @@
+// Client → IR: the body of `POST /v1/responses`, as the openai SDK types `ResponseCreateParams`.
+// Wrong types and out-of-range values are 400s naming the field. The gateway is stateless:
+// `previous_response_id`, `conversation` and `background` refer to responses it would have to keep,
+// so they are 400s that say to send the whole input (Codex CLI and the Agents SDK do by default).
+//
+// `ignored` names what a translation to another protocol cannot carry (→ `x-switchyard-ignored`):
+// hosted tools, `metadata`, `store: true`, prompt-cache settings, `text.verbosity`… A relay to a
+// Responses upstream forwards every byte of the body, so nothing is lost there. Fields nobody
+// defined are ignored silently (Codex sends `client_metadata`).
+
+import { GatewayError, invalid } from "../../ir/errors.ts";
+import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import {
+  expectArray,
+  expectObject,
+  expectString,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+} from "../shared/validate.ts";
+import type { DecodeContext } from "../types.ts";
+import { decodeInput, STATELESS } from "./decode-input.ts";
+import { decodeTextFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+
+type Json = Record<string, unknown>;
+
+/** Accepted, checked for their type only, and named: no other protocol has a place for them. */
+const NAMED_WHEN_PRESENT = [
+  "prompt",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "prompt_cache_options",
+  "service_tier",
+  "context_management",
+  "moderation",
+  "max_tool_calls",
+] as const;
+
+const EFFORTS: readonly string[] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];
+const SUMMARIES: readonly string[] = ["auto", "concise", "detailed"];
+const VERBOSITIES: readonly string[] = ["low", "medium", "high"];
+
+export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
+  const b = expectObject(body, "body");
+  for (const field of ["previous_response_id", "conversation"]) {
+    if (present(b[field]))
+      throw new GatewayError("invalid_request", `${field}: ${STATELESS}.`, { param: field });
+  }
+  if (optionalBoolean(b.background, "background"))
+    throw new GatewayError("invalid_request", `background: ${STATELESS}; stream the response instead.`, {
+      param: "background",
+    });
+  const model = expectString(b.model, "model");
+  if (!model) throw invalid("model", "must not be empty");
+  const ignored: string[] = [];
+  const { system, messages } = decodeInput(b.input, b.instructions, ignored);
+  const request: Request = {
+    model,
+    system,
+    messages,
+    tools: decodeTools(b.tools, ignored),
+    stopSequences: [],
+    stream: optionalBoolean(b.stream, "stream") ?? false,
+    // The Responses API always reports usage, in its `response.completed` event.
+    streamUsage: true,
+    ignored,
+  };
+  const toolChoice = decodeToolChoice(b.tool_choice, ignored);
+  if (toolChoice) request.toolChoice = toolChoice;
+  const parallel = optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls");
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const maxOutput = optionalNumber(b.max_output_tokens, "max_output_tokens", { integer: true, min: 1 });
+  if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
+  const temperature = optionalNumber(b.temperature, "temperature", { min: 0, max: 2 });
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
+  if (topP !== undefined) request.topP = topP;
+  if (optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 }) !== undefined)
+    ignored.push("top_logprobs");
+  decodeText(b.text, request, ignored);
+  const reasoning = decodeReasoning(b.reasoning);
+  if (reasoning) request.reasoning = reasoning;
+  const user = optionalString(b.safety_identifier, "safety_identifier") ?? optionalString(b.user, "user");
+  if (user !== undefined) request.user = user;
+  decodeAcceptedButNotCarried(b, ignored);
+  return request;
+}
+
+function decodeText(value: unknown, request: Request, ignored: string[]): void {
+  if (!present(value)) return;
+  const text = expectObject(value, "text");
+  const format = decodeTextFormat(text.format);
+  if (format) request.responseFormat = format;
+  const verbosity = optionalString(text.verbosity, "text.verbosity");
+  if (verbosity === undefined) return;
+  if (!VERBOSITIES.includes(verbosity)) throw invalid("text.verbosity", "must be one of low, medium, high");
+  ignored.push("text.verbosity");
+}
+
+/**
+ * `reasoning: {effort, summary}`. `none` switches reasoning off; `max` is the IR's highest effort.
+ * The summary setting is checked only: a translated answer shows the thinking text as the summary
+ * whenever the model gives one.
+ */
+function decodeReasoning(value: unknown): ReasoningSettings | undefined {
+  if (!present(value)) return undefined;
+  const r = expectObject(value, "reasoning");
+  const settings: ReasoningSettings = {};
+  const effort = optionalString(r.effort, "reasoning.effort");
+  if (effort !== undefined) {
+    if (!EFFORTS.includes(effort)) throw invalid("reasoning.effort", `must be one of ${EFFORTS.join(", ")}`);
+    settings.effort = (effort === "max" ? "xhigh" : effort) as ReasoningEffort;
+    if (effort === "none") settings.enabled = false;
+  }
+  for (const field of ["summary", "generate_summary"]) {
+    const summary = optionalString(r[field], `reasoning.${field}`);
+    if (summary !== undefined && !SUMMARIES.includes(summary))
+      throw invalid(`reasoning.${field}`, "must be one of auto, concise, detailed");
+  }
+  return Object.keys(settings).length > 0 ? settings : undefined;
+}
+
+function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
+  if (present(b.metadata)) {
+    const metadata = expectObject(b.metadata, "metadata");
+    const entries = Object.entries(metadata);
+    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
+    for (const [key, value] of entries) {
+      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
+      const text = expectString(value, `metadata.${key}`);
+      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
+    }
+    if (entries.length > 0) ignored.push("metadata");
+  }
+  // Only an explicit `store: true` asks for something a translation cannot do.
+  if (optionalBoolean(b.store, "store")) ignored.push("store");
+  const truncation = optionalString(b.truncation, "truncation");
+  if (truncation !== undefined && truncation !== "auto" && truncation !== "disabled")
+    throw invalid("truncation", "must be one of auto, disabled");
+  if (truncation === "auto") ignored.push("truncation");
+  if (present(b.include))
+    expectArray(b.include, "include").forEach((item, i) => {
+      expectString(item, `include[${i}]`);
+    });
+  if (present(b.stream_options)) expectObject(b.stream_options, "stream_options");
+  for (const field of NAMED_WHEN_PRESENT) if (present(b[field])) ignored.push(field);
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}

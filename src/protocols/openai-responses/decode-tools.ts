@@ -1,0 +1,115 @@
+// Client → IR: `tools`, `tool_choice` and `text.format`. Function and custom tools cross to every
+// upstream. OpenAI's hosted tools (web_search, file_search, computer use, code interpreter, MCP…)
+// and Codex's `namespace` groups have no equivalent behind another protocol: they are dropped and
+// named in `ignored` as `tools[].<type>`, never refused, so that an agent's turn goes on without
+// them (a relay to a Responses upstream still sends them).
+
+import { invalid } from "../../ir/errors.ts";
+import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import {
+  expectArray,
+  expectObject,
+  expectString,
+  isObject,
+  optionalBoolean,
+  optionalString,
+} from "../shared/validate.ts";
+
+/** The parameters a custom tool's free-text input has as a function: one string, `input`. */
+export function customToolParameters(description?: string): Record<string, unknown> {
+  const input: Record<string, unknown> = { type: "string" };
+  if (description) input.description = description;
+  return { type: "object", properties: { input }, required: ["input"], additionalProperties: false };
+}
+
+export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  const tools: ToolDefinition[] = [];
+  expectArray(value, "tools").forEach((item, i) => {
+    const at = `tools[${i}]`;
+    const tool = expectObject(item, at);
+    if (tool.type === "function") tools.push(functionTool(tool, at));
+    else if (tool.type === "custom") tools.push(customTool(tool, at));
+    else {
+      const type = expectString(tool.type, `${at}.type`);
+      if (!ignored.includes(`tools[].${type}`)) ignored.push(`tools[].${type}`);
+    }
+  });
+  return tools;
+}
+
+function functionTool(tool: Record<string, unknown>, at: string): ToolDefinition {
+  const name = expectString(tool.name, `${at}.name`);
+  // Only emptiness is checked: each upstream has its own name rules, and the upstream says which.
+  if (!name) throw invalid(`${at}.name`, "must not be empty");
+  const definition: ToolDefinition = {
+    name,
+    parameters:
+      tool.parameters === undefined || tool.parameters === null
+        ? { type: "object", properties: {} }
+        : expectObject(tool.parameters, `${at}.parameters`),
+  };
+  const description = optionalString(tool.description, `${at}.description`);
+  if (description !== undefined) definition.description = description;
+  // Only strictness asked for crosses: `false` (and `null`, which SDKs send) is every other
+  // protocol's default.
+  if (optionalBoolean(tool.strict, `${at}.strict`)) definition.strict = true;
+  return definition;
+}
+
+function customTool(tool: Record<string, unknown>, at: string): ToolDefinition {
+  const name = expectString(tool.name, `${at}.name`);
+  if (!name) throw invalid(`${at}.name`, "must not be empty");
+  const description = optionalString(tool.description, `${at}.description`);
+  const definition: ToolDefinition = { name, parameters: customToolParameters(), custom: {} };
+  if (description !== undefined) definition.description = description;
+  if (tool.format !== undefined && tool.format !== null)
+    definition.custom = { format: expectObject(tool.format, `${at}.format`) };
+  return definition;
+}
+
+export function decodeToolChoice(value: unknown, ignored: string[]): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === "none" || value === "auto" || value === "required") return { type: value };
+  if (!isObject(value)) throw invalid("tool_choice", "must be 'none', 'auto', 'required' or an object");
+  if (value.type === "function" || value.type === "custom") {
+    const name = expectString(value.name, "tool_choice.name");
+    if (!name) throw invalid("tool_choice.name", "must not be empty");
+    return { type: "tool", name };
+  }
+  if (value.type === "allowed_tools") {
+    // The mode crosses; the list of allowed tools has no field elsewhere.
+    const mode = value.mode === "required" ? "required" : "auto";
+    ignored.push("tool_choice.tools");
+    return { type: mode };
+  }
+  // A hosted tool (file_search, web_search_preview, mcp, shell…): dropped with the tool itself.
+  expectString(value.type, "tool_choice.type");
+  ignored.push("tool_choice");
+  return undefined;
+}
+
+/** `text.format`: text, json_object or json_schema ({name, schema, description, strict}). */
+export function decodeTextFormat(value: unknown): ResponseFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  const format = expectObject(value, "text.format");
+  if (format.type === "text" || format.type === "json_object") return { type: format.type };
+  if (format.type !== "json_schema")
+    throw invalid("text.format.type", "must be one of text, json_object, json_schema");
+  const name = expectString(format.name, "text.format.name");
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+    throw invalid("text.format.name", "must be 1 to 64 characters of a-z, A-Z, 0-9, underscore and dash");
+  const result: ResponseFormat = {
+    type: "json_schema",
+    name,
+    schema:
+      format.schema === undefined || format.schema === null
+        ? {}
+        : expectObject(format.schema, "text.format.schema"),
+  };
+  const description = optionalString(format.description, "text.format.description");
+  if (description !== undefined) result.description = description;
+  const strict = optionalBoolean(format.strict, "text.format.strict");
+  if (strict !== undefined) result.strict = strict;
+  return result;
+}

@@ -1,0 +1,45 @@
+// What a Responses API upstream cannot be told (docs/translation.md §9), for `UpstreamCall.dropped`.
+//
+// Not named, because nothing the upstream could use is lost: another vendor's call signatures (a
+// Gemini thought signature on a tool call has no field here; OpenAI keeps its own state in
+// reasoning items), and
+// `reasoning.exclude` (the client face hides the reasoning).
+
+import type { ReasoningEffort, Request } from "../../ir/request.ts";
+import {
+  DroppedFields,
+  isUnsignedThinking,
+  requestBlocks,
+  usesCacheControl,
+  usesCitations,
+} from "../shared/dropped-fields.ts";
+
+/** `effortSent`: the `reasoning.effort` the encoder wrote, if any. */
+export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
+  const dropped = new DroppedFields();
+  dropped.add("top_k", request.topK !== undefined);
+  dropped.add("stop", request.stopSequences.length > 0);
+  dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);
+  dropped.add("presence_penalty", request.presencePenalty !== undefined);
+  dropped.add("seed", request.seed !== undefined);
+  dropped.add("logprobs", request.logprobs !== undefined);
+  // As on chat-completions: reasoning switched off is said only as the client's own "none".
+  dropped.add("reasoning", request.reasoning?.enabled === false && effortSent === undefined);
+  dropped.add("cache_control", usesCacheControl(request));
+  for (const block of requestBlocks(request)) {
+    dropped.add("citations", usesCitations(block));
+    dropped.add("thinking", isUnsignedThinking(block));
+    if (block.type === "tool_result") dropped.add("tool_result.is_error", block.isError === true);
+    if (block.type === "document") {
+      dropped.add("document.context", block.context !== undefined);
+      // A title becomes a text document's heading or inline data's filename; beside a filename, a
+      // file id or a URL it has nowhere to go.
+      const titleUnsaid =
+        block.source.kind === "file" ||
+        block.source.kind === "url" ||
+        (block.source.kind === "base64" && block.filename !== undefined);
+      dropped.add("document.title", block.title !== undefined && titleUnsaid);
+    }
+  }
+  return dropped;
+}

@@ -1,0 +1,90 @@
+// IR → upstream: the body of `POST {base_url}/responses` for a provider configured with
+// `protocol: openai-responses`. Stateless, like the gateway: `store: false`, the whole conversation
+// in `input`, and reasoning carried from turn to turn by its `encrypted_content` (asked for with
+// `include` whenever reasoning is in play). What this protocol cannot say is left out and named in
+// the call's `dropped` (dropped-fields.ts): stop sequences, penalties, seed, top_k, cache_control…;
+// a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
+
+import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
+import { upstreamCall } from "../shared/dropped-fields.ts";
+import { reasoningEffort } from "../shared/reasoning-effort.ts";
+import type { UpstreamCall } from "../types.ts";
+import { droppedFields } from "./dropped-fields.ts";
+import { encodeInput } from "./encode-input.ts";
+
+type Json = Record<string, unknown>;
+
+/** OpenAI refuses a `max_output_tokens` below 16 ("integer_below_min_value"). */
+const MIN_OUTPUT_TOKENS = 16;
+
+export function encodeRequest(
+  request: Request,
+  target: { model: string; stream: boolean; maxOutputTokens?: number },
+): UpstreamCall {
+  const body: Json = { model: target.model };
+  const instructions = request.system.map((block) => block.text).join("\n\n");
+  if (instructions) body.instructions = instructions;
+  body.input = encodeInput(request);
+  if (target.stream) body.stream = true;
+  body.store = false;
+  // Only the client's limit: this protocol does not require one (a one-token probe is raised to
+  // the smallest limit OpenAI takes rather than refused).
+  if (request.maxOutputTokens !== undefined)
+    body.max_output_tokens = Math.max(request.maxOutputTokens, MIN_OUTPUT_TOKENS);
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.user !== undefined) body.user = request.user;
+  // OpenAI refuses tool_choice and parallel_tool_calls when no tools are given.
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(encodeTool);
+    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
+  const effort = reasoningEffort(request.reasoning);
+  if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
+  if ((effort && effort !== "none") || carriesSignedReasoning(request))
+    body.include = ["reasoning.encrypted_content"];
+  return upstreamCall("/responses", body, droppedFields(request, effort));
+}
+
+function encodeTool(tool: Request["tools"][number]): Json {
+  if (tool.custom) {
+    const custom: Json = { type: "custom", name: tool.name };
+    if (tool.description !== undefined) custom.description = tool.description;
+    if (tool.custom.format) custom.format = tool.custom.format;
+    return custom;
+  }
+  const fn: Json = { type: "function", name: tool.name };
+  if (tool.description !== undefined) fn.description = tool.description;
+  fn.parameters = tool.parameters;
+  // The Responses API makes function tools strict unless told otherwise, and a strict schema must
+  // list every property as required: schemas from other protocols seldom do.
+  fn.strict = tool.strict ?? false;
+  return fn;
+}
+
+function encodeToolChoice(choice: ToolChoice, request: Request): unknown {
+  if (choice.type !== "tool") return choice.type;
+  const custom = request.tools.some((tool) => tool.name === choice.name && tool.custom);
+  return { type: custom ? "custom" : "function", name: choice.name };
+}
+
+function encodeFormat(format: ResponseFormat): Json {
+  if (format.type !== "json_schema") return { type: format.type };
+  // `name` is required by OpenAI; formats from other protocols may not have one.
+  const wire: Json = { type: "json_schema", name: format.name ?? "response", schema: format.schema };
+  if (format.description !== undefined) wire.description = format.description;
+  if (format.strict !== undefined) wire.strict = format.strict;
+  return wire;
+}
+
+/** Earlier reasoning with a signature is in the conversation: its next form must come back too. */
+function carriesSignedReasoning(request: Request): boolean {
+  return request.messages.some((message) =>
+    message.content.some(
+      (block) =>
+        block.type === "redacted_thinking" || (block.type === "thinking" && block.signature !== undefined),
+    ),
+  );
+}

@@ -1,0 +1,365 @@
+// IR events → client: the Responses API's typed event stream, each event written as soon as its IR
+// event arrives, every one with its `sequence_number` (from 0) and an `event:` line naming its type.
+// The sequence clients assemble on (the openai SDK's ResponseStream, Codex, the AI SDK):
+//   response.created, response.in_progress;
+//   per text: response.output_item.added (a message), response.content_part.added,
+//     response.output_text.delta…, response.output_text.done, response.content_part.done,
+//     response.output_item.done (consecutive text blocks are parts of one message);
+//   per thinking: response.output_item.added (a reasoning item), response.reasoning_summary_part.added,
+//     response.reasoning_summary_text.delta…, response.reasoning_summary_text.done,
+//     response.reasoning_summary_part.done, response.output_item.done (with `encrypted_content`);
+//   per tool call: response.output_item.added, response.function_call_arguments.delta…,
+//     response.function_call_arguments.done, response.output_item.done (custom tools:
+//     response.custom_tool_call_input.delta / .done);
+//   last: response.completed, or response.incomplete, with the whole response and its usage.
+// Usage may come before or after the finish, and more than once (the last one counts): the closing
+// event is written by end(). An upstream failure is response.failed, then an `error` event.
+
+import type { GatewayError } from "../../ir/errors.ts";
+import type { FinishReason } from "../../ir/response.ts";
+import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
+import type { Usage } from "../../ir/usage.ts";
+import { errorBody } from "../shared/openai-errors.ts";
+import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { toResponsesStatus } from "./map-finish-reason.ts";
+import { toResponsesUsage } from "./map-usage.ts";
+import {
+  customInput,
+  itemId,
+  messageItem,
+  outputText,
+  responseObject,
+  toolCallItem,
+} from "./output-items.ts";
+import { reasoningItem } from "./reasoning-item.ts";
+import type {
+  WireCustomToolCallItem,
+  WireFunctionCallItem,
+  WireMessageItem,
+  WireOutputItem,
+  WireOutputText,
+  WireReasoningItem,
+} from "./wire-types.ts";
+
+type BlockState =
+  | { kind: "text"; message: OpenMessage; contentIndex: number; part: WireOutputText; closed: boolean }
+  | {
+      kind: "thinking";
+      outputIndex: number;
+      item: WireReasoningItem;
+      text: string;
+      signature: string;
+      summaryOpen: boolean;
+      closed: boolean;
+    }
+  | {
+      kind: "tool";
+      outputIndex: number;
+      item: WireFunctionCallItem | WireCustomToolCallItem;
+      args: string;
+      closed: boolean;
+    }
+  | { kind: "other" };
+
+interface OpenMessage {
+  outputIndex: number;
+  item: WireMessageItem;
+}
+
+export function streamEncoder(ctx: EncodeContext): StreamEncoder {
+  return new ResponsesStreamEncoder(ctx);
+}
+
+class ResponsesStreamEncoder implements StreamEncoder {
+  private readonly ctx: EncodeContext;
+  private readonly blocks = new Map<number, BlockState>();
+  private readonly output: WireOutputItem[] = [];
+  /** The message item that the next text block joins, while nothing else came after it. */
+  private message: OpenMessage | undefined;
+  private sequence = 0;
+  private opened = false;
+  private done = false;
+  private reason: FinishReason = "stop";
+  private usage: Usage | undefined;
+
+  constructor(ctx: EncodeContext) {
+    this.ctx = ctx;
+  }
+
+  encode(event: StreamEvent): string {
+    if (this.done) return "";
+    const opening = this.open();
+    switch (event.type) {
+      case "start":
+        return opening;
+      case "block_start":
+        return opening + this.blockStart(event.index, event.block);
+      case "block_delta":
+        return opening + this.blockDelta(event.index, event.delta);
+      case "block_stop":
+        return opening + this.blockStop(this.blocks.get(event.index));
+      case "finish":
+        this.reason = event.reason;
+        return opening + this.closeAll();
+      case "usage":
+        this.usage = event.usage;
+        return opening;
+      case "error":
+        return opening + this.fail(event.error);
+    }
+  }
+
+  end(): string {
+    if (this.done) return "";
+    const text = this.open() + this.closeAll();
+    this.done = true;
+    const ending = toResponsesStatus(this.reason);
+    const response = this.snapshot({
+      ...ending,
+      usage: this.usage ? toResponsesUsage(this.usage) : null,
+    });
+    const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
+    return text + this.event(type, { response });
+  }
+
+  /** response.created and response.in_progress, once, before anything else. */
+  private open(): string {
+    if (this.opened) return "";
+    this.opened = true;
+    const response = this.snapshot({ status: "in_progress", usage: null });
+    return this.event("response.created", { response }) + this.event("response.in_progress", { response });
+  }
+
+  private blockStart(index: number, block: BlockStart): string {
+    if (block.type === "text") return this.textStart(index);
+    let out = this.closeMessage();
+    const outputIndex = this.output.length;
+    if (block.type === "thinking") {
+      const item = reasoningItem({ type: "thinking", text: "" }, itemId(this.ctx, "rs", outputIndex));
+      this.output.push(item);
+      this.blocks.set(index, {
+        kind: "thinking",
+        outputIndex,
+        item,
+        text: "",
+        signature: "",
+        summaryOpen: false,
+        closed: false,
+      });
+      return out + this.event("response.output_item.added", { output_index: outputIndex, item });
+    }
+    if (block.type === "redacted_thinking") {
+      const item = reasoningItem(block, itemId(this.ctx, "rs", outputIndex));
+      this.output.push(item);
+      this.blocks.set(index, { kind: "other" });
+      out += this.event("response.output_item.added", { output_index: outputIndex, item });
+      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    }
+    const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: "" };
+    const item = toolCallItem(
+      block.signature === undefined ? call : { ...call, signature: block.signature },
+      this.ctx,
+      outputIndex,
+      "in_progress",
+    );
+    this.output.push(item);
+    this.blocks.set(index, { kind: "tool", outputIndex, item, args: "", closed: false });
+    return out + this.event("response.output_item.added", { output_index: outputIndex, item });
+  }
+
+  /** A text block: a new part of the open message, or a new message when something came between. */
+  private textStart(index: number): string {
+    let out = "";
+    let message = this.message;
+    if (!message) {
+      message = {
+        outputIndex: this.output.length,
+        item: messageItem(itemId(this.ctx, "msg", this.output.length), "in_progress"),
+      };
+      this.output.push(message.item);
+      this.message = message;
+      out += this.event("response.output_item.added", {
+        output_index: message.outputIndex,
+        item: message.item,
+      });
+    }
+    const part = outputText("");
+    const contentIndex = message.item.content.length;
+    message.item.content.push(part);
+    this.blocks.set(index, { kind: "text", message, contentIndex, part, closed: false });
+    return (
+      out +
+      this.event("response.content_part.added", {
+        item_id: message.item.id,
+        output_index: message.outputIndex,
+        content_index: contentIndex,
+        part,
+      })
+    );
+  }
+
+  private blockDelta(index: number, delta: BlockDelta): string {
+    const state = this.blocks.get(index);
+    if (!state) return "";
+    if (state.kind === "text" && delta.type === "text" && delta.text && !state.closed) {
+      state.part.text += delta.text;
+      return this.event("response.output_text.delta", {
+        item_id: state.message.item.id,
+        output_index: state.message.outputIndex,
+        content_index: state.contentIndex,
+        delta: delta.text,
+        logprobs: [],
+      });
+    }
+    if (state.kind === "thinking" && !state.closed) {
+      if (delta.type === "signature") {
+        state.signature += delta.signature;
+        return "";
+      }
+      if (delta.type !== "thinking" || !delta.text) return "";
+      let out = "";
+      if (!state.summaryOpen) {
+        state.summaryOpen = true;
+        out += this.event("response.reasoning_summary_part.added", {
+          item_id: state.item.id,
+          output_index: state.outputIndex,
+          summary_index: 0,
+          part: { type: "summary_text", text: "" },
+        });
+      }
+      state.text += delta.text;
+      return (
+        out +
+        this.event("response.reasoning_summary_text.delta", {
+          item_id: state.item.id,
+          output_index: state.outputIndex,
+          summary_index: 0,
+          delta: delta.text,
+        })
+      );
+    }
+    if (state.kind === "tool" && delta.type === "tool_arguments" && delta.json && !state.closed) {
+      state.args += delta.json;
+      // A custom tool's text is known only once its arguments are whole (see blockStop).
+      if (state.item.type === "custom_tool_call") return "";
+      return this.event("response.function_call_arguments.delta", {
+        item_id: state.item.id,
+        output_index: state.outputIndex,
+        delta: delta.json,
+      });
+    }
+    // A signature that arrives after a tool call opened cannot join its id any more; upstream
+    // decoders put the Gemini signature on the tool call's block_start.
+    return "";
+  }
+
+  private blockStop(state: BlockState | undefined): string {
+    if (!state || state.kind === "other" || state.closed) return "";
+    state.closed = true;
+    if (state.kind === "text") {
+      const { message, contentIndex, part } = state;
+      const at = { item_id: message.item.id, output_index: message.outputIndex, content_index: contentIndex };
+      return (
+        this.event("response.output_text.done", { ...at, text: part.text, logprobs: [] }) +
+        this.event("response.content_part.done", { ...at, part })
+      );
+    }
+    if (state.kind === "thinking") return this.closeThinking(state);
+    return this.closeTool(state);
+  }
+
+  private closeThinking(state: Extract<BlockState, { kind: "thinking" }>): string {
+    let out = "";
+    const at = { item_id: state.item.id, output_index: state.outputIndex, summary_index: 0 };
+    if (state.summaryOpen) {
+      const part = { type: "summary_text", text: state.text };
+      out += this.event("response.reasoning_summary_text.done", { ...at, text: state.text });
+      out += this.event("response.reasoning_summary_part.done", { ...at, part });
+    }
+    const block = { type: "thinking" as const, text: state.text };
+    const item = reasoningItem(
+      state.signature ? { ...block, signature: state.signature } : block,
+      state.item.id,
+    );
+    this.output[state.outputIndex] = item;
+    return out + this.event("response.output_item.done", { output_index: state.outputIndex, item });
+  }
+
+  private closeTool(state: Extract<BlockState, { kind: "tool" }>): string {
+    const { item, outputIndex } = state;
+    let out = "";
+    if (item.type === "custom_tool_call") {
+      item.input = customInput(state.args);
+      const at = { item_id: item.id, output_index: outputIndex };
+      if (item.input)
+        out += this.event("response.custom_tool_call_input.delta", { ...at, delta: item.input });
+      out += this.event("response.custom_tool_call_input.done", { ...at, input: item.input });
+    } else {
+      const at = { item_id: item.id, output_index: outputIndex };
+      // A call that got no arguments ends with "{}", never "" (clients JSON.parse it).
+      if (!state.args) {
+        state.args = "{}";
+        out += this.event("response.function_call_arguments.delta", { ...at, delta: "{}" });
+      }
+      item.arguments = state.args;
+      out += this.event("response.function_call_arguments.done", {
+        ...at,
+        name: item.name,
+        arguments: item.arguments,
+      });
+    }
+    item.status = "completed";
+    return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+  }
+
+  /** The open message item, done. */
+  private closeMessage(): string {
+    const message = this.message;
+    if (!message) return "";
+    this.message = undefined;
+    let out = "";
+    for (const state of this.blocks.values())
+      if (state.kind === "text" && state.message === message) out += this.blockStop(state);
+    message.item.status = "completed";
+    return (
+      out + this.event("response.output_item.done", { output_index: message.outputIndex, item: message.item })
+    );
+  }
+
+  /** Everything still open, done (in the order the blocks started), then the open message. */
+  private closeAll(): string {
+    let out = "";
+    for (const state of this.blocks.values()) if (state.kind !== "text") out += this.blockStop(state);
+    return out + this.closeMessage();
+  }
+
+  private fail(error: GatewayError): string {
+    this.done = true;
+    const detail = errorBody(error).error;
+    const response = this.snapshot({
+      status: "failed",
+      usage: this.usage ? toResponsesUsage(this.usage) : null,
+      error: {
+        code: error.kind === "rate_limit" ? "rate_limit_exceeded" : "server_error",
+        message: error.message,
+      },
+    });
+    // response.failed is the terminal event Codex reads; the `error` event is the one the openai
+    // SDK raises as an APIError (it carries `error`), with OpenAI's top-level fields beside it.
+    return (
+      this.event("response.failed", { response }) +
+      this.event("error", { code: detail.code, message: detail.message, param: detail.param, error: detail })
+    );
+  }
+
+  /** The response as it stands: the output so far, with the given ending. */
+  private snapshot(fields: Omit<Parameters<typeof responseObject>[1], "output">) {
+    return responseObject(this.ctx, { ...fields, output: this.output });
+  }
+
+  /** One SSE event: its type on the `event:` line and first in the data, then its sequence number. */
+  private event(type: string, fields: Record<string, unknown>): string {
+    const data = JSON.stringify({ type, sequence_number: this.sequence++, ...fields });
+    return `event: ${type}\ndata: ${data}\n\n`;
+  }
+}

@@ -1,0 +1,24 @@
+// The Responses API (`POST /v1/responses`), both faces: the client face decodes what clients send
+// (Codex CLI, the Agents SDK, the openai SDK's `responses`) and encodes answers and the typed event
+// stream; the upstream face calls providers configured with `protocol: openai-responses`.
+
+import type { Protocol } from "../types.ts";
+import { decodeRequest } from "./decode-request.ts";
+import { decodeResponse } from "./decode-response.ts";
+import { streamDecoder } from "./decode-stream.ts";
+import { encodeRequest } from "./encode-request.ts";
+import { encodeResponse } from "./encode-response.ts";
+import { streamEncoder } from "./encode-stream.ts";
+import { decodeError, encodeError } from "./errors.ts";
+
+export const openaiResponses: Protocol = {
+  name: "openai-responses",
+  decodeRequest,
+  encodeResponse,
+  streamEncoder,
+  encodeError,
+  encodeRequest,
+  decodeResponse,
+  streamDecoder,
+  decodeError,
+};

@@ -1,0 +1,170 @@
+// What the whole answer and the stream share: the response object around the output, item ids, and
+// the output items made from IR blocks. Item ids are made from the generation id, so the items of
+// one answer are told apart and an answer's ids never repeat another's.
+
+import type { Request, ToolCallBlock } from "../../ir/request.ts";
+import type { OutputBlock } from "../../ir/response.ts";
+import { packToolCallId } from "../../ir/tool-call-id.ts";
+import type { EncodeContext } from "../types.ts";
+import { reasoningItem } from "./reasoning-item.ts";
+import type {
+  WireCustomToolCallItem,
+  WireFunctionCallItem,
+  WireMessageItem,
+  WireOutputItem,
+  WireOutputText,
+  WireResponse,
+} from "./wire-types.ts";
+
+/** The id of the output item at `index`: `msg_…`, `rs_…`, `fc_…`, `ctc_…`. */
+export function itemId(ctx: EncodeContext, prefix: string, index: number): string {
+  return `${prefix}_${ctx.id.replace(/^gen-/, "")}_${index}`;
+}
+
+/** The response object: the output and its ending, with the request's settings echoed. */
+export function responseObject(
+  ctx: EncodeContext,
+  fields: Pick<WireResponse, "status" | "output" | "usage"> &
+    Partial<Pick<WireResponse, "incomplete_details" | "error">>,
+): WireResponse {
+  const request = ctx.request;
+  return {
+    id: ctx.id,
+    object: "response",
+    created_at: ctx.created,
+    status: fields.status,
+    background: false,
+    error: fields.error ?? null,
+    incomplete_details: fields.incomplete_details ?? null,
+    instructions: null,
+    max_output_tokens: request.maxOutputTokens ?? null,
+    model: ctx.model,
+    output: fields.output,
+    parallel_tool_calls: request.parallelToolCalls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    store: false,
+    temperature: request.temperature ?? null,
+    text: { format: textFormat(request) },
+    tool_choice: toolChoice(request),
+    tools: request.tools.map(toolEcho),
+    top_p: request.topP ?? null,
+    truncation: "disabled",
+    usage: fields.usage,
+    metadata: {},
+  };
+}
+
+function textFormat(request: Request): Record<string, unknown> {
+  const format = request.responseFormat;
+  if (format?.type !== "json_schema") return { type: format?.type ?? "text" };
+  const echo: Record<string, unknown> = {
+    type: "json_schema",
+    name: format.name ?? "response",
+    schema: format.schema,
+  };
+  if (format.description !== undefined) echo.description = format.description;
+  echo.strict = format.strict ?? null;
+  return echo;
+}
+
+function toolChoice(request: Request): unknown {
+  const choice = request.toolChoice;
+  if (!choice) return "auto";
+  if (choice.type !== "tool") return choice.type;
+  const custom = request.tools.some((tool) => tool.name === choice.name && tool.custom);
+  return { type: custom ? "custom" : "function", name: choice.name };
+}
+
+function toolEcho(tool: Request["tools"][number]): Record<string, unknown> {
+  if (tool.custom) {
+    const echo: Record<string, unknown> = { type: "custom", name: tool.name };
+    if (tool.description !== undefined) echo.description = tool.description;
+    if (tool.custom.format) echo.format = tool.custom.format;
+    return echo;
+  }
+  return {
+    type: "function",
+    name: tool.name,
+    description: tool.description ?? null,
+    parameters: tool.parameters,
+    strict: tool.strict ?? null,
+  };
+}
+
+export function outputText(text: string): WireOutputText {
+  return { type: "output_text", text, annotations: [], logprobs: [] };
+}
+
+/**
+ * The output items of a whole answer: consecutive text blocks make one message (a part each),
+ * thinking makes reasoning items, tool calls make function or custom tool calls.
+ */
+export function outputItems(blocks: OutputBlock[], ctx: EncodeContext): WireOutputItem[] {
+  const items: WireOutputItem[] = [];
+  let message: WireMessageItem | undefined;
+  for (const block of blocks) {
+    if (block.type === "text") {
+      if (!block.text) continue;
+      if (!message) {
+        message = messageItem(itemId(ctx, "msg", items.length), "completed");
+        items.push(message);
+      }
+      message.content.push(outputText(block.text));
+      continue;
+    }
+    message = undefined;
+    if (block.type === "tool_call") items.push(toolCallItem(block, ctx, items.length, "completed"));
+    else items.push({ ...reasoningItem(block, itemId(ctx, "rs", items.length)) });
+  }
+  return items;
+}
+
+export function messageItem(id: string, status: WireMessageItem["status"]): WireMessageItem {
+  return { id, type: "message", status, role: "assistant", content: [] };
+}
+
+/** The names of the request's custom tools, whose calls go out as `custom_tool_call` items. */
+export function isCustomTool(request: Request, name: string): boolean {
+  return request.tools.some((tool) => tool.custom !== undefined && tool.name === name);
+}
+
+export function toolCallItem(
+  block: ToolCallBlock,
+  ctx: EncodeContext,
+  index: number,
+  status: WireFunctionCallItem["status"],
+): WireFunctionCallItem | WireCustomToolCallItem {
+  // A Gemini thought signature rides inside the call id and is restored when the id comes back.
+  const callId = packToolCallId(block.id, block.signature);
+  if (isCustomTool(ctx.request, block.name))
+    return {
+      id: itemId(ctx, "ctc", index),
+      type: "custom_tool_call",
+      status,
+      call_id: callId,
+      name: block.name,
+      input: customInput(block.arguments),
+    };
+  return {
+    id: itemId(ctx, "fc", index),
+    type: "function_call",
+    status,
+    call_id: callId,
+    name: block.name,
+    // A call without arguments is an empty object, never "" (clients JSON.parse it).
+    arguments: block.arguments || (status === "completed" ? "{}" : ""),
+  };
+}
+
+/** A custom tool's free text from the arguments of the function it was to other upstreams. */
+export function customInput(args: string): string {
+  try {
+    const parsed = JSON.parse(args);
+    if (typeof parsed === "object" && parsed !== null && typeof parsed.input === "string")
+      return parsed.input;
+  } catch {
+    // Not the JSON the function asked for: the model's text is the input as it stands.
+  }
+  return args;
+}
