@@ -129,7 +129,7 @@ describe("wrong values name the path and what is expected", () => {
     [
       "an unknown protocol",
       { providers: [{ id: "mine", protocol: "soap", base_url: "http://x" }] },
-      "providers[0].protocol: must be one of openai, anthropic, gemini, local",
+      "providers[0].protocol: must be one of openai, openai-responses, anthropic, gemini, local",
     ],
     [
       "a new provider without protocol",
