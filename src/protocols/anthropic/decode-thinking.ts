@@ -2,6 +2,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, ResponseFormat } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import { expectNumber, expectObject, isObject } from "../shared/validate.ts";
 
 const MIN_BUDGET = 1024;
@@ -78,5 +79,6 @@ function decodeFormat(value: unknown, param: string): ResponseFormat {
   const format = expectObject(value, param);
   if (format.type !== "json_schema") throw invalid(`${param}.type`, 'must be "json_schema"');
   if (!isObject(format.schema)) throw invalid(`${param}.schema`, "must be an object");
+  checkJsonSchema(format.schema, `${param}.schema`);
   return { type: "json_schema", schema: format.schema };
 }

@@ -2,6 +2,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -40,6 +41,7 @@ export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[]
       throw invalid(`${param}.name`, `must be 1 to ${MAX_TOOL_NAME} characters`);
     const schema = expectObject(tool.input_schema, `${param}.input_schema`);
     if (schema.type !== "object") throw invalid(`${param}.input_schema.type`, 'must be "object"');
+    checkJsonSchema(schema, `${param}.input_schema`);
     const definition: ToolDefinition = { name, parameters: schema };
     const description = optionalString(tool.description, `${param}.description`);
     if (description !== undefined) definition.description = description;

@@ -11,6 +11,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningSettings, ResponseFormat } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -122,6 +123,7 @@ function decodeResponseFormat(config: Json, ignored: Set<string>): ResponseForma
     if (hasSchema) throw invalid(at, "cannot be combined with responseSchema");
     if (mimeType !== "application/json") throw invalid(at, "requires responseMimeType application/json");
     if (!isObject(jsonSchema)) throw invalid(at, "must be a JSON Schema object");
+    checkJsonSchema(jsonSchema, at);
     return { type: "json_schema", schema: jsonSchema };
   }
   if (hasSchema) {
@@ -129,6 +131,7 @@ function decodeResponseFormat(config: Json, ignored: Set<string>): ResponseForma
     if (mimeType === undefined || mimeType === "text/plain")
       throw invalid(at, "requires a responseMimeType other than text/plain");
     const converted = geminiSchemaToJsonSchema(schema, at);
+    checkJsonSchema(converted, at);
     if (mimeType === "application/json") return { type: "json_schema", schema: converted };
     ignored.add(`${AT}.responseMimeType`);
     ignored.add(at);

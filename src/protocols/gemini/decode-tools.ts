@@ -11,6 +11,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
 import { camelName, field } from "./read-field.ts";
 import { geminiSchemaToJsonSchema } from "./schema.ts";
@@ -46,9 +47,13 @@ function decodeDeclaration(value: unknown, at: string): ToolDefinition {
   if (hasSchema && hasJsonSchema)
     throw invalid(`${at}.parametersJsonSchema`, "cannot be combined with parameters");
   let parameters: Record<string, unknown> = { type: "object", properties: {} };
-  if (hasSchema) parameters = geminiSchemaToJsonSchema(schema, `${at}.parameters`);
-  else if (hasJsonSchema) {
+  if (hasSchema) {
+    parameters = geminiSchemaToJsonSchema(schema, `${at}.parameters`);
+    // What the conversion copies as it is (keywords Schema does not know) must be sound too.
+    checkJsonSchema(parameters, `${at}.parameters`);
+  } else if (hasJsonSchema) {
     if (!isObject(jsonSchema)) throw invalid(`${at}.parametersJsonSchema`, "must be a JSON Schema object");
+    checkJsonSchema(jsonSchema, `${at}.parametersJsonSchema`);
     parameters = jsonSchema;
   }
   const tool: ToolDefinition = { name, parameters };

@@ -2,6 +2,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -31,6 +32,7 @@ function decodeTool(value: unknown, at: string): ToolDefinition {
         ? { type: "object", properties: {} }
         : expectObject(fn.parameters, `${at}.function.parameters`),
   };
+  checkJsonSchema(definition.parameters, `${at}.function.parameters`);
   const description = optionalString(fn.description, `${at}.function.description`);
   if (description !== undefined) definition.description = description;
   const strict = optionalBoolean(fn.strict, `${at}.function.strict`);
@@ -71,6 +73,7 @@ export function decodeResponseFormat(value: unknown): ResponseFormat | undefined
         ? {}
         : expectObject(spec.schema, "response_format.json_schema.schema"),
   };
+  checkJsonSchema(result.schema, "response_format.json_schema.schema");
   const description = optionalString(spec.description, "response_format.json_schema.description");
   if (description !== undefined) result.description = description;
   const strict = optionalBoolean(spec.strict, "response_format.json_schema.strict");

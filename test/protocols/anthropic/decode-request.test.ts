@@ -547,3 +547,37 @@ describe("decodeRequest: each bad field is a 400 naming it", () => {
     assert.equal(param400({ ...base, messages }), "messages");
   });
 });
+
+describe("decodeRequest: wrongly typed tool schemas are a 400 naming the path (they were a 200)", () => {
+  const tool = (schema: Record<string, unknown>) => ({ name: "weather", input_schema: schema });
+
+  test("input_schema.properties.city.type: [] (an empty type list)", () => {
+    const body = { ...base, tools: [tool({ type: "object", properties: { city: { type: [] } } })] };
+    assert.equal(param400(body), "tools[0].input_schema.properties.city.type");
+  });
+
+  test("a property that is not a schema, in a tool or an output format", () => {
+    const body = { ...base, tools: [tool({ type: "object", properties: { city: "{}" } })] };
+    assert.equal(param400(body), "tools[0].input_schema.properties.city");
+    const format = { type: "json_schema", schema: { type: "object", properties: { a: 1 } } };
+    assert.equal(
+      param400({ ...base, output_config: { format } }),
+      "output_config.format.schema.properties.a",
+    );
+  });
+
+  test("a schema as Claude Code writes it still passes: type arrays, $ref/$defs, anyOf, const", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        city: { type: ["string", "null"] },
+        place: { $ref: "#/$defs/place" },
+        mode: { anyOf: [{ const: "fast" }, { type: "number" }] },
+      },
+      $defs: { place: { type: "object", properties: { lat: { type: "number" } } } },
+      additionalProperties: false,
+    };
+    assert.deepEqual(decode({ ...base, tools: [tool(schema)] }).tools[0].parameters, schema);
+  });
+});

@@ -683,3 +683,59 @@ describe("decodeRequest: 400s name the field", () => {
     );
   });
 });
+
+describe("decodeRequest: wrongly typed tool schemas are a 400 naming the path (they were a 200)", () => {
+  const declare = (declaration: Record<string, unknown>) => ({
+    contents: hello,
+    tools: [{ functionDeclarations: [{ name: "weather", ...declaration }] }],
+  });
+  const at = "tools[0].functionDeclarations[0]";
+
+  test('parametersJsonSchema.properties.city: "{}" and an empty type list', () => {
+    rejects(
+      declare({ parametersJsonSchema: { type: "object", properties: { city: "{}" } } }),
+      `${at}.parametersJsonSchema.properties.city`,
+    );
+    rejects(
+      declare({ parametersJsonSchema: { type: "object", properties: { city: { type: [] } } } }),
+      `${at}.parametersJsonSchema.properties.city.type`,
+    );
+  });
+
+  test("parameters (Schema): a property that is not a Schema, a type list, a keyword copied as is", () => {
+    rejects(
+      declare({ parameters: { type: "OBJECT", properties: { city: "{}" } } }),
+      `${at}.parameters.properties.city`,
+    );
+    rejects(
+      declare({ parameters: { type: "OBJECT", properties: { city: { type: [] } } } }),
+      `${at}.parameters.properties.city.type`,
+    );
+    rejects(declare({ parameters: { type: "OBJECT", not: "x" } }), `${at}.parameters.not`);
+  });
+
+  test("responseJsonSchema is checked the same way", () => {
+    rejects(
+      {
+        contents: hello,
+        generationConfig: {
+          responseMimeType: "application/json",
+          responseJsonSchema: { properties: { a: [] } },
+        },
+      },
+      "generationConfig.responseJsonSchema.properties.a",
+    );
+  });
+
+  test("a schema as Gemini CLI writes it still passes", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        paths: { type: "array", items: { type: "string" }, minItems: 1 },
+        when: { type: ["string", "null"] },
+      },
+      required: ["paths"],
+    };
+    assert.deepEqual(decode(declare({ parametersJsonSchema: schema })).tools[0].parameters, schema);
+  });
+});

@@ -715,3 +715,38 @@ describe("decodeRequest: reasoning, streaming, routing", () => {
     assert.deepEqual(decode({ seed: null, store: null }).ignored, []);
   });
 });
+
+describe("decodeRequest: wrongly typed tool schemas are a 400 naming the path (they were a 200)", () => {
+  const tool = (parameters: unknown) => ({ type: "function", function: { name: "weather", parameters } });
+
+  test('parameters.properties.city: "{}" (a string where a schema goes)', () => {
+    rejectsField(
+      { tools: [tool({ type: "object", properties: { city: "{}" } })] },
+      "tools[0].function.parameters.properties.city",
+    );
+  });
+
+  test("an empty type list, in a tool or a response format", () => {
+    rejectsField(
+      { tools: [tool({ type: "object", properties: { city: { type: [] } } })] },
+      "tools[0].function.parameters.properties.city.type",
+    );
+    rejectsField(
+      { response_format: { type: "json_schema", json_schema: { name: "a", schema: { items: "x" } } } },
+      "response_format.json_schema.schema.items",
+    );
+  });
+
+  test("a strict-mode schema as Codex writes it still passes", () => {
+    const parameters = {
+      type: "object",
+      properties: {
+        command: { type: "array", items: { type: "string" } },
+        workdir: { type: ["string", "null"] },
+      },
+      required: ["command", "workdir"],
+      additionalProperties: false,
+    };
+    assert.deepEqual(decode({ tools: [tool(parameters)] }).tools[0].parameters, parameters);
+  });
+});

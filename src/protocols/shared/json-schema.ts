@@ -1,0 +1,92 @@
+// A structural check of the JSON Schemas clients send (tool parameters, answer formats): every
+// keyword that holds schemas holds schemas, and `type` names JSON types. A schema broken there
+// (`properties.city: "{}"`, `type: []`) would otherwise reach the upstream, or a translation that
+// walks it, as if it were valid; it is a 400 naming the exact path instead.
+//
+// Only the shape is checked, never the meaning: any schema valid under draft-04, draft-07 or
+// 2020-12 passes (`$schema`, `$ref`/`$defs`/`definitions`, `anyOf`/`oneOf`/`allOf`, `const`,
+// `enum`, `format`, type arrays such as `["string", "null"]`, boolean schemas, keywords of any
+// vendor or newer draft). Draft-03's boolean `required` is let through too: old generators still
+// write it, and the upstream decides.
+
+import { invalid } from "../../ir/errors.ts";
+import { isObject } from "./validate.ts";
+
+const TYPE_NAMES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
+
+/** Keywords whose value is one schema. */
+const ONE_SCHEMA = new Set([
+  "additionalProperties",
+  "additionalItems",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "contentSchema",
+]);
+
+/** Keywords whose value is an object of schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/** Keywords whose value is an array of schemas. */
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+
+/** Deeper than any schema a client writes by hand or generates; the walk stays bounded. */
+const MAX_DEPTH = 64;
+
+/**
+ * Throws a 400 naming the path (`tools[0].input_schema.properties.city.type`) when `schema` is not
+ * a JSON Schema in shape. `schema` must be an object at the root (a tool's parameters, an answer
+ * format); below it, `true` and `false` are schemas too.
+ */
+export function checkJsonSchema(schema: unknown, param: string): void {
+  if (!isObject(schema)) throw invalid(param, "must be a JSON Schema object");
+  checkSchema(schema, param, 0);
+}
+
+function checkSchema(schema: unknown, at: string, depth: number): void {
+  if (typeof schema === "boolean") return;
+  if (!isObject(schema)) throw invalid(at, "must be a JSON Schema (an object or a boolean)");
+  if (depth > MAX_DEPTH) throw invalid(at, `is nested more than ${MAX_DEPTH} schemas deep`);
+  for (const [key, value] of Object.entries(schema)) {
+    const path = `${at}.${key}`;
+    if (key === "type") checkType(value, path);
+    else if (ONE_SCHEMA.has(key)) checkSchema(value, path, depth + 1);
+    else if (SCHEMA_MAPS.has(key)) {
+      if (!isObject(value)) throw invalid(path, "must be an object whose values are schemas");
+      for (const [name, sub] of Object.entries(value)) checkSchema(sub, `${path}.${name}`, depth + 1);
+    } else if (SCHEMA_LISTS.has(key)) {
+      if (!Array.isArray(value)) throw invalid(path, "must be an array of schemas");
+      value.forEach((sub, i) => checkSchema(sub, `${path}[${i}]`, depth + 1));
+    } else if (key === "items") {
+      // An array of schemas is the tuple form of draft-04 to draft-07.
+      if (Array.isArray(value)) value.forEach((sub, i) => checkSchema(sub, `${path}[${i}]`, depth + 1));
+      else checkSchema(value, path, depth + 1);
+    } else if (key === "required") {
+      if (typeof value === "boolean") continue;
+      if (!Array.isArray(value) || !value.every((name) => typeof name === "string"))
+        throw invalid(path, "must be an array of property names");
+    } else if (key === "enum") {
+      if (!Array.isArray(value)) throw invalid(path, "must be an array");
+    } else if (key === "$ref") {
+      if (typeof value !== "string") throw invalid(path, "must be a string");
+    }
+  }
+}
+
+function checkType(value: unknown, at: string): void {
+  if (typeof value === "string") {
+    if (!TYPE_NAMES.has(value)) throw invalid(at, `must be one of ${[...TYPE_NAMES].join(", ")}`);
+    return;
+  }
+  if (!Array.isArray(value)) throw invalid(at, "must be a type name or an array of type names");
+  if (value.length === 0) throw invalid(at, "must name at least one type");
+  value.forEach((name, i) => {
+    if (typeof name !== "string" || !TYPE_NAMES.has(name))
+      throw invalid(`${at}[${i}]`, `must be one of ${[...TYPE_NAMES].join(", ")}`);
+  });
+}
