@@ -70,8 +70,22 @@ export interface UpstreamCall {
   dropped?: string[];
 }
 
+/** What a face's model checks read of the catalog model a request resolved to. */
+export interface ModelTraits {
+  /** `<provider>/<model_name>`. */
+  id: string;
+  reasoning: boolean;
+  /** The upstream names it is served under. */
+  endpoints: ReadonlyArray<{ model: string }>;
+}
+
 export interface ClientFace {
   decodeRequest(body: unknown, ctx: DecodeContext): Request;
+  /**
+   * Checks that need the model the request resolved to (a setting that model cannot take): throws
+   * a 400 naming the field as the client wrote it. Called once the model is known, before any call.
+   */
+  checkModel?(request: Request, model: ModelTraits): void;
   encodeResponse(response: Response, ctx: EncodeContext): unknown;
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   encodeError(error: GatewayError): { status: number; body: unknown };

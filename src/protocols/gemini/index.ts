@@ -1,6 +1,7 @@
 // The content-generation (Gemini) wire protocol, both faces. See each file for its mapping.
 
 import type { Protocol } from "../types.ts";
+import { checkModel } from "./check-model.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
@@ -12,6 +13,7 @@ import { decodeError, encodeError } from "./errors.ts";
 export const gemini: Protocol = {
   name: "gemini",
   decodeRequest,
+  checkModel,
   encodeResponse,
   streamEncoder,
   encodeError,

@@ -21,6 +21,9 @@ import {
 } from "../shared/validate.ts";
 import { field } from "./read-field.ts";
 
+/** The largest budget any tier takes (2.5 Pro). */
+const MAX_BUDGET = 32768;
+
 const LEVELS: Record<string, ReasoningEffort | undefined> = {
   THINKING_LEVEL_UNSPECIFIED: undefined,
   MINIMAL: "minimal",
@@ -31,9 +34,12 @@ const LEVELS: Record<string, ReasoningEffort | undefined> = {
 
 export function reasoningFromThinkingConfig(value: unknown, at: string): ReasoningSettings {
   const config = expectObject(value, at);
+  // Every tier's range lies within 0–32768; -1 asks for dynamic thinking. The model's own range is
+  // checked once the model is known (check-model.ts).
   const budget = optionalNumber(field(config, "thinkingBudget"), `${at}.thinkingBudget`, {
     integer: true,
     min: -1,
+    max: MAX_BUDGET,
   });
   const levelName = optionalString(field(config, "thinkingLevel"), `${at}.thinkingLevel`)?.toUpperCase();
   const includeThoughts = optionalBoolean(field(config, "includeThoughts"), `${at}.includeThoughts`);
