@@ -1,12 +1,22 @@
 // Targeted edits of a JSON object's top-level members, on the text itself. Same-protocol relays use
 // it to replace `model` / `id` and drop gateway-only fields without re-encoding the body, so every
 // byte they do not touch (unknown fields, number spellings, signatures) reaches the other side as sent.
+//
+// An edit means what parsing, editing and printing the object would mean, whatever the text: a key
+// written with escapes (`"\u006dodel"`) is the same key, and a key written twice is edited in every
+// place it appears (JSON parsers disagree on which of two duplicates wins; after the edit, none can
+// see an unedited one). Held to that by test/protocols/shared/json-edit.fuzz.test.ts.
 
 interface MemberSpan {
   /** From the first byte of the key to the last byte of the value. */
   start: number;
   valueStart: number;
   end: number;
+}
+
+/** A top-level member: its key as parsed, and where it sits in the text. */
+interface Member extends MemberSpan {
+  key: string;
 }
 
 export interface JsonEdits {
@@ -23,15 +33,19 @@ export function editJson(text: string, edits: JsonEdits): string {
   const remove = removable(text, edits.remove, set);
   // With nothing to remove, the scan may stop as soon as every member to set was found (a stream
   // chunk's `id` and `model` come first, so most of the chunk is never scanned).
-  const members = topLevelMembers(text, remove || setKeys.length === 0 ? undefined : setKeys);
+  const members = memberList(text, remove || setKeys.length === 0 ? undefined : setKeys);
   const cuts: Cut[] = [];
   let additions = "";
   for (const key of setKeys) {
-    const m = members.get(key);
-    if (m) cuts.push({ from: m.valueStart, to: m.end, insert: set[key] });
-    else additions += `${additions ? "," : ""}${JSON.stringify(key)}:${set[key]}`;
+    let found = false;
+    for (const m of members)
+      if (m.key === key) {
+        found = true;
+        cuts.push({ from: m.valueStart, to: m.end, insert: set[key] });
+      }
+    if (!found) additions += `${additions ? "," : ""}${JSON.stringify(key)}:${set[key]}`;
   }
-  if (remove) for (const span of removalSpans([...members], remove)) cuts.push({ ...span, insert: "" });
+  if (remove) for (const span of removalSpans(members, remove)) cuts.push({ ...span, insert: "" });
   if (cuts.length === 0 && additions === "") return text;
 
   if (cuts.length > 1) cuts.sort((a, b) => a.from - b.from);
@@ -69,16 +83,20 @@ export interface OpeningMemo {
  * parse to the same members, so their edited form is reused and the rest of the text is not read.
  */
 export function setMembers(text: string, set: Record<string, string>, memo: OpeningMemo): string {
-  if (memo.opening !== undefined && text.startsWith(memo.opening)) {
+  // The rest is not even looked at for a second spelling of a key set: the texts are an upstream's
+  // stream events, which a JSON encoder writes with each member once (unlike a client's body,
+  // which editJson handles whatever it holds).
+  if (memo.opening !== undefined && text.startsWith(memo.opening))
     return memo.edited + text.slice(memo.opening.length);
-  }
   const keys = Object.keys(set);
-  const members = topLevelMembers(text, keys);
-  if (members.size < keys.length) return editJson(text, { set }); // one is absent: added at the end
+  const members = memberList(text, keys);
+  // One is absent (added at the end), or written twice: the whole edit, and nothing to remember.
+  if (members.length !== keys.length || new Set(members.map((m) => m.key)).size !== keys.length)
+    return editJson(text, { set });
   let edited = "";
   let at = 0;
-  for (const [key, m] of [...members].sort(([, a], [, b]) => a.valueStart - b.valueStart)) {
-    edited += text.slice(at, m.valueStart) + set[key];
+  for (const m of members) {
+    edited += text.slice(at, m.valueStart) + set[m.key];
     at = m.end;
   }
   // The opening takes in the byte after the last value too, so that it ends where a value ends:
@@ -95,11 +113,25 @@ function removable(
   set: Record<string, string>,
 ): Set<string> | undefined {
   if (!keys || keys.length === 0) return undefined;
-  // A key absent from the text cannot be a member (unless spelled with \u escapes: then look properly).
+  // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything).
   const escaped = text.includes("\\u");
   const remove = new Set<string>();
-  for (const key of keys) if (!(key in set) && (escaped || text.includes(`"${key}"`))) remove.add(key);
+  for (const key of keys) if (!(key in set) && (escaped || mayHoldKeys(text, 0, [key]))) remove.add(key);
   return remove.size > 0 ? remove : undefined;
+}
+
+/**
+ * Whether text[from…] may hold one of `keys` as a member name: it holds the key's own JSON spelling,
+ * or an escape that could spell it otherwise (`\u…` spells any character, `\/` a solidus). A false
+ * answer is certain; a true one is a maybe, which the caller settles by scanning.
+ */
+function mayHoldKeys(text: string, from: number, keys: readonly string[]): boolean {
+  if (text.includes("\\u", from)) return true;
+  for (const key of keys) {
+    if (text.includes(JSON.stringify(key), from)) return true;
+    if (key.includes("/") && text.includes("\\/", from)) return true;
+  }
+  return false;
 }
 
 /**
@@ -107,30 +139,30 @@ function removable(
  * takes everything up to the next member's key; removed members after the last kept one go together
  * with the comma that follows that kept member.
  */
-function removalSpans(
-  members: Array<[string, MemberSpan]>,
-  remove: Set<string>,
-): Array<{ from: number; to: number }> {
+function removalSpans(members: Member[], remove: Set<string>): Array<{ from: number; to: number }> {
   let lastKept = -1;
-  members.forEach(([key], i) => {
-    if (!remove.has(key)) lastKept = i;
+  members.forEach((m, i) => {
+    if (!remove.has(m.key)) lastKept = i;
   });
   const spans: Array<{ from: number; to: number }> = [];
   for (let i = 0; i < lastKept; i++)
-    if (remove.has(members[i][0])) spans.push({ from: members[i][1].start, to: members[i + 1][1].start });
+    if (remove.has(members[i].key)) spans.push({ from: members[i].start, to: members[i + 1].start });
   const trailing = members.slice(lastKept + 1);
   if (trailing.length > 0) {
-    const from = lastKept >= 0 ? members[lastKept][1].end : trailing[0][1].start;
-    spans.push({ from, to: trailing[trailing.length - 1][1].end });
+    const from = lastKept >= 0 ? members[lastKept].end : trailing[0].start;
+    spans.push({ from, to: trailing[trailing.length - 1].end });
   }
   return spans;
 }
 
 /** Applies edits to the object held by one top-level member (`message` of a messages-stream event). */
 export function editJsonMember(text: string, key: string, edits: JsonEdits): string {
-  const m = topLevelMembers(text).get(key);
-  if (!m || text[m.valueStart] !== "{") return text;
-  return text.slice(0, m.valueStart) + editJson(text.slice(m.valueStart, m.end), edits) + text.slice(m.end);
+  // Every occurrence of a key written twice, last first so that earlier spans stay where they are.
+  const held = memberList(text).filter((m) => m.key === key && text[m.valueStart] === "{");
+  let out = text;
+  for (const m of held.reverse())
+    out = out.slice(0, m.valueStart) + editJson(out.slice(m.valueStart, m.end), edits) + out.slice(m.end);
+  return out;
 }
 
 /**
@@ -144,14 +176,24 @@ export function parseObject(text: string): Record<string, any> {
   return value;
 }
 
-/**
- * The top-level members of a JSON object text, in order. With `until`, only those members are
- * recorded, and the scan stops once all are found (a stream chunk's `id` and `model` come first).
- */
+/** The top-level members of a JSON object text by key (the last of a key written twice, as JSON.parse). */
 export function topLevelMembers(text: string, until?: readonly string[]): Map<string, MemberSpan> {
   const members = new Map<string, MemberSpan>();
+  for (const { key, start, valueStart, end } of memberList(text, until))
+    members.set(key, { start, valueStart, end });
+  return members;
+}
+
+/**
+ * The top-level members of a JSON object text, in order. With `until`, only those members are
+ * listed, and the scan stops once all are found, unless the rest of the text may hold one of them
+ * again (a key written twice is then listed twice).
+ */
+function memberList(text: string, until?: readonly string[]): Member[] {
+  const members: Member[] = [];
   const keys = new KeyReader(text);
   let sought = until?.length ?? 0;
+  const found = new Set<string>();
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
   i = skipSpace(text, i + 1);
@@ -165,9 +207,12 @@ export function topLevelMembers(text: string, until?: readonly string[]): Map<st
     const valueStart = skipSpace(text, i + 1);
     const end = skipValue(text, valueStart);
     if (key !== undefined) {
-      if (until && !members.has(key)) sought--;
-      members.set(key, { start, valueStart, end });
-      if (until && sought === 0) return members;
+      members.push({ key, start, valueStart, end });
+      if (until && !found.has(key)) {
+        found.add(key);
+        sought--;
+        if (sought === 0 && !mayHoldKeys(text, end, until)) return members;
+      }
     }
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);

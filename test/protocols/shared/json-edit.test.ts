@@ -57,6 +57,29 @@ describe("editJson", () => {
     assert.equal(editJson('{"a":1,"\\u0070rovider":{"x":1}}', { remove: ["provider"] }), '{"a":1}');
   });
 
+  test("removes a member whose key JSON writes with an escape (a backslash, a quote): it was kept", () => {
+    assert.equal(editJson('{"a\\\\b":1,"c":2}', { remove: ["a\\b"] }), '{"c":2}');
+    assert.equal(editJson('{"c":2,"a\\"b":1}', { remove: ['a"b'] }), '{"c":2}');
+    assert.equal(editJson('{"a\\/b":1,"c":2}', { remove: ["a/b"] }), '{"c":2}');
+  });
+
+  test("a key written twice is set and removed everywhere it appears: the first one was left as sent", () => {
+    // A client's body: parsers disagree on which duplicate wins, so after the edit none is unedited.
+    const body = '{"model":"client/a","messages":[],"model":"client/b","provider":{"x":1},"provider":2}';
+    assert.equal(
+      editJson(body, { set: { model: '"up"' }, remove: ["provider"] }),
+      '{"model":"up","messages":[],"model":"up"}',
+    );
+    assert.equal(
+      editJson('{"model":"a","n":1,"model":"b"}', { set: { model: '"up"' } }),
+      '{"model":"up","n":1,"model":"up"}',
+    );
+    assert.equal(
+      editJson('{"model":"a","\\u006dodel":"b"}', { set: { model: '"up"' } }),
+      '{"model":"up","\\u006dodel":"up"}',
+    );
+  });
+
   test("returns the same text when nothing applies", () => {
     const text = '{"a":1}';
     assert.equal(editJson(text, { remove: ["z"] }), text);
