@@ -6,6 +6,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -49,6 +50,7 @@ function functionTool(tool: Record<string, unknown>, at: string): ToolDefinition
         ? { type: "object", properties: {} }
         : expectObject(tool.parameters, `${at}.parameters`),
   };
+  checkJsonSchema(definition.parameters, `${at}.parameters`);
   const description = optionalString(tool.description, `${at}.description`);
   if (description !== undefined) definition.description = description;
   // Only strictness asked for crosses: `false` (and `null`, which SDKs send) is every other
@@ -107,6 +109,7 @@ export function decodeTextFormat(value: unknown): ResponseFormat | undefined {
         ? {}
         : expectObject(format.schema, "text.format.schema"),
   };
+  checkJsonSchema(result.schema, "text.format.schema");
   const description = optionalString(format.description, "text.format.description");
   if (description !== undefined) result.description = description;
   const strict = optionalBoolean(format.strict, "text.format.strict");

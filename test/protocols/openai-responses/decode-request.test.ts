@@ -452,3 +452,39 @@ describe("Codex CLI's request", () => {
     assert.deepEqual(r.reasoning, { effort: "medium" });
   });
 });
+
+describe("decodeRequest: wrongly typed tool schemas are a 400 naming the path", () => {
+  const tool = (parameters: unknown) => ({ type: "function", name: "weather", parameters });
+
+  test('parameters.properties.city: "{}" and an empty type list', () => {
+    rejects(
+      { model: "m", input: "x", tools: [tool({ type: "object", properties: { city: "{}" } })] },
+      "tools[0].parameters.properties.city",
+      /must be a JSON Schema/,
+    );
+    rejects(
+      { model: "m", input: "x", tools: [tool({ type: "object", properties: { city: { type: [] } } })] },
+      "tools[0].parameters.properties.city.type",
+      /at least one type/,
+    );
+  });
+
+  test("text.format.schema is checked the same way; a Codex strict schema passes", () => {
+    rejects(
+      { model: "m", input: "x", text: { format: { type: "json_schema", name: "a", schema: { items: 1 } } } },
+      "text.format.schema.items",
+      /must be a JSON Schema/,
+    );
+    const parameters = {
+      type: "object",
+      properties: {
+        command: { type: "array", items: { type: "string" } },
+        workdir: { type: ["string", "null"] },
+      },
+      required: ["command", "workdir"],
+      additionalProperties: false,
+    };
+    const request = decode({ model: "m", input: "x", tools: [tool(parameters)] });
+    assert.deepEqual(request.tools[0].parameters, parameters);
+  });
+});
