@@ -6,7 +6,7 @@
 
 import { mutateBytes, mutateTree } from "./mutate.ts";
 import { Rng } from "./prng.ts";
-import { chatRequest, type Face, geminiRequest, messagesRequest } from "./templates.ts";
+import { chatRequest, type Face, geminiRequest, messagesRequest, responsesRequest } from "./templates.ts";
 import { INJECTION_MARKER, longString, STRINGS } from "./values.ts";
 
 export interface HttpExchange {
@@ -174,7 +174,8 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
         ["x-vendorb-api-key", { "x-vendorb-api-key": keys.payg }, "", [200]],
       );
     }
-    if (face === "chat") variants.push(["x-api-key on chat", { "x-api-key": keys.payg }, "", [401]]);
+    if (face === "chat" || face === "responses")
+      variants.push(["x-api-key on chat", { "x-api-key": keys.payg }, "", [401]]);
     const [label, headers, query, expect] = rng.pick(variants);
     const exchange = inference(face, model, template(rng, face, model, true), headers, query);
     return {
@@ -349,7 +350,10 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
     const what = rng.pick(["string", "array", "deep", "keys"]);
     if (what === "string") setPrompt(body, face, longString(rng, size));
     else if (what === "array") {
-      const list = face === "gemini" ? (body.contents as unknown[]) : (body.messages as unknown[]);
+      if (face === "responses") body.input = [{ role: "user", content: "Hello" }];
+      const list = (
+        face === "gemini" ? body.contents : face === "responses" ? body.input : body.messages
+      ) as unknown[];
       const item = list[0];
       for (let i = Math.floor(size / 40); i > 0; i--) list.push(item);
     } else if (what === "keys") for (let i = 0; i < size / 30; i++) body[`unknown_${i}_🚀`] = i;
@@ -369,7 +373,7 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
 };
 
 function pickFace(rng: Rng): Face {
-  return rng.pick(["chat", "messages", "gemini"] as const);
+  return rng.pick(["chat", "messages", "gemini", "responses"] as const);
 }
 
 /** A served model; `failing` lets in the models whose upstream fails on purpose. */
@@ -381,15 +385,18 @@ function pickModel(rng: Rng, world: CaseWorld, failing = true): FuzzModel {
 function template(rng: Rng, face: Face, model: FuzzModel, simple = false): Record<string, unknown> {
   if (simple) {
     if (face === "gemini") return { contents: [{ role: "user", parts: [{ text: "Hello" }] }] };
+    if (face === "responses") return { model: model.id, max_output_tokens: 16, input: "Hello" };
     return { model: model.id, max_tokens: 16, messages: [{ role: "user", content: "Hello" }] };
   }
   if (face === "chat") return chatRequest(rng, model.id);
+  if (face === "responses") return responsesRequest(rng, model.id);
   if (face === "messages") return messagesRequest(rng, model.id);
   return geminiRequest(rng, model.reasoning);
 }
 
 function setPrompt(body: Record<string, unknown>, face: Face, text: string): void {
   if (face === "gemini") body.contents = [{ role: "user", parts: [{ text }] }];
+  else if (face === "responses") body.input = text;
   else body.messages = [{ role: "user", content: text }];
 }
 
@@ -410,6 +417,7 @@ function inference(
 ): HttpExchange {
   let path: string;
   if (face === "chat") path = "/v1/chat/completions";
+  else if (face === "responses") path = "/v1/responses";
   else if (face === "messages") path = "/v1/messages";
   else {
     const stream = (model.id.length + JSON.stringify(body).length) % 2 === 0;

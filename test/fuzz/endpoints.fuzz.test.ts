@@ -41,14 +41,22 @@ const SKIP = new Set(process.env.FUZZ_SKIP?.split(",") ?? []);
 /** Distinctive upstream keys: none may ever appear in an answer. */
 const UPSTREAM_KEYS = {
   openai: "sk-upstream-openai-Zq81xK4vTmR2",
+  "openai-responses": "sk-upstream-responses-Wn54uG1qLkO9",
   anthropic: "sk-ant-upstream-Yp72wJ3uSnQ1",
   gemini: "AIza-upstream-gemini-Xo63vH2tRmP0",
 } as const;
 
 type Protocol = keyof typeof UPSTREAM_KEYS;
-const PROTOCOLS: Protocol[] = ["openai", "anthropic", "gemini"];
+const PROTOCOLS: Protocol[] = ["openai", "openai-responses", "anthropic", "gemini"];
+/** The letter a protocol's fakes are named by: `fo`, `fr`, `fa`, `fg`. */
+const LETTER: Record<Protocol, string> = {
+  openai: "o",
+  "openai-responses": "r",
+  anthropic: "a",
+  gemini: "g",
+};
 
-/** `f<p>`: answers well; `x<p>`: fails on purpose (scripted faults). */
+/** `f<letter>`: answers well; `x<letter>`: fails on purpose (scripted faults). */
 const fakes = new Map<string, FakeUpstream>();
 let gw: RunningGateway | undefined;
 let dir: string;
@@ -59,18 +67,21 @@ const MODELS: FuzzModel[] = [
   { id: "fo/m", reasoning: false },
   { id: "fa/m", reasoning: false },
   { id: "fg/m", reasoning: false },
+  { id: "fr/m", reasoning: false },
+  { id: "fr/r", reasoning: true },
   { id: "fo/r", reasoning: true },
   { id: "fa/r", reasoning: true },
   { id: "fg/gemini-2.5-flash", reasoning: true },
   { id: "xo/m", reasoning: false, failing: true },
   { id: "xa/m", reasoning: true, failing: true },
   { id: "xg/m", reasoning: false, failing: true },
+  { id: "xr/m", reasoning: true, failing: true },
 ];
 
 before(async () => {
   for (const p of PROTOCOLS) {
-    fakes.set(`f${p[0]}`, await startFakeUpstream(p, { apiKey: UPSTREAM_KEYS[p] }));
-    fakes.set(`x${p[0]}`, await startFakeUpstream(p, { apiKey: UPSTREAM_KEYS[p] }));
+    fakes.set(`f${LETTER[p]}`, await startFakeUpstream(p, { apiKey: UPSTREAM_KEYS[p] }));
+    fakes.set(`x${LETTER[p]}`, await startFakeUpstream(p, { apiKey: UPSTREAM_KEYS[p] }));
   }
   dir = mkdtempSync(join(tmpdir(), "switchyard-fuzz-"));
   const providers = [...fakes].map(([id, fake]) => ({
@@ -189,7 +200,7 @@ test(`every endpoint survives ${ONLY ? ONLY.length : COUNT} fuzzed inputs (seed 
     progress: process.env.FUZZ_VERBOSE ? (line) => console.log(line) : undefined,
     beforeBatch(batch) {
       for (const p of PROTOCOLS) {
-        const fake = fakes.get(`x${p[0]}`)!;
+        const fake = fakes.get(`x${LETTER[p]}`)!;
         fake.reset();
         fake.script(...batch.map(() => faults(rng, p)));
       }

@@ -126,8 +126,12 @@ function judgeAnswer(
   const text = answer.body.toString("utf8");
   for (const [name, value] of answer.headers) {
     if (!HEADER_ALLOW_LIST.has(name)) problems.push(`unexpected response header ${JSON.stringify(name)}`);
-    if (`${name}:${value}`.toLowerCase().includes(INJECTION_MARKER))
+    // A field name holding CR/LF may be reported in x-switchyard-ignored, encoded; it must never
+    // become a header of its own, nor reach a value as raw bytes.
+    if (name.includes(INJECTION_MARKER) || (value.includes(INJECTION_MARKER) && /[\r\n\0]/.test(value)))
       problems.push(`header made from the request: ${JSON.stringify(`${name}: ${value}`)}`);
+    if (value.includes(INJECTION_MARKER) && name !== "x-switchyard-ignored")
+      problems.push(`request text in a response header: ${JSON.stringify(`${name}: ${value}`)}`);
   }
   for (const secret of secrets) {
     if (text.includes(secret) || answer.headers.some(([, v]) => v.includes(secret)))
@@ -143,7 +147,7 @@ function judgeAnswer(
     if (fits < 0) problems.push(`error not in the ${c.face} shape: ${shapes[0]} — ${clip(text)}`);
     else if (status === 400 && c.bodyFields && !c.upstreamFails) {
       // (An upstream's own 400, passed on, says what the upstream says.)
-      const named = namedField(faces[fits], text);
+      const named = namedField(faces[fits], text, c.bodyFields);
       if (named === undefined)
         (c.notJson ? notes : problems).push(`400 for a bad body names no field: ${clip(text)}`);
       else if (!c.bodyFields.some((f) => named.includes(f)) && named !== "body" && !named.startsWith("model"))
@@ -173,7 +177,7 @@ export function shapeProblem(face: Face, status: number, text: string): string |
   }
   const e = body?.error;
   if (typeof e !== "object" || e === null) return "no error object";
-  if (face === "chat") {
+  if (face === "chat" || face === "responses") {
     if (Object.keys(body).length !== 1) return "members beside error";
     if (typeof e.message !== "string" || e.message === "") return "error.message";
     if (!CHAT_TYPES.has(e.type)) return `error.type ${JSON.stringify(e.type)}`;
@@ -196,14 +200,20 @@ export function shapeProblem(face: Face, status: number, text: string): string |
 }
 
 /**
- * The field an error names: chat's `param`, else the path a message starts with (`a.b[0].c: …`;
- * member names on the path may hold anything a client sent, spaces and tabs included).
+ * The field an error names: the OpenAI shapes' `param`, else the path a message starts with
+ * (`a.b[0].c: …`). Member names on the path may hold anything a client sent (spaces, `: `), so a
+ * message that starts with one of the mutated fields is taken at its word.
  */
-function namedField(face: Face, text: string): string | undefined {
+function namedField(face: Face, text: string, fields: string[]): string | undefined {
   const e = JSON.parse(text).error;
-  if (face === "chat" && typeof e.param === "string" && e.param !== "") return e.param;
-  const colon = e.message.indexOf(": ");
-  const path = colon > 0 ? e.message.slice(0, colon) : "";
+  if ((face === "chat" || face === "responses") && typeof e.param === "string" && e.param !== "")
+    return e.param;
+  const message: string = e.message;
+  const mutated = fields.find((f) => new RegExp(`^${f.replace(/[^\w]/g, "\\$&")}[.[:]`).test(message));
+  if (mutated)
+    return message.slice(0, message.lastIndexOf(": ") > 0 ? message.lastIndexOf(": ") : mutated.length);
+  const colon = message.indexOf(": ");
+  const path = colon > 0 ? message.slice(0, colon) : "";
   return /^[A-Za-z_$]/.test(path) && !path.includes(". ") ? path : undefined;
 }
 

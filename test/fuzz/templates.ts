@@ -6,7 +6,7 @@
 import { createHmac } from "node:crypto";
 import type { Rng } from "./prng.ts";
 
-export type Face = "chat" | "messages" | "gemini";
+export type Face = "chat" | "messages" | "gemini" | "responses";
 
 type Json = Record<string, unknown>;
 
@@ -167,6 +167,53 @@ export function messagesRequest(rng: Rng, model: string): Json {
   }
   if (rng.chance(0.3)) body.output_config = { effort: rng.pick(["low", "medium", "high"]) };
   if (rng.chance(0.2)) body.context_management = { edits: [{ type: "clear_tool_uses_20250919" }] };
+  return body;
+}
+
+export function responsesRequest(rng: Rng, model: string): Json {
+  if (rng.chance(0.35)) return { model, input: "Hello" };
+  const body: Json = {
+    model,
+    instructions: "Be brief.",
+    input: [
+      { role: "developer", content: "Answer in English." },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "What is in this picture, and the weather?" },
+          { type: "input_image", image_url: `data:image/png;base64,${PNG}`, detail: "low" },
+        ],
+      },
+      { type: "function_call", call_id: "call_1", name: "weather", arguments: '{"city":"Paris"}' },
+      { type: "function_call_output", call_id: "call_1", output: "sunny, 21C" },
+      { role: "assistant", content: [{ type: "output_text", text: "It is sunny." }] },
+      { role: "user", content: "Thanks. And tomorrow?" },
+    ],
+    tools: [
+      {
+        type: "function",
+        name: "weather",
+        description: "Weather for a city",
+        parameters: richSchema(),
+        strict: false,
+      },
+      { type: "custom", name: "patch", description: "Apply a patch" },
+      { type: "web_search" },
+    ],
+    tool_choice: rng.pick(["auto", "none", "required", { type: "function", name: "weather" }]),
+    parallel_tool_calls: true,
+    max_output_tokens: 256,
+    temperature: 0.7,
+    top_p: 0.9,
+    store: false,
+    metadata: { session: "s1" },
+    include: ["reasoning.encrypted_content"],
+  };
+  if (rng.chance(0.5)) body.stream = true;
+  if (rng.chance(0.4)) body.reasoning = { effort: rng.pick(["low", "medium", "high"]), summary: "auto" };
+  if (rng.chance(0.3))
+    body.text = { format: { type: "json_schema", name: "answer", schema: SIMPLE_SCHEMA(), strict: true } };
   return body;
 }
 
