@@ -150,7 +150,11 @@ function judgeAnswer(
       const named = namedField(faces[fits], text, c.bodyFields);
       if (named === undefined)
         (c.notJson ? notes : problems).push(`400 for a bad body names no field: ${clip(text)}`);
-      else if (!c.bodyFields.some((f) => named.includes(f)) && named !== "body" && !named.startsWith("model"))
+      else if (
+        !c.bodyFields.includes("body") &&
+        !c.bodyFields.some((f) => named.includes(f)) &&
+        !named.startsWith("model")
+      )
         notes.push(`400 names ${named}, the mutations were under ${c.bodyFields.join(", ")}`);
     }
   }
