@@ -61,10 +61,10 @@ function checkSchema(schema: unknown, at: string, depth: number): void {
       for (const [name, sub] of Object.entries(value)) checkSchema(sub, `${path}.${name}`, depth + 1);
     } else if (SCHEMA_LISTS.has(key)) {
       if (!Array.isArray(value)) throw invalid(path, "must be an array of schemas");
-      value.forEach((sub, i) => checkSchema(sub, `${path}[${i}]`, depth + 1));
+      checkSchemaList(value, path, depth + 1);
     } else if (key === "items") {
       // An array of schemas is the tuple form of draft-04 to draft-07.
-      if (Array.isArray(value)) value.forEach((sub, i) => checkSchema(sub, `${path}[${i}]`, depth + 1));
+      if (Array.isArray(value)) checkSchemaList(value, path, depth + 1);
       else checkSchema(value, path, depth + 1);
     } else if (key === "required") {
       if (typeof value === "boolean") continue;
@@ -76,6 +76,10 @@ function checkSchema(schema: unknown, at: string, depth: number): void {
       if (typeof value !== "string") throw invalid(path, "must be a string");
     }
   }
+}
+
+function checkSchemaList(list: unknown[], at: string, depth: number): void {
+  for (let i = 0; i < list.length; i++) checkSchema(list[i], `${at}[${i}]`, depth);
 }
 
 function checkType(value: unknown, at: string): void {

@@ -70,6 +70,7 @@ const GENERATED = {
     when: { type: "string", format: "date-time" },
     color: { enum: ["red", 1, null] },
     maybe: { anyOf: [{ type: "string" }, { type: "null" }], default: null },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema keyword here.
     conditional: { if: { type: "string" }, then: { minLength: 1 }, else: { not: { type: "null" } } },
     vendor: { type: "string", "x-order": 3, nullable: true, examples: ["a"] },
     legacy: { type: "string", required: true },
