@@ -51,7 +51,8 @@ export function checkJsonSchema(schema: unknown, param: string): void {
 function checkSchema(schema: unknown, at: string, depth: number): void {
   if (typeof schema === "boolean") return;
   if (!isObject(schema)) throw invalid(at, "must be a JSON Schema (an object or a boolean)");
-  if (depth > MAX_DEPTH) throw invalid(at, `is nested more than ${MAX_DEPTH} schemas deep`);
+  if (depth > MAX_DEPTH)
+    throw invalid(at, `this schema in the body is nested too deeply (more than ${MAX_DEPTH} levels)`);
   for (const [key, value] of Object.entries(schema)) {
     const path = `${at}.${key}`;
     if (key === "type") checkType(value, path);
