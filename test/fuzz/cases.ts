@@ -418,8 +418,11 @@ function inference(
   let path: string;
   if (face === "chat") path = "/v1/chat/completions";
   else if (face === "responses") path = "/v1/responses";
-  else if (face === "messages") path = "/v1/messages";
-  else {
+  else if (face === "messages") {
+    path = "/v1/messages";
+    // Claude Code posts to /v1/messages?beta=true: half of the cases do too.
+    if (JSON.stringify(body).length % 2 === 1) query = [query, "beta=true"].filter(Boolean).join("&");
+  } else {
     const stream = (model.id.length + JSON.stringify(body).length) % 2 === 0;
     path = `/v1beta/models/${model.id}:${stream ? "streamGenerateContent" : "generateContent"}`;
     query = [stream ? "alt=sse" : "", query].filter(Boolean).join("&");

@@ -114,6 +114,21 @@ export async function runFuzz(opts: RunOptions): Promise<RunReport> {
     return undefined;
   };
 
+  /** The cases of a batch that, sent one at a time, take longer than the busy-probe limit. */
+  const soloSlow = async (batch: FuzzCase[]): Promise<Array<[FuzzCase, number]>> => {
+    const slow: Array<[FuzzCase, number]> = [];
+    const until = performance.now() + 30_000;
+    for (const c of batch) {
+      if (performance.now() > until || performance.now() - started > deadline) break;
+      const t0 = performance.now();
+      const outcome = await send(c);
+      const ms = performance.now() - t0;
+      if (ms > busyLimit && !c.upstreamFails) slow.push([c, ms]);
+      if (outcome.timedOut) await health();
+    }
+    return slow;
+  };
+
   for (let from = 0; from < opts.cases.length; from += batchSize) {
     if (performance.now() - started > deadline) {
       failures.push({
@@ -147,11 +162,18 @@ export async function runFuzz(opts: RunOptions): Promise<RunReport> {
         .slice(0, 3)
         .map(([c, ms]) => `#${c.id} (${Math.round(ms)} ms: ${c.label.slice(0, 100)})`)
         .join("; ");
-    if (slowProbes.length > 0)
-      failures.push({
-        problem: `the gateway held its event loop: health probes during ${span} took ${slowProbes.map((ms) => Math.round(ms)).join(", ")} ms; slowest cases: ${slowest()}`,
-      });
-    if (sick?.slow) failures.push({ problem: `after ${span}: ${sick.slow}; slowest cases: ${slowest()}` });
+    if (slowProbes.length > 0 || sick?.slow) {
+      const what = sick?.slow ?? `health probes took ${slowProbes.map((ms) => Math.round(ms)).join(", ")} ms`;
+      // Every request in flight waits alike on a held loop: the culprit is the one that is slow alone.
+      const culprits = await soloSlow(batch);
+      if (culprits.length === 0)
+        failures.push({ problem: `during ${span}: ${what}; slowest cases: ${slowest()}` });
+      for (const [c, ms] of culprits)
+        failures.push({
+          case: c,
+          problem: `the gateway held its event loop: this case alone took ${Math.round(ms)} ms (${what})`,
+        });
+    }
     if (!sick?.dead && errors.length === 0) continue;
     // Find the case that ended the process or logged an error: the batch again, one case at a time,
     // each followed by the same checks (bounded in time, for a run that breaks often).
