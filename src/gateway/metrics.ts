@@ -1,9 +1,12 @@
-// Prometheus metrics: what the gateway itself costs per request (upstream time excluded), and how
-// many generations each protocol served, in the text exposition format (version 0.0.4).
+// Prometheus metrics: what the gateway itself costs per request (upstream time excluded), how many
+// generations each protocol served, and how late its event loop runs (event-loop-lag.ts), in the
+// text exposition format (version 0.0.4).
 //
 // Written here rather than with prom-client: its observe() validates and hashes the label object on
 // every call, about 2 % of the relay path's CPU. Here a label combination is looked up once per
 // request in a Map and an observation is a bucket search and three additions.
+
+import { eventLoopLag, LAG_WINDOW_SECONDS } from "./event-loop-lag.ts";
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -89,7 +92,26 @@ export function renderMetrics(): string {
   );
   for (const { labels, value } of generations.entries())
     lines.push(`switchyard_generations_total{${labels}} ${value.n}`);
+  lines.push(...eventLoopLagLines());
   return `${lines.join("\n")}\n`;
+}
+
+/** The event loop's lag as a summary: quantiles over the last minute, sum and count since start. */
+function eventLoopLagLines(): string[] {
+  const lag = eventLoopLag.summary();
+  if (!lag) return [];
+  return [
+    `# HELP switchyard_event_loop_lag_seconds How late the event loop ran over the last ${LAG_WINDOW_SECONDS} s (a request arriving while it is held waits as long). quantile="1" is the longest stall: alert on it (e.g. over 0.5 s), or on quantile="0.99" staying over 0.1 s.`,
+    "# TYPE switchyard_event_loop_lag_seconds summary",
+    ...lag.quantiles.map(([q, s]) => `switchyard_event_loop_lag_seconds{quantile="${q}"} ${micros(s)}`),
+    `switchyard_event_loop_lag_seconds_sum ${micros(lag.sum)}`,
+    `switchyard_event_loop_lag_seconds_count ${Math.round(lag.count)}`,
+  ];
+}
+
+/** Seconds to the microsecond: the monitor is no finer, and 0.0000351999999 reads as noise. */
+function micros(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e6;
 }
 
 function labelText(names: readonly string[], values: readonly string[]): string {

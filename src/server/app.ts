@@ -16,6 +16,7 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
+import { eventLoopLag } from "../gateway/event-loop-lag.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
@@ -95,6 +96,13 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
 
   inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes, log };
+  // Measured from the moment requests can arrive: start-up holds the loop, but no request waits on it.
+  let measuringLag = false;
+  fastify.addHook("onListen", async () => {
+    if (measuringLag) return;
+    measuringLag = true;
+    eventLoopLag.start();
+  });
 
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode ?? 500;
@@ -171,6 +179,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     pipeline,
     settlement,
     async close() {
+      if (measuringLag) eventLoopLag.stop();
       settlement.stop();
       await fastify.close();
       await settlement.flush();

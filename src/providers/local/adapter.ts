@@ -5,8 +5,8 @@ import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { ProviderAdapter, Target } from "../types.ts";
-import { localReply } from "./reply.ts";
-import { loadTokenizer } from "./tokens.ts";
+import type { LocalReply, LocalReplyOptions } from "./reply.ts";
+import { onLocalThread } from "./thread.ts";
 
 export class LocalProvider implements ProviderAdapter {
   /** Pause between streamed pieces, so streams look like streams (0 in tests that want speed). */
@@ -17,11 +17,7 @@ export class LocalProvider implements ProviderAdapter {
   }
 
   async complete(request: Request, target: Target): Promise<Response> {
-    await loadTokenizer();
-    const reply = localReply(request, {
-      reasoning: target.model.reasoning,
-      maxOutputTokens: target.model.maxOutputTokens,
-    });
+    const reply = await replyTo(request, target);
     return {
       id: "",
       model: target.upstreamModel,
@@ -38,11 +34,7 @@ export class LocalProvider implements ProviderAdapter {
   }
 
   private async *events(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent> {
-    await loadTokenizer();
-    const reply = localReply(request, {
-      reasoning: target.model.reasoning,
-      maxOutputTokens: target.model.maxOutputTokens,
-    });
+    const reply = await replyTo(request, target);
     yield { type: "start", model: target.upstreamModel };
     for (const [index, block] of reply.blocks.entries()) {
       switch (block.type) {
@@ -83,6 +75,16 @@ export class LocalProvider implements ProviderAdapter {
     if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, undefined, { signal });
     signal.throwIfAborted();
   }
+}
+
+/** The answer, made on the local models' own thread (reply.ts, worker.ts): never on the event loop. */
+function replyTo(request: Request, target: Target): Promise<LocalReply> {
+  const options: LocalReplyOptions = {
+    reasoning: target.model.reasoning,
+    maxOutputTokens: target.model.maxOutputTokens,
+    contextLength: target.model.contextLength,
+  };
+  return onLocalThread({ op: "reply", request, options }) as Promise<LocalReply>;
 }
 
 /** Words with their trailing space: the pieces a streamed text arrives in. */

@@ -2,16 +2,24 @@
 // tools are offered and chosen, thinking when reasoning is asked of a reasoning model, structured
 // output, stop sequences and the output-token limit honoured, and a prompt cache that notices a
 // repeated prefix marked with cache_control.
+//
+// It runs on the local models' own thread (worker.ts), like an upstream on its own machine, so
+// nothing here can hold the gateway's event loop; it is still kept linear in the request's size, so
+// that no request keeps that thread (and the other local requests) busy for long: token counts and
+// truncation are bounded (bounded-bpe.ts), a prompt over the model's context window is refused as
+// soon as the count passes it, and searching for stop sequences and tool names is one pass over the
+// text (multi-search.ts).
 
-import { invalid } from "../../ir/errors.ts";
+import { GatewayError, invalid } from "../../ir/errors.ts";
 import type { ContentBlock, Request, ToolDefinition } from "../../ir/request.ts";
 import type { FinishReason, OutputBlock } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { emptyUsage, type Usage } from "../../ir/usage.ts";
+import type { TokenCounts, Truncated } from "./bounded-bpe.ts";
+import { firstOccurrences, MAX_PATTERN_CHARS, searchable } from "./multi-search.ts";
 import { PromptCache } from "./prompt-cache.ts";
 import { sampleFromSchema } from "./sample-json.ts";
 import { signThinking, verifyThinking } from "./signature.ts";
-import { tokenCount, truncateToTokens } from "./tokens.ts";
 
 export interface LocalReply {
   blocks: OutputBlock[];
@@ -20,20 +28,36 @@ export interface LocalReply {
   usage: Usage;
 }
 
+export interface LocalReplyOptions {
+  reasoning: boolean;
+  maxOutputTokens?: number;
+  /** The model's context window: a longer prompt is refused, as a real model refuses it. */
+  contextLength?: number;
+}
+
+/** The token counting the reply needs (bounded-bpe.ts, driven on the local models' thread). */
+export interface LocalTokens {
+  countEach(texts: readonly string[], limit?: number): Promise<TokenCounts>;
+  truncate(text: string, max: number): Promise<Truncated>;
+}
+
 /** Tokens an image, audio clip or document counts for (a flat figure, like a low-detail image). */
 const MEDIA_TOKENS = 85;
 const DEFAULT_MAX_OUTPUT = 4096;
 
 const cache = new PromptCache();
 
-export function localReply(
+export async function localReply(
   request: Request,
-  opts: { reasoning: boolean; maxOutputTokens?: number },
-): LocalReply {
+  opts: LocalReplyOptions,
+  tokens: LocalTokens,
+): Promise<LocalReply> {
   checkThinkingSignatures(request);
+  checkPatternSizes(request);
   const usage = emptyUsage();
-  usage.promptTokens = promptTokens(request);
-  applyPromptCache(request, usage);
+  const prompt = await promptTokens(request, tokens, opts.contextLength);
+  usage.promptTokens = prompt.total;
+  applyPromptCache(request, usage, prompt);
 
   const blocks: OutputBlock[] = [];
   let budget = request.maxOutputTokens ?? opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
@@ -41,8 +65,8 @@ export function localReply(
 
   if (opts.reasoning && wantsReasoning(request)) {
     const thinking = `The user wrote ${wordCount(userText)} words. ${planFor(request)}`;
-    const tokens = tokenCount(thinking);
-    usage.reasoningTokens = Math.min(tokens, budget);
+    const { total } = await tokens.countEach([thinking]);
+    usage.reasoningTokens = Math.min(total, budget);
     budget -= usage.reasoningTokens;
     if (!request.reasoning?.exclude)
       blocks.push({ type: "thinking", text: thinking, signature: signThinking(thinking) });
@@ -51,8 +75,8 @@ export function localReply(
   const calls = chooseToolCalls(request, userText);
   if (calls.length > 0) {
     for (const call of calls) blocks.push(call);
-    const argTokens = calls.reduce((n, c) => n + tokenCount(c.name) + tokenCount(c.arguments), 0);
-    usage.completionTokens = usage.reasoningTokens + argTokens;
+    const args = await tokens.countEach(calls.flatMap((c) => [c.name, c.arguments]));
+    usage.completionTokens = usage.reasoningTokens + args.total;
     return { blocks, finishReason: "tool_calls", usage };
   }
 
@@ -65,13 +89,14 @@ export function localReply(
     finishReason = "stop_sequence";
     stopSequence = stop.sequence;
   }
-  if (tokenCount(text) > budget) {
-    text = truncateToTokens(text, budget);
+  const fitted = await tokens.truncate(text, budget);
+  if (fitted.truncated) {
+    text = fitted.text;
     finishReason = "length";
     stopSequence = undefined;
   }
   if (text.length > 0) blocks.push({ type: "text", text });
-  usage.completionTokens = usage.reasoningTokens + tokenCount(text);
+  usage.completionTokens = usage.reasoningTokens + fitted.tokens;
   return { blocks, finishReason, stopSequence, usage };
 }
 
@@ -125,8 +150,11 @@ function chooseToolCalls(request: Request, userText: string): Array<OutputBlock 
   let chosen: ToolDefinition[];
   if (choice.type === "tool") chosen = request.tools.filter((t) => t.name === choice.name).slice(0, 1);
   else {
-    const lower = userText.toLowerCase();
-    chosen = request.tools.filter((t) => lower.includes(t.name.toLowerCase()));
+    const named = firstOccurrences(
+      userText.toLowerCase(),
+      request.tools.map((t) => t.name.toLowerCase()),
+    );
+    chosen = request.tools.filter((_, i) => named[i] >= 0);
     if (chosen.length === 0 && choice.type === "required") chosen = request.tools.slice(0, 1);
   }
   if (request.parallelToolCalls === false) chosen = chosen.slice(0, 1);
@@ -143,12 +171,24 @@ function quotedPhrase(text: string): string | undefined {
 }
 
 function earliestStop(text: string, sequences: string[]): { at: number; sequence: string } | undefined {
+  const found = firstOccurrences(text, sequences);
   let best: { at: number; sequence: string } | undefined;
-  for (const sequence of sequences) {
-    const at = sequence ? text.indexOf(sequence) : -1;
+  sequences.forEach((sequence, i) => {
+    const at = sequence ? found[i] : -1;
     if (at >= 0 && (!best || at < best.at)) best = { at, sequence };
-  }
+  });
   return best;
+}
+
+/**
+ * Tool names and stop sequences are searched for in the text with one automaton holding a node per
+ * character: far more of them than any real client sends is refused rather than built.
+ */
+function checkPatternSizes(request: Request): void {
+  const tooMany = `characters in all when there are more than a few; the local models take at most ${MAX_PATTERN_CHARS}`;
+  if (!searchable(request.tools.map((t) => t.name))) throw invalid("tools", `too many tool name ${tooMany}`);
+  if (!searchable(request.stopSequences))
+    throw invalid("stop_sequences", `too many stop sequence ${tooMany}`);
 }
 
 function lastUserText(request: Request): string {
@@ -188,43 +228,81 @@ function blockText(block: ContentBlock): string {
   }
 }
 
-function blockTokens(block: ContentBlock): number {
-  if (block.type === "image" || block.type === "audio") return MEDIA_TOKENS;
-  if (block.type === "document" && block.source.kind !== "text") return MEDIA_TOKENS;
-  return tokenCount(blockText(block));
+function isMedia(block: ContentBlock): boolean {
+  if (block.type === "image" || block.type === "audio") return true;
+  return block.type === "document" && block.source.kind !== "text";
 }
 
-function promptTokens(request: Request): number {
-  let n = 0;
-  for (const s of request.system) n += tokenCount(s.text);
-  for (const m of request.messages) for (const b of m.content) n += blockTokens(b);
-  for (const t of request.tools)
-    n += tokenCount(`${t.name} ${t.description ?? ""} ${JSON.stringify(t.parameters)}`);
-  return n;
+function toolText(tool: ToolDefinition): string {
+  return `${tool.name} ${tool.description ?? ""} ${JSON.stringify(tool.parameters)}`;
+}
+
+interface PromptCounts {
+  total: number;
+  system: number[];
+  /** By message, by content block. */
+  blocks: number[][];
+  tools: number[];
+}
+
+/**
+ * The prompt's tokens, part by part, counted in one trip to the tokenizer. A prompt longer than the
+ * context window is refused as soon as the count passes it, so counting costs no more than the window.
+ */
+async function promptTokens(
+  request: Request,
+  tokens: LocalTokens,
+  contextLength?: number,
+): Promise<PromptCounts> {
+  const texts: string[] = [];
+  let media = 0;
+  for (const s of request.system) texts.push(s.text);
+  for (const m of request.messages)
+    for (const b of m.content) {
+      if (isMedia(b)) media += MEDIA_TOKENS;
+      texts.push(isMedia(b) ? "" : blockText(b));
+    }
+  for (const t of request.tools) texts.push(toolText(t));
+  const limit = contextLength === undefined ? undefined : Math.max(0, contextLength - media);
+  const counted = await tokens.countEach(texts, limit);
+  if (counted.overLimit)
+    throw new GatewayError(
+      "invalid_request",
+      `The prompt is longer than this model's context window of ${contextLength} tokens.`,
+    );
+  let next = 0;
+  const take = () => counted.each[next++];
+  const system = request.system.map(take);
+  // A media block was counted as the empty text; it stands for MEDIA_TOKENS.
+  const blocks = request.messages.map((m) => m.content.map((b) => take() + (isMedia(b) ? MEDIA_TOKENS : 0)));
+  const tools = request.tools.map(take);
+  return { total: counted.total + media, system, blocks, tools };
 }
 
 /** Tokens up to the last cache_control marker form the cacheable prefix (as the messages protocol defines it). */
-function applyPromptCache(request: Request, usage: Usage): void {
+function applyPromptCache(request: Request, usage: Usage, counts: PromptCounts): void {
   const parts: string[] = [];
   let tokens = 0;
-  let marked: { key: string; tokens: number; ttl: "5m" | "1h" } | undefined;
+  // Only the last marker counts: remember where it was, and join the prefix once at the end (joining
+  // at every marker cost the prompt's size times the number of markers).
+  let marked: { parts: number; tokens: number; ttl: "5m" | "1h" } | undefined;
   const visit = (text: string, n: number, mark: { ttl?: "5m" | "1h" } | undefined) => {
     parts.push(text);
     tokens += n;
-    if (mark) marked = { key: parts.join("\u0000"), tokens, ttl: mark.ttl ?? "5m" };
+    if (mark) marked = { parts: parts.length, tokens, ttl: mark.ttl ?? "5m" };
   };
-  for (const t of request.tools)
-    visit(
-      JSON.stringify(t),
-      tokenCount(`${t.name} ${t.description ?? ""} ${JSON.stringify(t.parameters)}`),
-      t.cacheControl,
-    );
-  for (const s of request.system) visit(s.text, tokenCount(s.text), s.cacheControl);
-  for (const m of request.messages)
-    for (const b of m.content)
-      visit(`${m.role}:${blockText(b)}`, blockTokens(b), "cacheControl" in b ? b.cacheControl : undefined);
+  for (const [i, t] of request.tools.entries()) visit(JSON.stringify(t), counts.tools[i], t.cacheControl);
+  for (const [i, s] of request.system.entries()) visit(s.text, counts.system[i], s.cacheControl);
+  for (const [i, m] of request.messages.entries())
+    for (const [j, b] of m.content.entries())
+      visit(
+        `${m.role}:${blockText(b)}`,
+        counts.blocks[i][j],
+        "cacheControl" in b ? b.cacheControl : undefined,
+      );
   if (!marked || marked.tokens === 0) return;
-  if (cache.hit(marked.key, marked.ttl)) usage.cacheReadTokens = marked.tokens;
+  const key = parts.slice(0, marked.parts).join("\u0000");
+  if (cache.hit(key, marked.ttl)) usage.cacheReadTokens = marked.tokens;
   else if (marked.ttl === "1h") usage.cacheWrite1hTokens = marked.tokens;
   else usage.cacheWrite5mTokens = marked.tokens;
 }

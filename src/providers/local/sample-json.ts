@@ -3,23 +3,37 @@
 
 type Schema = Record<string, unknown>;
 
-export function sampleFromSchema(schema: Schema | undefined, hint: string, depth = 0): unknown {
+/**
+ * Characters of the hint (the user's text) that the strings of one value hold in all. Each string
+ * property repeats the hint: without a bound, a schema of a thousand string properties and a 1 MiB
+ * prompt spent 2.7 s building a value too long for a string and then failed. With it the value is
+ * as long as the schema plus this.
+ */
+export const HINT_BUDGET_CHARS = 64 * 1024;
+
+export function sampleFromSchema(
+  schema: Schema | undefined,
+  hint: string,
+  depth = 0,
+  budget = { chars: HINT_BUDGET_CHARS },
+): unknown {
   if (!schema || depth > 6) return {};
   if (schema.const !== undefined) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
   const anyOf = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (Array.isArray(anyOf) && anyOf.length > 0) return sampleFromSchema(anyOf[0], hint, depth + 1);
+  if (Array.isArray(anyOf) && anyOf.length > 0) return sampleFromSchema(anyOf[0], hint, depth + 1, budget);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (String(type ?? (schema.properties ? "object" : "string")).toLowerCase()) {
     case "object": {
       const props = (schema.properties ?? {}) as Record<string, Schema>;
       const out: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(props)) out[name] = sampleFromSchema(sub, hint, depth + 1);
+      for (const [name, sub] of Object.entries(props))
+        out[name] = sampleFromSchema(sub, hint, depth + 1, budget);
       return out;
     }
     case "array":
-      return [sampleFromSchema(schema.items as Schema | undefined, hint, depth + 1)];
+      return [sampleFromSchema(schema.items as Schema | undefined, hint, depth + 1, budget)];
     case "integer":
     case "number":
       return typeof schema.minimum === "number" ? schema.minimum : 1;
@@ -28,6 +42,18 @@ export function sampleFromSchema(schema: Schema | undefined, hint: string, depth
     case "null":
       return null;
     default:
-      return hint;
+      return spend(hint, budget);
   }
+}
+
+/** As much of the hint as the budget has left (never half a surrogate pair); the budget pays for it. */
+function spend(hint: string, budget: { chars: number }): string {
+  if (hint.length <= budget.chars) {
+    budget.chars -= hint.length;
+    return hint;
+  }
+  let end = Math.max(0, budget.chars);
+  if (end > 0 && /[\uD800-\uDBFF]/.test(hint[end - 1])) end--;
+  budget.chars = 0;
+  return hint.slice(0, end);
 }
