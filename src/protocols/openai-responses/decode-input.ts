@@ -22,6 +22,7 @@ import type {
   ToolResultBlock,
 } from "../../ir/request.ts";
 import { unpackToolCallId } from "../../ir/tool-call-id.ts";
+import { customArguments } from "../shared/custom-tools.ts";
 import { parseDataUrl, sourceFromUrl } from "../shared/data-url.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
@@ -80,7 +81,7 @@ class InputReader {
       case "custom_tool_call":
         // A custom tool's input is free text; to every other protocol it is a function whose one
         // parameter, `input`, holds that text (decode-tools.ts).
-        this.toolCall(item, at, JSON.stringify({ input: expectString(item.input, `${at}.input`) }));
+        this.toolCall(item, at, customArguments(expectString(item.input, `${at}.input`)));
         return;
       case "function_call_output":
       case "custom_tool_call_output":

@@ -6,6 +6,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { customToolParameters } from "../shared/custom-tools.ts";
 import {
   expectArray,
   expectObject,
@@ -14,13 +15,6 @@ import {
   optionalBoolean,
   optionalString,
 } from "../shared/validate.ts";
-
-/** The parameters a custom tool's free-text input has as a function: one string, `input`. */
-export function customToolParameters(description?: string): Record<string, unknown> {
-  const input: Record<string, unknown> = { type: "string" };
-  if (description) input.description = description;
-  return { type: "object", properties: { input }, required: ["input"], additionalProperties: false };
-}
 
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];

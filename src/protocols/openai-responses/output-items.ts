@@ -5,6 +5,7 @@
 import type { Request, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
+import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -124,11 +125,6 @@ export function messageItem(id: string, status: WireMessageItem["status"]): Wire
   return { id, type: "message", status, role: "assistant", content: [] };
 }
 
-/** The names of the request's custom tools, whose calls go out as `custom_tool_call` items. */
-export function isCustomTool(request: Request, name: string): boolean {
-  return request.tools.some((tool) => tool.custom !== undefined && tool.name === name);
-}
-
 export function toolCallItem(
   block: ToolCallBlock,
   ctx: EncodeContext,
@@ -137,7 +133,7 @@ export function toolCallItem(
 ): WireFunctionCallItem | WireCustomToolCallItem {
   // A Gemini thought signature rides inside the call id and is restored when the id comes back.
   const callId = packToolCallId(block.id, block.signature);
-  if (isCustomTool(ctx.request, block.name))
+  if (isCustomTool(ctx.request.tools, block.name))
     return {
       id: itemId(ctx, "ctc", index),
       type: "custom_tool_call",
@@ -155,16 +151,4 @@ export function toolCallItem(
     // A call without arguments is an empty object, never "" (clients JSON.parse it).
     arguments: block.arguments || (status === "completed" ? "{}" : ""),
   };
-}
-
-/** A custom tool's free text from the arguments of the function it was to other upstreams. */
-export function customInput(args: string): string {
-  try {
-    const parsed = JSON.parse(args);
-    if (typeof parsed === "object" && parsed !== null && typeof parsed.input === "string")
-      return parsed.input;
-  } catch {
-    // Not the JSON the function asked for: the model's text is the input as it stands.
-  }
-  return args;
 }
