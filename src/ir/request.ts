@@ -114,6 +114,12 @@ export interface ToolDefinition {
    * beside its `type`). See src/protocols/shared/custom-tools.ts.
    */
   custom?: { format?: Record<string, unknown> };
+  /**
+   * A tool of a Responses API `namespace` group (Codex's tool groups): other protocols have no
+   * groups, so it goes to every upstream as a tool of its own named `<group>__<tool>` (`name`),
+   * and the Responses face turns calls of it back into calls naming the group.
+   */
+  namespace?: { group: string; tool: string; description?: string };
 }
 
 export type ToolChoice =

@@ -12,7 +12,9 @@
 //
 // The tool's name and arguments are those Codex 0.169 offers a model it has no metadata for (every
 // gateway model id): `exec_command` with `{"cmd": "<shell command>"}` (codex-rs `exec_command`,
-// "unified exec"). The first test checks that this is still what Codex sends.
+// "unified exec"). The last test checks that this is still what Codex sends. Codex also groups
+// tools in `namespace`s (its sub-agent tools, `multi_agent_v1`); a translated route offers them as
+// `<group>__<tool>` and hands their calls back naming the group, which Codex routes.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -190,8 +192,11 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
 
       const requests = fake.requests.filter((r) => !r.aborted);
       assert.equal(requests.length, 2, "one request per model turn");
-      // Codex always streams; the shell tool reached the upstream in its own tool format.
-      assert.ok(offeredTools(upstream, requests[0]).includes("exec_command"));
+      // Codex always streams; the shell tool reached the upstream in its own tool format, and so
+      // did the tools of Codex's namespace groups (flattened where the protocol has no groups).
+      const offered = offeredTools(upstream, requests[0]);
+      assert.ok(offered.includes("exec_command"), JSON.stringify(offered));
+      if (upstream !== "openai-responses") assert.ok(offered.includes("multi_agent_v1__spawn_agent"));
       assert.deepEqual(toolResults(upstream, requests[0]), []);
       // The second turn carries the command's output back under the call's id.
       const results = toolResults(upstream, requests[1]);
@@ -200,6 +205,33 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
       assert.match(results[0].text, /Process exited with code 0/);
     });
   }
+
+  test("a call of a namespace group's tool, translated: Codex runs it and answers under the call's id", async () => {
+    const fake = fakes.anthropic;
+    fake.reset();
+    fake.script(
+      {
+        blocks: [
+          {
+            type: "tool_call",
+            id: "toolu_ns_1",
+            name: "multi_agent_v1__close_agent",
+            args: { target: "no-such-agent" },
+          },
+        ],
+      },
+      { blocks: [{ type: "text", text: "No such agent." }] },
+    );
+    const run = await runCodex(modelOf("anthropic"), "Close the helper agent.");
+    assert.equal(run.code, 0, run.stderr);
+    const results = toolResults("anthropic", fake.requests[1]);
+    assert.equal(results.length, 1);
+    assert.equal(results[0].callId, "toolu_ns_1");
+    // Codex's multi-agent handler ran (and found no such agent); a call it could not route would
+    // have been answered "unsupported call: multi_agent_v1__close_agent".
+    assert.doesNotMatch(results[0].text, /unsupported call/);
+    assert.match(results[0].text, /invalid agent id no-such-agent/);
+  });
 
   test("what Codex sends: exec_command with a cmd string, a namespace and web_search, whole input", async () => {
     const fake = fakes["openai-responses"];
