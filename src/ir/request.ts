@@ -107,11 +107,19 @@ export interface ToolDefinition {
   strict?: boolean;
   cacheControl?: CacheControl;
   /**
-   * A Responses API custom tool: its input is free text, not JSON. Upstreams without custom tools
-   * see a function whose one parameter, `input`, holds that text (`parameters` says so); the
-   * Responses protocol turns calls of it back into `custom_tool_call` items.
+   * A custom tool (Responses API `custom`, chat-completions `type: "custom"`): its input is free
+   * text, not JSON. Upstreams without custom tools see a function whose one parameter, `input`,
+   * holds that text (`parameters` says so); the two OpenAI protocols turn calls of it back into
+   * custom calls. `format` is in the Responses API's shape (a grammar's `syntax` and `definition`
+   * beside its `type`). See src/protocols/shared/custom-tools.ts.
    */
   custom?: { format?: Record<string, unknown> };
+  /**
+   * A tool of a Responses API `namespace` group (Codex's tool groups): other protocols have no
+   * groups, so it goes to every upstream as a tool of its own named `<group>__<tool>` (`name`),
+   * and the Responses face turns calls of it back into calls naming the group.
+   */
+  namespace?: { group: string; tool: string; description?: string };
 }
 
 export type ToolChoice =

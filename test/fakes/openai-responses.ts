@@ -165,7 +165,7 @@ function itemIds(reply: Reply): Map<ReplyBlock, { id: string; callId?: string }>
     if (b.type === "text") ids.set(b, { id: randomId("msg_", 48) });
     else if (b.type === "thinking") ids.set(b, { id: randomId("rs_", 48) });
     else if (b.type === "tool_call")
-      ids.set(b, { id: randomId("fc_", 48), callId: b.id ?? randomId("call_", 24) });
+      ids.set(b, { id: randomId(b.custom ? "ctc_" : "fc_", 48), callId: b.id ?? randomId("call_", 24) });
   }
   return ids;
 }
@@ -214,6 +214,7 @@ function functionCallItem(
   status: string,
   args: string,
 ): Json {
+  if (b.custom) return { id, type: "custom_tool_call", status, call_id: callId, name: b.name, input: args };
   return { id, type: "function_call", status, arguments: args, call_id: callId, name: b.name };
 }
 
@@ -320,9 +321,15 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
         item: functionCallItem(id.id, id.callId ?? "", b, "in_progress", ""),
       });
       const at = { item_id: id.id, output_index };
-      for (const delta of splitPieces(args, count))
-        event("response.function_call_arguments.delta", { ...at, delta, obfuscation: "fk" });
-      event("response.function_call_arguments.done", { ...at, arguments: args });
+      if (b.custom) {
+        for (const delta of splitPieces(args, count))
+          event("response.custom_tool_call_input.delta", { ...at, delta, obfuscation: "fk" });
+        event("response.custom_tool_call_input.done", { ...at, input: args });
+      } else {
+        for (const delta of splitPieces(args, count))
+          event("response.function_call_arguments.delta", { ...at, delta, obfuscation: "fk" });
+        event("response.function_call_arguments.done", { ...at, arguments: args });
+      }
       const item = functionCallItem(id.id, id.callId ?? "", b, "completed", args);
       event("response.output_item.done", { output_index, item });
       output.push(item);

@@ -173,12 +173,16 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
   );
   if (details.length > 0) message.reasoning_details = details;
   if (calls.length > 0) {
-    message.tool_calls = calls.map((c) => ({
-      id: ids.get(c),
-      type: "function",
-      function: { name: c.name, arguments: argumentsText(c.args) },
-      ...extraContent(c),
-    }));
+    message.tool_calls = calls.map((c) =>
+      c.custom
+        ? { id: ids.get(c), type: "custom", custom: { name: c.name, input: argumentsText(c.args) } }
+        : {
+            id: ids.get(c),
+            type: "function",
+            function: { name: c.name, arguments: argumentsText(c.args) },
+            ...extraContent(c),
+          },
+    );
   }
   return withExtra(
     {
@@ -236,6 +240,14 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
         }
         frames.push(chunk(delta));
       });
+    } else if (block.type === "tool_call" && block.custom) {
+      // A custom call streams its input in `custom.input` pieces (OpenAI's chunk schema has no
+      // form for it yet; this is the shape reported from the live API).
+      const index = toolIndex++;
+      const opening = { index, id: ids.get(block), type: "custom", custom: { name: block.name, input: "" } };
+      frames.push(chunk({ tool_calls: [opening] }));
+      for (const piece of splitPieces(argumentsText(block.args), count))
+        frames.push(chunk({ tool_calls: [{ index, custom: { input: piece } }] }));
     } else if (block.type === "tool_call") {
       const index = toolIndex++;
       frames.push(

@@ -48,8 +48,20 @@ export type ReplyBlock =
   | { type: "thinking"; text: string; signature?: string }
   /** Anthropic only; the other fakes leave it out. */
   | { type: "redacted_thinking"; data: string }
-  /** `args` as a string is sent verbatim as the arguments text (it may be deliberately invalid JSON). */
-  | { type: "tool_call"; id?: string; name: string; args: object | string; signature?: string };
+  /**
+   * `args` as a string is sent verbatim as the arguments text (it may be deliberately invalid JSON).
+   * `custom`: a call of a custom tool, whose `args` (a string) is its free-text input; the OpenAI
+   * chat and Responses fakes write a custom call (`type: "custom"`, `custom_tool_call`), the others
+   * ignore the flag.
+   */
+  | {
+      type: "tool_call";
+      id?: string;
+      name: string;
+      args: object | string;
+      signature?: string;
+      custom?: boolean;
+    };
 
 export type Finish = "stop" | "length" | "tool_calls" | "stop_sequence" | "content_filter";
 

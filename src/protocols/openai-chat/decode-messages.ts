@@ -6,6 +6,7 @@
 import { invalid } from "../../ir/errors.ts";
 import type { ContentBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock } from "../../ir/request.ts";
 import { unpackToolCallId } from "../../ir/tool-call-id.ts";
+import { customArguments } from "../shared/custom-tools.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
 import { decodeTextContent, decodeUserContent } from "./decode-user-content.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
@@ -112,10 +113,20 @@ function decodeAssistantContent(content: unknown, param: string): TextBlock[] {
 
 function decodeToolCall(value: unknown, at: string): ToolCallBlock {
   const call = expectObject(value, at);
-  if (call.type !== undefined && call.type !== "function")
-    throw invalid(`${at}.type`, "only function tool calls are supported");
+  if (call.type !== undefined && call.type !== "function" && call.type !== "custom")
+    throw invalid(`${at}.type`, "must be 'function' or 'custom'");
   const packedId = expectString(call.id, `${at}.id`);
   if (!packedId) throw invalid(`${at}.id`, "must not be empty");
+  const { id, signature } = unpackToolCallId(packedId);
+  if (call.type === "custom") {
+    // A custom tool's free-text input: in the IR, the arguments of the function it is elsewhere.
+    const custom = expectObject(call.custom, `${at}.custom`);
+    const name = expectString(custom.name, `${at}.custom.name`);
+    const input = expectString(custom.input, `${at}.custom.input`);
+    const block: ToolCallBlock = { type: "tool_call", id, name, arguments: customArguments(input) };
+    if (signature !== undefined) block.signature = signature;
+    return block;
+  }
   const fn = expectObject(call.function, `${at}.function`);
   const name = expectString(fn.name, `${at}.function.name`);
   let args: string;
@@ -124,7 +135,6 @@ function decodeToolCall(value: unknown, at: string): ToolCallBlock {
   // Some clients replay the parsed object; its JSON text is what the model produced.
   else if (isObject(fn.arguments)) args = JSON.stringify(fn.arguments);
   else throw invalid(`${at}.function.arguments`, "must be a string");
-  const { id, signature } = unpackToolCallId(packedId);
   const block: ToolCallBlock = { type: "tool_call", id, name, arguments: args };
   const carried = signature ?? geminiThoughtSignature(call);
   if (carried !== undefined) block.signature = carried;

@@ -1,11 +1,13 @@
 // Upstream → IR: a whole chat completion. Reasoning comes as `reasoning_details` (OpenRouter-style,
 // with signatures), `reasoning` or `reasoning_content` (DeepSeek-style); tool calls may carry a Gemini
-// signature in `extra_content`; usage keeps the chat semantics the IR shares.
+// signature in `extra_content`; a custom tool's call (`type: "custom"`) becomes arguments
+// `{"input": …}`; usage keeps the chat semantics the IR shares.
 
 import { GatewayError } from "../../ir/errors.ts";
 import type { ThinkingBlock, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { customArguments } from "../shared/custom-tools.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
@@ -65,16 +67,34 @@ function textOf(content: unknown): string {
 }
 
 function toolCallBlock(call: Json): ToolCallBlock {
+  const id = typeof call.id === "string" && call.id ? call.id : newToolCallId();
+  const custom = customCall(call);
+  if (custom) return { type: "tool_call", id, name: custom.name, arguments: customArguments(custom.input) };
   const fn = isObject(call.function) ? call.function : {};
   const block: ToolCallBlock = {
     type: "tool_call",
-    id: typeof call.id === "string" && call.id ? call.id : newToolCallId(),
+    id,
     name: typeof fn.name === "string" ? fn.name : "",
     arguments: argumentsText(fn.arguments),
   };
   const signature = geminiThoughtSignature(call);
   if (signature) block.signature = signature;
   return block;
+}
+
+/**
+ * A custom tool's call, `{type: "custom", custom: {name, input}}` (whole, or a stream's piece: name
+ * or input may be missing). Only a `custom` object that carries one of them counts: some
+ * OpenAI-compatible servers echo an empty `custom: {}` on function calls.
+ */
+export function customCall(call: Json): { name: string; input: string } | undefined {
+  const custom = call.custom;
+  if (!isObject(custom) || (typeof custom.name !== "string" && typeof custom.input !== "string"))
+    return undefined;
+  return {
+    name: typeof custom.name === "string" ? custom.name : "",
+    input: typeof custom.input === "string" ? custom.input : "",
+  };
 }
 
 /** Arguments are JSON text; a few servers send the object itself. */

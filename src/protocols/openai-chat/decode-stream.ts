@@ -3,7 +3,8 @@
 // - reasoning as `delta.reasoning_details` pieces (OpenRouter: text pieces, then a piece carrying the
 //   signature), `delta.reasoning`, or `delta.reasoning_content` (DeepSeek-style vendors);
 // - tool calls keyed by `index`: the first piece has id and name, later pieces only argument text,
-//   several calls possibly interleaved; some vendors repeat `type` or send empty pieces;
+//   several calls possibly interleaved; some vendors repeat `type` or send empty pieces; a custom
+//   tool's call (`type: "custom"`, `custom: {name, input}`) sends its free text in `custom.input`;
 // - a Gemini function call's thought signature, as `extra_content.google.thought_signature` on the
 //   call (Google) or as an encrypted reasoning item naming the call's `id`, just before it (OpenRouter);
 // - usage on a chunk of its own (`choices: []`, or beside an empty delta) or on the finish chunk;
@@ -17,7 +18,7 @@ import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
-import { argumentsText } from "./decode-response.ts";
+import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
@@ -38,6 +39,11 @@ class ChatStreamDecoder implements StreamDecoder {
   private flowing: { kind: "text" | "thinking"; block: number; segment?: unknown } | undefined;
   /** Upstream tool-call index → IR block index. */
   private readonly toolBlocks = new Map<number, number>();
+  /**
+   * Blocks of custom tools' calls: their input arrives as raw text pieces, which go on as pieces of
+   * the JSON string in `{"input": …}` (opened with the call, closed at the finish).
+   */
+  private readonly customBlocks = new Set<number>();
   /** Open tool calls by id, for a signature that names its call after the call started. */
   private readonly callBlocks = new Map<string, number>();
   /** Encrypted items naming an id, not yet claimed by a tool call. */
@@ -196,6 +202,7 @@ class ChatStreamDecoder implements StreamDecoder {
     if (!isObject(value)) return;
     const key = typeof value.index === "number" ? value.index : position;
     const fn = isObject(value.function) ? value.function : {};
+    const custom = customCall(value);
     let block = this.toolBlocks.get(key);
     if (block === undefined) {
       const id = typeof value.id === "string" && value.id ? value.id : newToolCallId();
@@ -205,9 +212,26 @@ class ChatStreamDecoder implements StreamDecoder {
       block = this.nextBlock++;
       this.toolBlocks.set(key, block);
       this.callBlocks.set(id, block);
-      const start: BlockStart = { type: "tool_call", id, name: typeof fn.name === "string" ? fn.name : "" };
+      const name = custom ? custom.name : typeof fn.name === "string" ? fn.name : "";
+      const start: BlockStart = { type: "tool_call", id, name };
       if (signature) start.signature = signature;
       this.out.push({ type: "block_start", index: block, block: start });
+      if (custom) {
+        this.customBlocks.add(block);
+        this.out.push({
+          type: "block_delta",
+          index: block,
+          delta: { type: "tool_arguments", json: '{"input":"' },
+        });
+      }
+    }
+    if (this.customBlocks.has(block)) {
+      const input = custom?.input;
+      if (input) {
+        const json = JSON.stringify(input).slice(1, -1);
+        this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
+      }
+      return;
     }
     const json = argumentsText(fn.arguments);
     if (json) this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
@@ -223,8 +247,13 @@ class ChatStreamDecoder implements StreamDecoder {
   private closeAll(): void {
     this.flushPending();
     this.closeFlowing();
-    for (const block of this.toolBlocks.values()) this.out.push({ type: "block_stop", index: block });
+    for (const block of this.toolBlocks.values()) {
+      if (this.customBlocks.has(block))
+        this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json: '"}' } });
+      this.out.push({ type: "block_stop", index: block });
+    }
     this.toolBlocks.clear();
+    this.customBlocks.clear();
     this.callBlocks.clear();
   }
 

@@ -1,7 +1,9 @@
-// Client → IR: `tools`, `tool_choice` and `response_format`.
+// Client → IR: `tools`, `tool_choice` and `response_format`. Function tools, and custom tools
+// (free-text input, src/protocols/shared/custom-tools.ts), which cross to every upstream.
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { customToolParameters } from "../shared/custom-tools.ts";
 import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
@@ -19,7 +21,8 @@ export function decodeTools(value: unknown): ToolDefinition[] {
 
 function decodeTool(value: unknown, at: string): ToolDefinition {
   const tool = expectObject(value, at);
-  if (tool.type !== "function") throw invalid(`${at}.type`, "only 'function' tools are supported");
+  if (tool.type === "custom") return decodeCustomTool(tool, at);
+  if (tool.type !== "function") throw invalid(`${at}.type`, "must be 'function' or 'custom'");
   const fn = expectObject(tool.function, `${at}.function`);
   const name = expectString(fn.name, `${at}.function.name`);
   // Only emptiness is checked: each upstream has its own name rules, and the upstream says which.
@@ -40,16 +43,46 @@ function decodeTool(value: unknown, at: string): ToolDefinition {
   return definition;
 }
 
+/** `{type: "custom", custom: {name, description?, format?}}`; the IR keeps the Responses API's format. */
+function decodeCustomTool(tool: Record<string, unknown>, at: string): ToolDefinition {
+  const custom = expectObject(tool.custom, `${at}.custom`);
+  const name = expectString(custom.name, `${at}.custom.name`);
+  if (!name) throw invalid(`${at}.custom.name`, "must not be empty");
+  const definition: ToolDefinition = { name, parameters: customToolParameters(), custom: {} };
+  const description = optionalString(custom.description, `${at}.custom.description`);
+  if (description !== undefined) definition.description = description;
+  if (custom.format !== undefined && custom.format !== null)
+    definition.custom = { format: decodeCustomFormat(custom.format, `${at}.custom.format`) };
+  return definition;
+}
+
+/** Chat nests a grammar (`{type: "grammar", grammar: {definition, syntax}}`); the IR does not. */
+function decodeCustomFormat(value: unknown, at: string): Record<string, unknown> {
+  const format = expectObject(value, at);
+  if (format.type === "text") return { type: "text" };
+  if (format.type !== "grammar") throw invalid(`${at}.type`, "must be 'text' or 'grammar'");
+  const grammar = expectObject(format.grammar, `${at}.grammar`);
+  return {
+    type: "grammar",
+    syntax: expectString(grammar.syntax, `${at}.grammar.syntax`),
+    definition: expectString(grammar.definition, `${at}.grammar.definition`),
+  };
+}
+
 export function decodeToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === "none" || value === "auto" || value === "required") return { type: value };
-  if (isObject(value) && value.type === "function") {
-    const fn = expectObject(value.function, "tool_choice.function");
-    const name = expectString(fn.name, "tool_choice.function.name");
-    if (!name) throw invalid("tool_choice.function.name", "must not be empty");
+  if (isObject(value) && (value.type === "function" || value.type === "custom")) {
+    const kind = value.type;
+    const named = expectObject(value[kind], `tool_choice.${kind}`);
+    const name = expectString(named.name, `tool_choice.${kind}.name`);
+    if (!name) throw invalid(`tool_choice.${kind}.name`, "must not be empty");
     return { type: "tool", name };
   }
-  throw invalid("tool_choice", "must be 'none', 'auto', 'required' or {type: 'function', function: {name}}");
+  throw invalid(
+    "tool_choice",
+    "must be 'none', 'auto', 'required', {type: 'function', function: {name}} or {type: 'custom', custom: {name}}",
+  );
 }
 
 export function decodeResponseFormat(value: unknown): ResponseFormat | undefined {

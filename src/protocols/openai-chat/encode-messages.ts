@@ -1,7 +1,7 @@
 // IR → upstream: the conversation as chat `messages`. System blocks become one system message;
 // thinking blocks ride on assistant turns as `reasoning_details` with their signatures (TRAPS);
-// tool results become tool messages, which must directly follow the assistant's tool calls;
-// media becomes content parts.
+// tool results become tool messages, which must directly follow the assistant's tool calls; calls of
+// custom tools are custom calls; media becomes content parts.
 
 import { GatewayError } from "../../ir/errors.ts";
 import type {
@@ -12,26 +12,32 @@ import type {
   Message,
   TextBlock,
   ToolCallBlock,
+  ToolDefinition,
   ToolResultBlock,
 } from "../../ir/request.ts";
+import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { audioFormat, dataUrl } from "./media.ts";
 import { callSignatureDetail, reasoningDetailsFromBlocks } from "./reasoning-details.ts";
 import { geminiExtraContent } from "./thought-signature.ts";
 import type { WireContentPart, WireMessage, WireToolCall } from "./wire-types.ts";
 
-export function encodeMessages(system: TextBlock[], messages: Message[]): WireMessage[] {
+export function encodeMessages(
+  system: TextBlock[],
+  messages: Message[],
+  tools: ToolDefinition[] = [],
+): WireMessage[] {
   const out: WireMessage[] = [];
   // One string, not an array of parts: several OpenAI-compatible servers accept only strings here.
   const systemText = system.map((b) => b.text).join("\n\n");
   if (systemText) out.push({ role: "system", content: systemText });
   for (const message of messages) {
-    if (message.role === "assistant") out.push(...encodeAssistant(message.content));
+    if (message.role === "assistant") out.push(...encodeAssistant(message.content, tools));
     else out.push(...encodeUser(message.content));
   }
   return out;
 }
 
-function encodeAssistant(blocks: ContentBlock[]): WireMessage[] {
+function encodeAssistant(blocks: ContentBlock[], tools: ToolDefinition[]): WireMessage[] {
   const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
   const reasoning = blocks.flatMap((b) =>
@@ -39,7 +45,7 @@ function encodeAssistant(blocks: ContentBlock[]): WireMessage[] {
   );
   if (!text && calls.length === 0 && reasoning.length === 0) return [];
   const message: Extract<WireMessage, { role: "assistant" }> = { role: "assistant", content: text || null };
-  if (calls.length > 0) message.tool_calls = calls.map(encodeToolCall);
+  if (calls.length > 0) message.tool_calls = calls.map((call) => encodeToolCall(call, tools));
   // A call's Gemini signature goes both ways vendors read it: `extra_content` on the call (Google's
   // OpenAI-compatible endpoint) and an encrypted item naming the call (OpenRouter).
   const details = reasoningDetailsFromBlocks(reasoning);
@@ -51,7 +57,9 @@ function encodeAssistant(blocks: ContentBlock[]): WireMessage[] {
   return [message];
 }
 
-function encodeToolCall(call: ToolCallBlock): WireToolCall {
+function encodeToolCall(call: ToolCallBlock, tools: ToolDefinition[]): WireToolCall {
+  if (isCustomTool(tools, call.name))
+    return { id: call.id, type: "custom", custom: { name: call.name, input: customInput(call.arguments) } };
   const wire: WireToolCall = {
     id: call.id,
     type: "function",

@@ -3,9 +3,10 @@
 // whether the client sees it. What this protocol cannot say is left out and named in the call's
 // `dropped` (dropped-fields.ts): top_k, cache_control, citations, tool-result errors (`is_error`)…;
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
-// user message after the tool messages.
+// user message after the tool messages. Custom tools (free-text input) go as custom tools.
 
-import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
+import type { Request, ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import type { UpstreamCall } from "../types.ts";
@@ -20,7 +21,10 @@ export function encodeRequest(
   request: Request,
   target: { model: string; stream: boolean; maxOutputTokens?: number },
 ): UpstreamCall {
-  const body: Json = { model: target.model, messages: encodeMessages(request.system, request.messages) };
+  const body: Json = {
+    model: target.model,
+    messages: encodeMessages(request.system, request.messages, request.tools),
+  };
   if (target.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
@@ -37,14 +41,8 @@ export function encodeRequest(
   if (request.stopSequences.length > 0) body.stop = [...request.stopSequences];
   // OpenAI refuses tool_choice and parallel_tool_calls when no tools are given.
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => {
-      const fn: Json = { name: tool.name };
-      if (tool.description !== undefined) fn.description = tool.description;
-      fn.parameters = tool.parameters;
-      if (tool.strict !== undefined) fn.strict = tool.strict;
-      return { type: "function", function: fn };
-    });
-    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+    body.tools = request.tools.map(encodeTool);
+    if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request.tools);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
@@ -57,8 +55,30 @@ export function encodeRequest(
   return upstreamCall("/chat/completions", body, droppedFields(request, effort));
 }
 
-function encodeToolChoice(choice: ToolChoice): unknown {
-  return choice.type === "tool" ? { type: "function", function: { name: choice.name } } : choice.type;
+function encodeTool(tool: ToolDefinition): Json {
+  if (tool.custom) {
+    const custom: Json = { name: tool.name };
+    if (tool.description !== undefined) custom.description = tool.description;
+    if (tool.custom.format) custom.format = encodeCustomFormat(tool.custom.format);
+    return { type: "custom", custom };
+  }
+  const fn: Json = { name: tool.name };
+  if (tool.description !== undefined) fn.description = tool.description;
+  fn.parameters = tool.parameters;
+  if (tool.strict !== undefined) fn.strict = tool.strict;
+  return { type: "function", function: fn };
+}
+
+/** The IR keeps the Responses API's flat grammar; chat nests it under `grammar`. */
+function encodeCustomFormat(format: Record<string, unknown>): Json {
+  if (format.type !== "grammar") return format;
+  return { type: "grammar", grammar: { definition: format.definition, syntax: format.syntax } };
+}
+
+function encodeToolChoice(choice: ToolChoice, tools: ToolDefinition[]): unknown {
+  if (choice.type !== "tool") return choice.type;
+  if (isCustomTool(tools, choice.name)) return { type: "custom", custom: { name: choice.name } };
+  return { type: "function", function: { name: choice.name } };
 }
 
 function encodeResponseFormat(format: ResponseFormat): Json {

@@ -1,9 +1,12 @@
 // IR → client: a whole `chat.completion` object, shaped as the openai SDK types `ChatCompletion`.
 // Thinking goes out as `reasoning` (joined text) and `reasoning_details` (with signatures) unless the
-// client asked for `reasoning.exclude`; tool-call ids carry a Gemini signature when there is one.
+// client asked for `reasoning.exclude`; tool-call ids carry a Gemini signature when there is one; a
+// call of a tool the request declared custom is a custom call (`{type: "custom", custom: {name, input}}`).
 
+import type { Request } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
+import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import type { EncodeContext } from "../types.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
 import { toChatUsage } from "./map-usage.ts";
@@ -42,7 +45,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
     choices: [
       {
         index: 0,
-        message: encodeMessage(response.content, ctx.request.reasoning?.exclude === true),
+        message: encodeMessage(response.content, ctx.request),
         logprobs: null,
         finish_reason: toChatFinishReason(response.finishReason),
       },
@@ -51,17 +54,19 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
   };
 }
 
-function encodeMessage(blocks: OutputBlock[], excludeReasoning: boolean): ChatCompletionMessage {
+function encodeMessage(blocks: OutputBlock[], request: Request): ChatCompletionMessage {
+  const excludeReasoning = request.reasoning?.exclude === true;
   const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
   const message: ChatCompletionMessage = { role: "assistant", content: text || null, refusal: null };
   const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
   if (calls.length > 0) {
-    message.tool_calls = calls.map((call) => ({
-      id: packToolCallId(call.id, call.signature),
-      type: "function",
+    message.tool_calls = calls.map((call): WireToolCall => {
+      const id = packToolCallId(call.id, call.signature);
+      if (isCustomTool(request.tools, call.name))
+        return { id, type: "custom", custom: { name: call.name, input: customInput(call.arguments) } };
       // A call without arguments is an empty object, never "" (TRAPS: clients JSON.parse it).
-      function: { name: call.name, arguments: call.arguments || "{}" },
-    }));
+      return { id, type: "function", function: { name: call.name, arguments: call.arguments || "{}" } };
+    });
   }
   const reasoning = blocks.flatMap((b) =>
     b.type === "thinking" || b.type === "redacted_thinking" ? [b] : [],

@@ -3,7 +3,8 @@
 // - the first chunk is the role-only opening delta `{role: "assistant", content: ""}`;
 // - a tool call opens with `{index, id, type, function: {name, arguments: ""}}` once, then sends only
 //   `{index, function: {arguments}}` pieces, never an empty piece, and a call that got no arguments
-//   ends with "{}";
+//   ends with "{}"; a call of a tool the request declared custom goes whole, once its input is:
+//   `{index, id, type: "custom", custom: {name, input}}`;
 // - usage goes in its own chunk with `choices: []`, only when the client asked for it. It is written
 //   at the end, just before `[DONE]`, because upstreams may report usage more than once and
 //   before or after the finish (the last report is the one that counts);
@@ -14,6 +15,7 @@
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
+import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { errorBody } from "./errors.ts";
@@ -27,7 +29,14 @@ type Delta = Record<string, unknown>;
 type BlockState =
   | { kind: "text" }
   | { kind: "thinking"; detailIndex: number }
-  | { kind: "tool_call"; toolIndex: number; sentArguments: boolean; closed: boolean }
+  | {
+      kind: "tool_call";
+      toolIndex: number;
+      sentArguments: boolean;
+      closed: boolean;
+      /** A custom tool's call: sent whole once its arguments are (its input is their `input`). */
+      custom?: { id: string; name: string; args: string };
+    }
   | { kind: "other" };
 
 export function streamEncoder(ctx: EncodeContext): StreamEncoder {
@@ -99,10 +108,16 @@ class ChatStreamEncoder implements StreamEncoder {
       }
       case "tool_call": {
         const toolIndex = this.toolCalls++;
-        this.blocks.set(index, { kind: "tool_call", toolIndex, sentArguments: false, closed: false });
+        const state: BlockState = { kind: "tool_call", toolIndex, sentArguments: false, closed: false };
+        this.blocks.set(index, state);
+        const id = packToolCallId(block.id, block.signature);
+        if (isCustomTool(this.ctx.request.tools, block.name)) {
+          state.custom = { id, name: block.name, args: "" };
+          return this.open();
+        }
         const opening = {
           index: toolIndex,
-          id: packToolCallId(block.id, block.signature),
+          id,
           type: "function",
           function: { name: block.name, arguments: "" },
         };
@@ -140,6 +155,10 @@ class ChatStreamEncoder implements StreamEncoder {
       return "";
     }
     if (state?.kind === "tool_call" && delta.type === "tool_arguments" && delta.json && !state.closed) {
+      if (state.custom) {
+        state.custom.args += delta.json;
+        return "";
+      }
       state.sentArguments = true;
       return this.chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: delta.json } }] });
     }
@@ -163,6 +182,11 @@ class ChatStreamEncoder implements StreamEncoder {
   private closeToolCall(state: Extract<BlockState, { kind: "tool_call" }>): string {
     if (state.closed) return "";
     state.closed = true;
+    if (state.custom) {
+      const { id, name, args } = state.custom;
+      const call = { index: state.toolIndex, id, type: "custom", custom: { name, input: customInput(args) } };
+      return this.chunk({ tool_calls: [call] });
+    }
     if (state.sentArguments) return "";
     return this.chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: "{}" } }] });
   }

@@ -22,12 +22,21 @@ export interface ReasoningEncryptedDetail {
 
 export type ReasoningDetail = ReasoningTextDetail | ReasoningEncryptedDetail;
 
-export interface WireToolCall {
+export interface WireFunctionToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
   extra_content?: { google: { thought_signature: string } };
 }
+
+/** A call of a custom tool: its input is free text. */
+export interface WireCustomToolCall {
+  id: string;
+  type: "custom";
+  custom: { name: string; input: string };
+}
+
+export type WireToolCall = WireFunctionToolCall | WireCustomToolCall;
 
 export interface WireUsage {
   prompt_tokens: number;

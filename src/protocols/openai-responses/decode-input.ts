@@ -22,8 +22,10 @@ import type {
   ToolResultBlock,
 } from "../../ir/request.ts";
 import { unpackToolCallId } from "../../ir/tool-call-id.ts";
+import { customArguments } from "../shared/custom-tools.ts";
 import { parseDataUrl, sourceFromUrl } from "../shared/data-url.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
+import { namespacedName } from "./decode-tools.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 export interface Conversation {
@@ -80,7 +82,7 @@ class InputReader {
       case "custom_tool_call":
         // A custom tool's input is free text; to every other protocol it is a function whose one
         // parameter, `input`, holds that text (decode-tools.ts).
-        this.toolCall(item, at, JSON.stringify({ input: expectString(item.input, `${at}.input`) }));
+        this.toolCall(item, at, customArguments(expectString(item.input, `${at}.input`)));
         return;
       case "function_call_output":
       case "custom_tool_call_output":
@@ -120,7 +122,10 @@ class InputReader {
   private toolCall(item: Json, at: string, args: string): void {
     const packedId = expectString(item.call_id, `${at}.call_id`);
     if (!packedId) throw invalid(`${at}.call_id`, "must not be empty");
-    const name = expectString(item.name, `${at}.name`);
+    const tool = expectString(item.name, `${at}.name`);
+    // A call of a namespace group's tool names its group beside it; the IR knows it by one name.
+    const group = optionalString(item.namespace, `${at}.namespace`);
+    const name = group ? namespacedName(group, tool) : tool;
     const { id, signature } = unpackToolCallId(packedId);
     const block: ToolCallBlock = { type: "tool_call", id, name, arguments: args };
     if (signature !== undefined) block.signature = signature;

@@ -5,6 +5,7 @@
 
 import { GatewayError } from "../../ir/errors.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
+import { customArguments } from "../shared/custom-tools.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { isObject } from "../shared/validate.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
@@ -65,6 +66,6 @@ export function itemBlocks(item: Record<string, unknown>): OutputBlock[] {
 /** A call's arguments as JSON text; a custom tool's free text is the `input` member of an object. */
 export function toolArguments(item: Record<string, unknown>): string {
   if (item.type === "custom_tool_call")
-    return JSON.stringify({ input: typeof item.input === "string" ? item.input : "" });
+    return customArguments(typeof item.input === "string" ? item.input : "");
   return typeof item.arguments === "string" ? item.arguments : "";
 }

@@ -1,11 +1,13 @@
 // Client → IR: `tools`, `tool_choice` and `text.format`. Function and custom tools cross to every
-// upstream. OpenAI's hosted tools (web_search, file_search, computer use, code interpreter, MCP…)
-// and Codex's `namespace` groups have no equivalent behind another protocol: they are dropped and
-// named in `ignored` as `tools[].<type>`, never refused, so that an agent's turn goes on without
-// them (a relay to a Responses upstream still sends them).
+// upstream, and so do those of a `namespace` group (Codex's groups), flattened into tools named
+// `<group>__<tool>` (namespacedName). OpenAI's hosted tools (web_search, file_search, computer use,
+// code interpreter, MCP…) have no equivalent behind another protocol: they are dropped and named in
+// `ignored` as `tools[].<type>`, never refused, so that an agent's turn goes on without them (a
+// relay to a Responses upstream still sends them, groups and all).
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { customToolParameters } from "../shared/custom-tools.ts";
 import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
@@ -16,27 +18,47 @@ import {
   optionalString,
 } from "../shared/validate.ts";
 
-/** The parameters a custom tool's free-text input has as a function: one string, `input`. */
-export function customToolParameters(description?: string): Record<string, unknown> {
-  const input: Record<string, unknown> = { type: "string" };
-  if (description) input.description = description;
-  return { type: "object", properties: { input }, required: ["input"], additionalProperties: false };
-}
-
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];
   const tools: ToolDefinition[] = [];
   expectArray(value, "tools").forEach((item, i) => {
     const at = `tools[${i}]`;
     const tool = expectObject(item, at);
-    if (tool.type === "function") tools.push(functionTool(tool, at));
-    else if (tool.type === "custom") tools.push(customTool(tool, at));
-    else {
-      const type = expectString(tool.type, `${at}.type`);
-      if (!ignored.includes(`tools[].${type}`)) ignored.push(`tools[].${type}`);
-    }
+    if (tool.type === "namespace") tools.push(...namespaceTools(tool, at, ignored));
+    else tools.push(...clientTool(tool, at, ignored));
   });
   return tools;
+}
+
+/** A function or custom tool; any other kind is named in `ignored`. */
+function clientTool(tool: Record<string, unknown>, at: string, ignored: string[]): ToolDefinition[] {
+  if (tool.type === "function") return [functionTool(tool, at)];
+  if (tool.type === "custom") return [customTool(tool, at)];
+  const type = expectString(tool.type, `${at}.type`);
+  if (!ignored.includes(`tools[].${type}`)) ignored.push(`tools[].${type}`);
+  return [];
+}
+
+/** The IR name of a tool in a namespace group: what every other protocol calls it. */
+export function namespacedName(group: string, tool: string): string {
+  return `${group}__${tool}`;
+}
+
+/** `{type: "namespace", name, description, tools}`: its function and custom tools, flattened. */
+function namespaceTools(group: Record<string, unknown>, at: string, ignored: string[]): ToolDefinition[] {
+  const name = expectString(group.name, `${at}.name`);
+  if (!name) throw invalid(`${at}.name`, "must not be empty");
+  const description = optionalString(group.description, `${at}.description`);
+  if (group.tools === undefined || group.tools === null) return [];
+  return expectArray(group.tools, `${at}.tools`).flatMap((item, j) =>
+    clientTool(expectObject(item, `${at}.tools[${j}]`), `${at}.tools[${j}]`, ignored).map((tool) => ({
+      ...tool,
+      name: namespacedName(name, tool.name),
+      namespace: description
+        ? { group: name, tool: tool.name, description }
+        : { group: name, tool: tool.name },
+    })),
+  );
 }
 
 function functionTool(tool: Record<string, unknown>, at: string): ToolDefinition {

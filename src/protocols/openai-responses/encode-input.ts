@@ -16,8 +16,8 @@ import type {
   TextBlock,
   ToolCallBlock,
 } from "../../ir/request.ts";
+import { customInput } from "../shared/custom-tools.ts";
 import { dataUrl } from "../shared/data-url.ts";
-import { customInput } from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;

@@ -19,18 +19,12 @@ import type { GatewayError } from "../../ir/errors.ts";
 import type { FinishReason } from "../../ir/response.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
+import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { toResponsesStatus } from "./map-finish-reason.ts";
 import { toResponsesUsage } from "./map-usage.ts";
-import {
-  customInput,
-  itemId,
-  messageItem,
-  outputText,
-  responseObject,
-  toolCallItem,
-} from "./output-items.ts";
+import { itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,

@@ -5,6 +5,7 @@
 import type { Request, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
+import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -47,7 +48,7 @@ export function responseObject(
     temperature: request.temperature ?? null,
     text: { format: textFormat(request) },
     tool_choice: toolChoice(request),
-    tools: request.tools.map(toolEcho),
+    tools: toolsEcho(request),
     top_p: request.topP ?? null,
     truncation: "disabled",
     usage: fields.usage,
@@ -74,6 +75,32 @@ function toolChoice(request: Request): unknown {
   if (choice.type !== "tool") return choice.type;
   const custom = request.tools.some((tool) => tool.name === choice.name && tool.custom);
   return { type: custom ? "custom" : "function", name: choice.name };
+}
+
+/** The request's tools as the client wrote them: a namespace group's tools back in their group. */
+function toolsEcho(request: Request): Record<string, unknown>[] {
+  const echo: Record<string, unknown>[] = [];
+  const groups = new Map<string, Record<string, unknown>[]>();
+  for (const tool of request.tools) {
+    if (!tool.namespace) {
+      echo.push(toolEcho(tool));
+      continue;
+    }
+    let members = groups.get(tool.namespace.group);
+    if (!members) {
+      members = [];
+      groups.set(tool.namespace.group, members);
+      const group = tool.namespace.group;
+      echo.push({
+        type: "namespace",
+        name: group,
+        description: tool.namespace.description ?? "",
+        tools: members,
+      });
+    }
+    members.push(toolEcho({ ...tool, name: tool.namespace.tool }));
+  }
+  return echo;
 }
 
 function toolEcho(tool: Request["tools"][number]): Record<string, unknown> {
@@ -124,11 +151,6 @@ export function messageItem(id: string, status: WireMessageItem["status"]): Wire
   return { id, type: "message", status, role: "assistant", content: [] };
 }
 
-/** The names of the request's custom tools, whose calls go out as `custom_tool_call` items. */
-export function isCustomTool(request: Request, name: string): boolean {
-  return request.tools.some((tool) => tool.custom !== undefined && tool.name === name);
-}
-
 export function toolCallItem(
   block: ToolCallBlock,
   ctx: EncodeContext,
@@ -137,13 +159,16 @@ export function toolCallItem(
 ): WireFunctionCallItem | WireCustomToolCallItem {
   // A Gemini thought signature rides inside the call id and is restored when the id comes back.
   const callId = packToolCallId(block.id, block.signature);
-  if (isCustomTool(ctx.request, block.name))
+  // A namespace group's tool is called by its own name, beside its group's.
+  const group = ctx.request.tools.find((tool) => tool.name === block.name)?.namespace;
+  const naming = group ? { name: group.tool, namespace: group.group } : { name: block.name };
+  if (isCustomTool(ctx.request.tools, block.name))
     return {
       id: itemId(ctx, "ctc", index),
       type: "custom_tool_call",
       status,
       call_id: callId,
-      name: block.name,
+      ...naming,
       input: customInput(block.arguments),
     };
   return {
@@ -151,20 +176,8 @@ export function toolCallItem(
     type: "function_call",
     status,
     call_id: callId,
-    name: block.name,
+    ...naming,
     // A call without arguments is an empty object, never "" (clients JSON.parse it).
     arguments: block.arguments || (status === "completed" ? "{}" : ""),
   };
-}
-
-/** A custom tool's free text from the arguments of the function it was to other upstreams. */
-export function customInput(args: string): string {
-  try {
-    const parsed = JSON.parse(args);
-    if (typeof parsed === "object" && parsed !== null && typeof parsed.input === "string")
-      return parsed.input;
-  } catch {
-    // Not the JSON the function asked for: the model's text is the input as it stands.
-  }
-  return args;
 }

@@ -37,6 +37,8 @@ export interface WireFunctionCallItem {
   status: "in_progress" | "completed" | "incomplete";
   call_id: string;
   name: string;
+  /** The group of a namespace group's tool (`name` is then the tool's name within it). */
+  namespace?: string;
   arguments: string;
 }
 
@@ -46,6 +48,7 @@ export interface WireCustomToolCallItem {
   status: "in_progress" | "completed" | "incomplete";
   call_id: string;
   name: string;
+  namespace?: string;
   input: string;
 }
 

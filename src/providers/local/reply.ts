@@ -162,12 +162,27 @@ function chooseToolCalls(request: Request, userText: string): Array<OutputBlock 
     type: "tool_call",
     id: newToolCallId("call_"),
     name: tool.name,
-    arguments: JSON.stringify(sampleFromSchema(tool.parameters, quotedPhrase(userText) ?? tool.name)),
+    arguments: JSON.stringify(
+      sampleFromSchema(tool.parameters, quotedPhrase(request) ?? tool.name, { requiredOnly: true }),
+    ),
   }));
 }
 
-function quotedPhrase(text: string): string | undefined {
-  return /"([^"]+)"/.exec(text)?.[1];
+/**
+ * The first quoted phrase of the latest user text that has one. Latest, because agents put their
+ * own context (Codex's `<environment_context>`, with quoted attributes) in earlier blocks of the
+ * same turn, before what the user typed.
+ */
+function quotedPhrase(request: Request): string | undefined {
+  const last = request.messages.findLast(
+    (m) => m.role === "user" && m.content.some((b) => b.type === "text" && b.text.trim()),
+  );
+  const texts = last?.content.filter((b) => b.type === "text") ?? [];
+  for (let i = texts.length - 1; i >= 0; i--) {
+    const phrase = /"([^"]+)"/.exec(texts[i].text)?.[1];
+    if (phrase !== undefined) return phrase;
+  }
+  return undefined;
 }
 
 function earliestStop(text: string, sequences: string[]): { at: number; sequence: string } | undefined {

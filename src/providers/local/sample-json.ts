@@ -1,5 +1,5 @@
 // A deterministic value that satisfies a JSON Schema well enough for demo tool calls and
-// structured output: required properties filled, first enum value, simple defaults per type.
+// structured output: properties filled, first enum value, simple defaults per type.
 
 type Schema = Record<string, unknown>;
 
@@ -11,9 +11,19 @@ type Schema = Record<string, unknown>;
  */
 export const HINT_BUDGET_CHARS = 64 * 1024;
 
+export interface SampleOptions {
+  /**
+   * Fill only the properties an object's `required` list names (all of them when it has none).
+   * Tool arguments want this: an agent's optional knobs (a shell tool's `workdir`, `shell`,
+   * `login`…) filled with the hint would change what the call does.
+   */
+  requiredOnly?: boolean;
+}
+
 export function sampleFromSchema(
   schema: Schema | undefined,
   hint: string,
+  options: SampleOptions = {},
   depth = 0,
   budget = { chars: HINT_BUDGET_CHARS },
 ): unknown {
@@ -22,18 +32,22 @@ export function sampleFromSchema(
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
   const anyOf = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (Array.isArray(anyOf) && anyOf.length > 0) return sampleFromSchema(anyOf[0], hint, depth + 1, budget);
+  if (Array.isArray(anyOf) && anyOf.length > 0)
+    return sampleFromSchema(anyOf[0], hint, options, depth + 1, budget);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (String(type ?? (schema.properties ? "object" : "string")).toLowerCase()) {
     case "object": {
       const props = (schema.properties ?? {}) as Record<string, Schema>;
+      const required = Array.isArray(schema.required) ? new Set(schema.required) : undefined;
       const out: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(props))
-        out[name] = sampleFromSchema(sub, hint, depth + 1, budget);
+      for (const [name, sub] of Object.entries(props)) {
+        if (options.requiredOnly && required && !required.has(name)) continue;
+        out[name] = sampleFromSchema(sub, hint, options, depth + 1, budget);
+      }
       return out;
     }
     case "array":
-      return [sampleFromSchema(schema.items as Schema | undefined, hint, depth + 1, budget)];
+      return [sampleFromSchema(schema.items as Schema | undefined, hint, options, depth + 1, budget)];
     case "integer":
     case "number":
       return typeof schema.minimum === "number" ? schema.minimum : 1;

@@ -478,19 +478,68 @@ describe("what a translation cannot carry is dropped and named, never refused (C
     });
   }
 
-  test("to a chat upstream: the function tool goes, namespace and web_search are named", async () => {
+  test("to a chat upstream: the function tool and the namespace's tools go, web_search is named", async () => {
     m.fakes.openai.script(textReply("Listing."));
     const res = await post(MODEL.openai);
     assert.equal(res.status, 200);
     const ignored = (res.headers.get("x-switchyard-ignored") ?? "").split(", ");
-    assert.deepEqual(ignored, ["tools[].namespace", "tools[].web_search", "prompt_cache_key"]);
+    assert.deepEqual(ignored, ["tools[].web_search", "prompt_cache_key"]);
     const text = await res.text();
     assert.ok(text.includes("event: response.completed"), text.slice(-300));
     const body = m.fakes.openai.requests[0].body;
     assert.deepEqual(
       body.tools.map((t: Json) => t.function.name),
-      ["shell_command"],
+      ["shell_command", "mcp__files__read"],
     );
+  });
+
+  test("a call of a namespace's tool (flattened toward the upstream) reaches the client naming its group, and goes back", async () => {
+    const client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${m.gw.url}/v1`, maxRetries: 0 });
+    m.fakes.anthropic.script(
+      {
+        blocks: [{ type: "tool_call", id: "toolu_ns_1", name: "mcp__files__read", args: { path: "a.txt" } }],
+      },
+      textReply("It says hi."),
+    );
+    const tools = CODEX_TOOLS as OpenAI.Responses.Tool[];
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Read a.txt" }];
+    const first = await client.responses
+      .stream({ model: MODEL.anthropic, input, tools, store: false })
+      .finalResponse();
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call && call.type === "function_call", JSON.stringify(first.output));
+    assert.deepEqual(
+      { name: call.name, namespace: call.namespace, arguments: call.arguments },
+      { name: "read", namespace: "mcp__files", arguments: '{"path":"a.txt"}' },
+    );
+    // The response echoes the tools as the client wrote them, the group regrouped.
+    assert.deepEqual(
+      (first.tools as Json[]).map((t) => [t.type, t.name]),
+      [
+        ["function", "shell_command"],
+        ["namespace", "mcp__files"],
+      ],
+    );
+    await client.responses.create({
+      model: MODEL.anthropic,
+      input: [
+        ...input,
+        {
+          type: "function_call",
+          call_id: call.call_id,
+          name: "read",
+          namespace: "mcp__files",
+          arguments: call.arguments,
+        },
+        { type: "function_call_output", call_id: call.call_id, output: "hi" },
+      ],
+      tools,
+      store: false,
+    });
+    const messages = m.fakes.anthropic.requests[1].body.messages;
+    const use = messages[1].content.find((b: Json) => b.type === "tool_use");
+    assert.deepEqual({ id: use.id, name: use.name }, { id: "toolu_ns_1", name: "mcp__files__read" });
+    assert.equal(messages[2].content[0].tool_use_id, "toolu_ns_1");
   });
 
   test("to a Responses upstream (relayed): every tool goes as the client wrote it, nothing is named", async () => {

@@ -270,8 +270,12 @@ describe("decodeRequest: messages", () => {
       "messages[1].tool_calls[0].id",
     );
     rejects(
-      turn({ tool_calls: [{ id: "c", type: "custom", custom: { name: "f", input: "" } }] }),
+      turn({ tool_calls: [{ id: "c", type: "mcp", mcp: { name: "f" } }] }),
       "messages[1].tool_calls[0].type",
+    );
+    rejects(
+      turn({ tool_calls: [{ id: "c", type: "custom", custom: { name: "f" } }] }),
+      "messages[1].tool_calls[0].custom.input",
     );
     rejects(
       turn({ tool_calls: [{ id: "c", type: "function", function: { arguments: "{}" } }] }),
@@ -442,6 +446,50 @@ describe("decodeRequest: tools and output", () => {
     assert.equal(req.parallelToolCalls, false);
   });
 
+  test("custom tools: free-text input, held as a function of one string `input`", () => {
+    const req = decode({
+      tools: [
+        { type: "custom", custom: { name: "shell", description: "Run a command" } },
+        {
+          type: "custom",
+          custom: {
+            name: "digits",
+            format: { type: "grammar", grammar: { syntax: "regex", definition: "\\d+" } },
+          },
+        },
+      ],
+      tool_choice: { type: "custom", custom: { name: "shell" } },
+      messages: [
+        user,
+        {
+          role: "assistant",
+          tool_calls: [{ id: "call_1", type: "custom", custom: { name: "shell", input: "ls -la" } }],
+        },
+        { role: "tool", tool_call_id: "call_1", content: "a.txt" },
+      ],
+    });
+    const input = {
+      type: "object",
+      properties: { input: { type: "string" } },
+      required: ["input"],
+      additionalProperties: false,
+    };
+    assert.deepEqual(req.tools, [
+      { name: "shell", description: "Run a command", parameters: input, custom: {} },
+      // The IR keeps the Responses API's flat grammar.
+      {
+        name: "digits",
+        parameters: input,
+        custom: { format: { type: "grammar", syntax: "regex", definition: "\\d+" } },
+      },
+    ]);
+    assert.deepEqual(req.toolChoice, { type: "tool", name: "shell" });
+    assert.deepEqual(req.messages[1].content, [
+      { type: "tool_call", id: "call_1", name: "shell", arguments: '{"input":"ls -la"}' },
+    ]);
+    assert.equal(req.messages[2].content[0].type, "tool_result");
+  });
+
   test("tool_choice strings", () => {
     for (const choice of ["none", "auto", "required"] as const)
       assert.deepEqual(decode({ tool_choice: choice }).toolChoice, { type: choice });
@@ -449,7 +497,14 @@ describe("decodeRequest: tools and output", () => {
 
   test("bad tools and tool_choice are 400s", () => {
     rejectsField({ tools: {} }, "tools");
-    rejectsField({ tools: [{ type: "custom", custom: { name: "x" } }] }, "tools[0].type");
+    rejectsField({ tools: [{ type: "mcp", mcp: { name: "x" } }] }, "tools[0].type");
+    rejectsField({ tools: [{ type: "custom" }] }, "tools[0].custom");
+    rejectsField({ tools: [{ type: "custom", custom: { name: "" } }] }, "tools[0].custom.name");
+    rejectsField(
+      { tools: [{ type: "custom", custom: { name: "x", format: { type: "grammar" } } }] },
+      "tools[0].custom.format.grammar",
+    );
+    rejectsField({ tool_choice: { type: "custom", custom: {} } }, "tool_choice.custom.name");
     rejectsField({ tools: [{ type: "function" }] }, "tools[0].function");
     rejectsField({ tools: [{ type: "function", function: { name: "" } }] }, "tools[0].function.name");
     rejectsField(

@@ -251,7 +251,7 @@ describe("stateless: what refers to stored responses is a 400 that says to send 
 });
 
 describe("tools and tool choice", () => {
-  test("function tools cross; hosted tools and Codex's namespace are dropped and named", () => {
+  test("function tools cross; hosted tools are dropped and named; a namespace's tools are flattened", () => {
     const r = decode({
       model: "m",
       input: "x",
@@ -264,7 +264,16 @@ describe("tools and tool choice", () => {
           strict: false,
         },
         { type: "function", name: "noop", parameters: null, strict: null },
-        { type: "namespace", name: "mcp", description: "MCP", tools: [] },
+        {
+          type: "namespace",
+          name: "mcp",
+          description: "MCP",
+          tools: [
+            { type: "function", name: "read", parameters: { type: "object" } },
+            { type: "custom", name: "patch" },
+            { type: "file_search" },
+          ],
+        },
         { type: "web_search" },
         { type: "web_search" },
       ],
@@ -274,10 +283,38 @@ describe("tools and tool choice", () => {
     assert.deepEqual(r.tools, [
       { name: "shell", description: "Run", parameters: { type: "object" } },
       { name: "noop", parameters: { type: "object", properties: {} } },
+      {
+        name: "mcp__read",
+        parameters: { type: "object" },
+        namespace: { group: "mcp", tool: "read", description: "MCP" },
+      },
+      {
+        name: "mcp__patch",
+        parameters: {
+          type: "object",
+          properties: { input: { type: "string" } },
+          required: ["input"],
+          additionalProperties: false,
+        },
+        custom: {},
+        namespace: { group: "mcp", tool: "patch", description: "MCP" },
+      },
     ]);
     assert.deepEqual(r.toolChoice, { type: "auto" });
     assert.equal(r.parallelToolCalls, false);
-    assert.deepEqual(r.ignored, ["tools[].namespace", "tools[].web_search"]);
+    assert.deepEqual(r.ignored, ["tools[].file_search", "tools[].web_search"]);
+  });
+
+  test("a call of a namespace's tool is known by its flattened name", () => {
+    const r = decode({
+      model: "m",
+      input: [
+        { type: "function_call", call_id: "c1", name: "read", namespace: "mcp", arguments: "{}" },
+        { type: "function_call_output", call_id: "c1", output: "ok" },
+      ],
+    });
+    assert.equal((r.messages[0].content[0] as any).name, "mcp__read");
+    assert.equal((r.messages[1].content[0] as any).name, "mcp__read");
   });
 
   test("tool_choice forms", () => {
@@ -402,7 +439,7 @@ describe("settings", () => {
 });
 
 describe("Codex CLI's request", () => {
-  test("decodes whole: developer and user messages, function tools kept, namespace and web_search named", () => {
+  test("decodes whole: developer and user messages, function and namespace tools kept, web_search named", () => {
     const r = decode({
       model: "local/think-1",
       instructions: "You are Codex.",
@@ -446,9 +483,9 @@ describe("Codex CLI's request", () => {
     ]);
     assert.deepEqual(
       r.tools.map((t) => t.name),
-      ["shell_command"],
+      ["shell_command", "mcp__fs__read"],
     );
-    assert.deepEqual(r.ignored, ["tools[].namespace", "tools[].web_search", "prompt_cache_key"]);
+    assert.deepEqual(r.ignored, ["tools[].web_search", "prompt_cache_key"]);
     assert.deepEqual(r.reasoning, { effort: "medium" });
   });
 });

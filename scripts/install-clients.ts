@@ -1,0 +1,50 @@
+// Installs the agent clients that `npm run test:agents` drives (Codex CLI, the OpenAI Agents SDK) at
+// the versions pinned in test/agents/clients/package-lock.json, into a cache directory outside the
+// repository, with `npm ci`. They are not dependencies of the gateway or of `npm test`: Codex ships
+// a native binary of about 400 MB in its platform package. A cache that already holds this lock's
+// install is reused; a changed lock installs afresh beside it.
+//
+//   node scripts/install-clients.ts        prints the directory whose node_modules holds them
+//
+// The directory is $SWITCHYARD_CLIENTS_DIR, else $XDG_CACHE_HOME/switchyard-clients, else
+// ~/.cache/switchyard-clients.
+
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+const PINNED = new URL("../test/agents/clients/", import.meta.url).pathname;
+/** Written last, so that an interrupted install is not taken for a finished one. */
+const DONE = ".installed";
+
+export function clientsRoot(): string {
+  if (process.env.SWITCHYARD_CLIENTS_DIR) return process.env.SWITCHYARD_CLIENTS_DIR;
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  return join(cache, "switchyard-clients");
+}
+
+/** The install directory of the pinned lock (named after its hash), installed if it is not yet. */
+export function installClients(log: (line: string) => void = () => {}): string {
+  const lock = readFileSync(join(PINNED, "package-lock.json"));
+  const hash = createHash("sha256").update(lock).digest("hex").slice(0, 12);
+  const dir = join(clientsRoot(), hash);
+  if (existsSync(join(dir, DONE))) return dir;
+  log(`installing the pinned agent clients into ${dir} …`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(PINNED, "package.json"), join(dir, "package.json"));
+  copyFileSync(join(PINNED, "package-lock.json"), join(dir, "package-lock.json"));
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", dir], {
+    cwd: dir,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  writeFileSync(join(dir, DONE), `${new Date().toISOString()}\n`);
+  return dir;
+}
+
+if (import.meta.main) {
+  const dir = installClients((line) => console.error(line));
+  console.log(dir);
+}
