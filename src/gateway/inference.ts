@@ -82,6 +82,8 @@ export class InferencePipeline {
       });
       const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
       request.model = model.id;
+      // Rules that need the model, not only the body (content-generation's thinking settings).
+      protocol.checkModel?.(request, model);
       await this.credit.admit(caller);
       const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
       const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
@@ -306,8 +308,7 @@ function nameIgnored(headers: HeaderMap, route: Route): void {
 }
 
 function bodyText(body: Buffer | undefined): string {
-  if (!body || body.length === 0)
-    throw new GatewayError("invalid_request", "The request body is empty; send a JSON object.");
+  if (!body || body.length === 0) throw invalid("body", "the request body is empty; send a JSON object.");
   return body.toString("utf8");
 }
 
@@ -315,10 +316,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new GatewayError(
-      "invalid_request",
-      `The request body is not valid JSON: ${(err as Error).message}`,
-    );
+    throw invalid("body", `the request body is not valid JSON: ${(err as Error).message}`);
   }
 }
 

@@ -63,6 +63,14 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
         else handler(req, res);
       }),
     clientErrorHandler: answerClientError,
+    // A path fastify's router cannot decode (`/%FF`), or a parameter over its length: a 400 in the
+    // caller's protocol, like every other error, not fastify's own body.
+    frameworkErrors: (err, req, reply) =>
+      sendError(
+        reply,
+        errorFaceOf(req.url),
+        new GatewayError("invalid_request", `path: ${err.message}`, { param: "path" }),
+      ),
   });
   const log = fastify.log;
   const models = new ModelIndex(config.models, config.providers);

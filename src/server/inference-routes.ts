@@ -82,9 +82,11 @@ export function serveInference(
       (error: GatewayError) => {
         // A client that went away mid-upload has no one left to answer.
         if (req.destroyed || res.destroyed) return;
-        sendError(req, res, route.face, error);
-        // The rest of an oversized body is not read: close the connection once the answer is out.
-        res.once("finish", () => req.destroy());
+        // The rest of the body is never read, so the connection cannot carry another request: say
+        // so (a keep-alive pool would otherwise reuse it and fail its next request), and let a
+        // client still uploading finish before it is closed, so that it reads the answer.
+        sendError(req, res, route.face, error, { connection: "close" });
+        discardThenClose(req);
       },
     )
     .catch((error: unknown) => lastResort(req, res, route.face, error, server.log));
@@ -115,9 +117,35 @@ function lastResort(
 }
 
 /** An error at the edge (before the pipeline), in the caller's protocol. */
-function sendError(req: IncomingMessage, res: ServerResponse, face: ProtocolName, error: GatewayError): void {
+function sendError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  face: ProtocolName,
+  error: GatewayError,
+  headers: Record<string, string> = {},
+): void {
   const { status, body } = protocols[face].encodeError(error);
-  new HttpResponder(req, res).json(validStatus(status), {}, body);
+  new HttpResponder(req, res).json(validStatus(status), headers, body);
+}
+
+/** How long a refused upload may go on being read (and dropped) before its connection is closed. */
+const DISCARD_MS = 5_000;
+
+/**
+ * Reads and drops what is left of a refused body, then closes: closing while the client still sends
+ * would reset the connection, and a client reset mid-upload often never reads the answer. Bounded in
+ * time, so a client that sends forever holds nothing for long.
+ */
+function discardThenClose(req: IncomingMessage): void {
+  const close = () => {
+    clearTimeout(timer);
+    req.destroy();
+  };
+  const timer = setTimeout(close, DISCARD_MS);
+  req.removeAllListeners("data");
+  req.once("end", close);
+  req.once("close", close);
+  req.resume();
 }
 
 /**

@@ -91,10 +91,19 @@ describe("an undecodable escape in a path does not take the gateway down", () =>
     await assertAlive();
   });
 
-  for (const path of ["/v1beta/models/%FF%FE", "/v1/models/%E0%A4%A"]) {
-    test(`GET ${path} is a 400, not a 500`, async () => {
+  const shapes = [
+    { path: "/v1beta/models/%FF%FE", gemini: true },
+    { path: "/v1/models/%E0%A4%A", gemini: false },
+    { path: "/%FF%FE", gemini: false },
+    { path: "/v1/models/%FF%FE", gemini: false },
+  ];
+  for (const { path, gemini } of shapes) {
+    test(`GET ${path} is a 400 in the ${gemini ? "Gemini" : "chat"} error shape, not a 500`, async () => {
       const res = await fetch(`${gw.url}${path}`);
       assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: { code: unknown; status?: string; type?: string } };
+      if (gemini) assert.deepEqual([body.error.code, body.error.status], [400, "INVALID_ARGUMENT"]);
+      else assert.equal(body.error.type, "invalid_request_error");
       await assertAlive();
     });
   }
@@ -218,4 +227,40 @@ describe("a body nested too deeply is a 400 naming the body, not a 500", () => {
       await assertAlive();
     });
   }
+});
+
+describe("a body over the limit is refused on a connection that is then closed", () => {
+  test("the 413 says Connection: close and reaches a client still uploading", async () => {
+    const head = post("/v1/chat/completions", 64 * 1024 * 1024, "");
+    // More than the socket buffers hold: the client is still writing when the answer comes.
+    const got = await rawExchange(Buffer.concat([Buffer.from(head), Buffer.alloc(4 * 1024 * 1024, "a")]));
+    assert.match(got, /^HTTP\/1\.1 413/);
+    assert.match(got, /\r\nconnection: close\r\n/i);
+    await assertAlive();
+  });
+
+  test("a keep-alive client's next request is not sent on the refused connection", async () => {
+    const { Agent, request } = await import("node:http");
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body: Buffer) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${gw.url}/v1/chat/completions`, {
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", authorization: `Bearer ${PAYG_KEY}` },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    assert.equal(await send(Buffer.alloc(40 * 1024 * 1024, "a")), 413);
+    const ok = Buffer.from(
+      JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "hi" }] }),
+    );
+    assert.equal(await send(ok), 200);
+    agent.destroy();
+  });
 });
