@@ -82,11 +82,10 @@ export function serveInference(
       (error: GatewayError) => {
         // A client that went away mid-upload has no one left to answer.
         if (req.destroyed || res.destroyed) return;
-        // The rest of the body is never read, so the connection cannot carry another request: say
-        // so (a keep-alive pool would otherwise reuse it and fail its next request), and let a
-        // client still uploading finish before it is closed, so that it reads the answer.
-        sendError(req, res, route.face, error, { connection: "close" });
-        discardThenClose(req);
+        // Answered once the client has sent what it meant to (read and dropped), so that it is
+        // reading when the answer comes rather than writing into a closed connection; and on a
+        // connection that then closes, since no other request can follow a body left unread.
+        afterTheUpload(req, () => sendError(req, res, route.face, error, { connection: "close" }));
       },
     )
     .catch((error: unknown) => lastResort(req, res, route.face, error, server.log));
@@ -128,23 +127,29 @@ function sendError(
   new HttpResponder(req, res).json(validStatus(status), headers, body);
 }
 
-/** How long a refused upload may go on being read (and dropped) before its connection is closed. */
-const DISCARD_MS = 5_000;
+/** How long a refused upload is read (and dropped) before it is answered anyway. */
+const DISCARD_MS = 2_000;
 
 /**
- * Reads and drops what is left of a refused body, then closes: closing while the client still sends
- * would reset the connection, and a client reset mid-upload often never reads the answer. Bounded in
- * time, so a client that sends forever holds nothing for long.
+ * Reads and drops the rest of a refused body, then runs `answer`; at the latest after DISCARD_MS, so
+ * a client that sends forever holds nothing for long. Nothing is answered to a client that left.
  */
-function discardThenClose(req: IncomingMessage): void {
-  const close = () => {
+function afterTheUpload(req: IncomingMessage, answer: () => void): void {
+  if (req.complete) return answer();
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
     clearTimeout(timer);
-    req.destroy();
+    if (!req.destroyed || req.complete) answer();
   };
-  const timer = setTimeout(close, DISCARD_MS);
+  const timer = setTimeout(once, DISCARD_MS);
   req.removeAllListeners("data");
-  req.once("end", close);
-  req.once("close", close);
+  req.once("end", once);
+  req.once("close", () => {
+    done = true;
+    clearTimeout(timer);
+  });
   req.resume();
 }
 

@@ -29,8 +29,9 @@ async function assertAlive(): Promise<void> {
 /** Sends raw bytes on a fresh connection; resolves with what came back once the server closes it. */
 function rawExchange(bytes: string | Buffer, opts: { closeAfterMs?: number; reset?: boolean } = {}) {
   const { port, hostname } = new URL(gw.url);
-  return new Promise<string>((resolve) => {
+  return new Promise<{ text: string; error?: string }>((resolve) => {
     let got = "";
+    let error: string | undefined;
     const socket = connect({ port: Number(port), host: hostname }, () => {
       socket.write(bytes);
       if (opts.closeAfterMs !== undefined)
@@ -39,8 +40,10 @@ function rawExchange(bytes: string | Buffer, opts: { closeAfterMs?: number; rese
     socket.on("data", (d) => {
       got += d;
     });
-    socket.on("error", () => {});
-    socket.on("close", () => resolve(got));
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      error = err.code ?? err.message;
+    });
+    socket.on("close", () => resolve({ text: got, error }));
     socket.setTimeout(5000, () => socket.destroy());
   });
 }
@@ -163,7 +166,7 @@ describe("errors under /v1beta/ come back in Gemini's shape", () => {
   for (const path of ["/v1beta/models/../models", "/v1beta/models/nope/nothing", "/v1beta/nothing-here"]) {
     test(`GET ${path}`, async () => {
       // Raw, since fetch would resolve the `..` before sending.
-      const got = await rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const { text: got } = await rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       assert.match(got, /^HTTP\/1\.1 404/);
       const body = JSON.parse(got.slice(got.indexOf("\r\n\r\n") + 4)) as {
         error: { code: number; status: string };
@@ -176,18 +179,20 @@ describe("errors under /v1beta/ come back in Gemini's shape", () => {
 
 describe("malformed HTTP is answered, never crashes", () => {
   test("a request line the parser refuses gets a 400 with a JSON error", async () => {
-    const got = await rawExchange("GET /\u0001 HTTP/1.1\r\nHost: x\r\n\r\n");
+    const { text: got } = await rawExchange("GET /\u0001 HTTP/1.1\r\nHost: x\r\n\r\n");
     assert.match(got, /^HTTP\/1\.1 400/);
     assert.match(got, /"error"/);
     await assertAlive();
   });
   test("oversized headers get a 431", async () => {
-    const got = await rawExchange(`GET / HTTP/1.1\r\nHost: x\r\nx-big: ${"a".repeat(70_000)}\r\n\r\n`);
+    const { text: got } = await rawExchange(
+      `GET / HTTP/1.1\r\nHost: x\r\nx-big: ${"a".repeat(70_000)}\r\n\r\n`,
+    );
     assert.match(got, /^HTTP\/1\.1 431/);
     await assertAlive();
   });
   test("a chunked body with a broken chunk size", async () => {
-    const got = await rawExchange(
+    const { text: got } = await rawExchange(
       "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
     );
     assert.match(got, /^HTTP\/1\.1 400/);
@@ -230,12 +235,28 @@ describe("a body nested too deeply is a 400 naming the body, not a 500", () => {
 });
 
 describe("a body over the limit is refused on a connection that is then closed", () => {
-  test("the 413 says Connection: close and reaches a client still uploading", async () => {
-    const head = post("/v1/chat/completions", 64 * 1024 * 1024, "");
-    // More than the socket buffers hold: the client is still writing when the answer comes.
-    const got = await rawExchange(Buffer.concat([Buffer.from(head), Buffer.alloc(4 * 1024 * 1024, "a")]));
+  test("the 413 comes once the upload is over, says Connection: close, and the client reads it", async () => {
+    const size = 40 * 1024 * 1024;
+    const head = post("/v1/chat/completions", size, "");
+    // All of it in one write: far more than the socket buffers hold, so the client is still writing
+    // long after the gateway knows the answer; it must not meet a reset (EPIPE) on the way.
+    const { text: got, error } = await rawExchange(
+      Buffer.concat([Buffer.from(head), Buffer.alloc(size, "a")]),
+    );
+    assert.equal(error, undefined);
     assert.match(got, /^HTTP\/1\.1 413/);
     assert.match(got, /\r\nconnection: close\r\n/i);
+    await assertAlive();
+  });
+
+  test("a client that stops sending mid-body still gets its 413, after a bounded wait", async () => {
+    const head = post("/v1/chat/completions", 64 * 1024 * 1024, "");
+    const started = performance.now();
+    const { text: got } = await rawExchange(
+      Buffer.concat([Buffer.from(head), Buffer.alloc(1024 * 1024, "a")]),
+    );
+    assert.match(got, /^HTTP\/1\.1 413/);
+    assert.ok(performance.now() - started < 4000);
     await assertAlive();
   });
 
