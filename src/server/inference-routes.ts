@@ -135,7 +135,10 @@ const DISCARD_MS = 2_000;
  * a client that sends forever holds nothing for long. Nothing is answered to a client that left.
  */
 function afterTheUpload(req: IncomingMessage, answer: () => void): void {
-  if (req.complete) return answer();
+  if (req.complete) {
+    answer();
+    return;
+  }
   let done = false;
   const once = () => {
     if (done) return;
