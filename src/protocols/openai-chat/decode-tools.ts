@@ -4,7 +4,7 @@
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { customToolParameters } from "../shared/custom-tools.ts";
-import { checkJsonSchema } from "../shared/json-schema.ts";
+import { checkJsonSchema, decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -92,24 +92,5 @@ export function decodeResponseFormat(value: unknown): ResponseFormat | undefined
   if (format.type !== "json_schema")
     throw invalid("response_format.type", "must be one of text, json_object, json_schema");
   const spec = expectObject(format.json_schema, "response_format.json_schema");
-  const name = expectString(spec.name, "response_format.json_schema.name");
-  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
-    throw invalid(
-      "response_format.json_schema.name",
-      "must be 1 to 64 characters of a-z, A-Z, 0-9, underscore and dash",
-    );
-  const result: ResponseFormat = {
-    type: "json_schema",
-    name,
-    schema:
-      spec.schema === undefined || spec.schema === null
-        ? {}
-        : expectObject(spec.schema, "response_format.json_schema.schema"),
-  };
-  checkJsonSchema(result.schema, "response_format.json_schema.schema");
-  const description = optionalString(spec.description, "response_format.json_schema.description");
-  if (description !== undefined) result.description = description;
-  const strict = optionalBoolean(spec.strict, "response_format.json_schema.strict");
-  if (strict !== undefined) result.strict = strict;
-  return result;
+  return decodeJsonSchemaFormat(spec, "response_format.json_schema");
 }

@@ -8,7 +8,7 @@
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { customToolParameters } from "../shared/custom-tools.ts";
-import { checkJsonSchema } from "../shared/json-schema.ts";
+import { checkJsonSchema, decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -120,21 +120,5 @@ export function decodeTextFormat(value: unknown): ResponseFormat | undefined {
   if (format.type === "text" || format.type === "json_object") return { type: format.type };
   if (format.type !== "json_schema")
     throw invalid("text.format.type", "must be one of text, json_object, json_schema");
-  const name = expectString(format.name, "text.format.name");
-  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
-    throw invalid("text.format.name", "must be 1 to 64 characters of a-z, A-Z, 0-9, underscore and dash");
-  const result: ResponseFormat = {
-    type: "json_schema",
-    name,
-    schema:
-      format.schema === undefined || format.schema === null
-        ? {}
-        : expectObject(format.schema, "text.format.schema"),
-  };
-  checkJsonSchema(result.schema, "text.format.schema");
-  const description = optionalString(format.description, "text.format.description");
-  if (description !== undefined) result.description = description;
-  const strict = optionalBoolean(format.strict, "text.format.strict");
-  if (strict !== undefined) result.strict = strict;
-  return result;
+  return decodeJsonSchemaFormat(format, "text.format");
 }

@@ -10,7 +10,8 @@
 // write it, and the upstream decides.
 
 import { invalid } from "../../ir/errors.ts";
-import { isObject } from "./validate.ts";
+import type { ResponseFormat } from "../../ir/request.ts";
+import { expectObject, expectString, isObject, optionalBoolean, optionalString } from "./validate.ts";
 
 const TYPE_NAMES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 
@@ -94,4 +95,26 @@ function checkType(value: unknown, at: string): void {
     if (typeof name !== "string" || !TYPE_NAMES.has(name))
       throw invalid(`${at}[${i}]`, `must be one of ${[...TYPE_NAMES].join(", ")}`);
   });
+}
+
+/**
+ * OpenAI's named JSON Schema answer format, `{name, schema, description?, strict?}`, read from `spec`
+ * at `path` (chat's `response_format.json_schema`, the Responses API's `text.format`).
+ */
+export function decodeJsonSchemaFormat(spec: Record<string, unknown>, path: string): ResponseFormat {
+  const name = expectString(spec.name, `${path}.name`);
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+    throw invalid(`${path}.name`, "must be 1 to 64 characters of a-z, A-Z, 0-9, underscore and dash");
+  const result: ResponseFormat = {
+    type: "json_schema",
+    name,
+    schema:
+      spec.schema === undefined || spec.schema === null ? {} : expectObject(spec.schema, `${path}.schema`),
+  };
+  checkJsonSchema(result.schema, `${path}.schema`);
+  const description = optionalString(spec.description, `${path}.description`);
+  if (description !== undefined) result.description = description;
+  const strict = optionalBoolean(spec.strict, `${path}.strict`);
+  if (strict !== undefined) result.strict = strict;
+  return result;
 }
