@@ -1,4 +1,4 @@
-// The HTTP surface (DESIGN §1). Routes are thin: they hand the raw request to the pipeline, the
+// The HTTP surface (README: the endpoints; docs/operations.md: the edge). Routes are thin: they hand the raw request to the pipeline, the
 // lookup or the catalog listings, and render errors in the caller's protocol.
 
 import { createServer, STATUS_CODES } from "node:http";
@@ -35,7 +35,7 @@ import { decodePathSegment, errorFaceOf } from "./paths.ts";
 
 export interface App {
   fastify: FastifyInstance;
-  /** The inference pipeline behind the three inference routes (driven in-process by bench/micro.ts). */
+  /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */
   pipeline: InferencePipeline;
   settlement: Settlement;
   close(): Promise<void>;
