@@ -1,5 +1,6 @@
-// The HTTP surface (README: the endpoints; docs/operations.md: the edge). Routes are thin: they hand the raw request to the pipeline, the
-// lookup or the catalog listings, and render errors in the caller's protocol.
+// The HTTP surface (README lists the endpoints; docs/operations.md says what the edge accepts).
+// Routes are thin: they hand the raw request to the pipeline, the lookup or the catalog listings,
+// and render errors in the caller's protocol.
 
 import { createServer, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
