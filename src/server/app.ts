@@ -69,7 +69,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     frameworkErrors: (err, req, reply) =>
       sendError(
         reply,
-        errorFaceOf(req.url),
+        errorFaceOf(req.url, req.headers),
         new GatewayError("invalid_request", `path: ${err.message}`, { param: "path" }),
       ),
   });
@@ -119,12 +119,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       status < 500
         ? new GatewayError(kindForStatus(status), err.message, { status })
         : asGatewayError(err, log);
-    sendError(reply, errorFaceOf(req.url), error);
+    sendError(reply, errorFaceOf(req.url, req.headers), error);
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(
       reply,
-      errorFaceOf(req.url),
+      errorFaceOf(req.url, req.headers),
       new GatewayError("not_found", `No route for ${req.method} ${req.url.split("?")[0]}.`),
     );
   });

@@ -2,17 +2,39 @@
 // the model a path names. One home for both, shared by the raw inference routes and fastify's.
 
 import { GatewayError } from "../ir/errors.ts";
-import type { ProtocolName } from "../protocols/types.ts";
+import type { Headers, ProtocolName } from "../protocols/types.ts";
 
 /**
- * The protocol an error is rendered in, from the path alone: content-generation for everything under
- * `/v1beta/` (a Gemini client only ever calls there), messages for `/v1/messages…`, and the chat shape
- * for the rest (chat-completions, listings, lookup, unknown paths).
+ * The protocol an error is rendered in, from the path alone (and, for the shared listing, who asks):
+ * content-generation for everything under `/v1beta/` and for any path ending in a `:method` (only
+ * Google's APIs name methods that way, so a Gemini client is calling, whatever API version it
+ * chose), and for `/v1/models…` asked with a Gemini credential; messages for `/v1/messages…`; the
+ * Responses API for `/v1/responses…`; and the chat shape for the rest (chat-completions, listings,
+ * lookup, unknown paths). Never throws: it also renders the error for a path that cannot be decoded.
  */
-export function errorFaceOf(url: string): ProtocolName {
-  if (url.startsWith("/v1beta/")) return "gemini";
-  if (url.startsWith("/v1/messages")) return "anthropic";
+export function errorFaceOf(url: string, headers: Headers = {}): ProtocolName {
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? "" : url.slice(q + 1);
+  if (path.startsWith("/v1beta/") || GEMINI_METHOD.test(path)) return "gemini";
+  if (path.startsWith("/v1/messages")) return "anthropic";
+  if (path.startsWith("/v1/responses")) return "openai-responses";
+  if ((path === "/v1/models" || path.startsWith("/v1/models/")) && isGeminiCaller(headers, query))
+    return "gemini";
   return "openai-chat";
+}
+
+/** A last path segment's `:method` (`:generateContent`, `:countTokens`), the colon written or escaped. */
+const GEMINI_METHOD = /(?::|%3a)[a-z]+$/i;
+
+/**
+ * A Gemini client: it sends its key as `x-goog-api-key` (or the spec's neutral spelling) or as the
+ * `?key=` query parameter, which no other protocol's client does.
+ */
+export function isGeminiCaller(headers: Headers, query: string | Record<string, unknown>): boolean {
+  if (headers["x-goog-api-key"] !== undefined || headers["x-vendorb-api-key"] !== undefined) return true;
+  if (typeof query === "string") return query !== "" && new URLSearchParams(query).has("key");
+  return query.key !== undefined;
 }
 
 /**
