@@ -32,7 +32,7 @@ import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
-import { decodePathSegment, errorFaceOf } from "./paths.ts";
+import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 
 export interface App {
   fastify: FastifyInstance;
@@ -145,9 +145,23 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       .send({ status, pending_generation_writes: store.pendingGenerationWrites });
   });
 
-  // Listings answer without a credential. The messages shape is chosen by the anthropic-version header.
+  // Listings answer without a credential. `GET /v1/models` is shared: a Gemini client (it sends
+  // x-goog-api-key or ?key=; @google/genai 3.x lists there by default) gets Gemini's shape, a messages
+  // client (anthropic-version) the messages shape, anyone else the chat shape.
+  const geminiListing = (req: FastifyRequest) => {
+    const q = req.query as Record<string, string | undefined>;
+    return listGemini(models.served, {
+      pageSize: q.pageSize === undefined ? undefined : Number(q.pageSize),
+      pageToken: q.pageToken,
+    });
+  };
+  const geminiRecord = (raw: string) => {
+    const name = decodePathSegment(raw, "name");
+    return geminiModel(models.resolve(name, { allowBare: true, param: "name" }));
+  };
   fastify.get("/v1/models", async (req) => {
     const q = req.query as Record<string, string | undefined>;
+    if (isGeminiCaller(req.headers, q)) return geminiListing(req);
     if (isMessagesClient(req)) {
       return listMessages(models.served, {
         limit: q.limit === undefined ? undefined : Number(q.limit),
@@ -159,20 +173,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
   fastify.get("/v1/models/*", async (req) => {
     const id = (req.params as { "*": string })["*"];
+    if (isGeminiCaller(req.headers, req.query as Record<string, unknown>)) return geminiRecord(id);
     const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
     return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
   });
-  fastify.get("/v1beta/models", async (req) => {
-    const q = req.query as Record<string, string | undefined>;
-    return listGemini(models.served, {
-      pageSize: q.pageSize === undefined ? undefined : Number(q.pageSize),
-      pageToken: q.pageToken,
-    });
-  });
-  fastify.get("/v1beta/models/*", async (req) => {
-    const name = decodePathSegment((req.params as { "*": string })["*"], "name");
-    return geminiModel(models.resolve(name, { allowBare: true, param: "name" }));
-  });
+  fastify.get("/v1beta/models", async (req) => geminiListing(req));
+  fastify.get("/v1beta/models/*", async (req) => geminiRecord((req.params as { "*": string })["*"]));
 
   const lookup = async (req: FastifyRequest) =>
     lookupGeneration({ auth, store }, req.headers, req.query as Record<string, unknown>);

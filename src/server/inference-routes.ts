@@ -7,7 +7,7 @@ import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts"
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { decodePathSegment } from "./paths.ts";
+import { decodePathSegment, endsInMethod } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
 import { validStatus } from "./response-head.ts";
 
@@ -30,10 +30,11 @@ export function inferenceRoute(
   if (path === "/v1/chat/completions") return { face: "openai-chat" };
   if (path === "/v1/messages") return { face: "anthropic" };
   if (path === "/v1/responses") return { face: "openai-responses" };
-  if (!path.startsWith("/v1beta/models/")) return undefined;
+  const prefix = contentGenerationPrefix(path);
+  if (!prefix) return undefined;
   let target: string;
   try {
-    target = decodePathSegment(path.slice("/v1beta/models/".length), "model");
+    target = decodePathSegment(path.slice(prefix.length), "model");
   } catch (error) {
     return { face: "gemini", error: error as GatewayError };
   }
@@ -48,6 +49,17 @@ export function inferenceRoute(
       `Unknown method '${verb}'; use :generateContent or :streamGenerateContent.`,
     ),
   };
+}
+
+/**
+ * The part of a content-generation path before the model: `/v1beta/models/`, and `/v1/models/`
+ * when a `:method` follows (`@google/genai` 3.x calls API version `v1` by default; `/v1/models/…`
+ * without a method is the chat listing's, answered by fastify).
+ */
+function contentGenerationPrefix(path: string): string | undefined {
+  if (path.startsWith("/v1beta/models/")) return "/v1beta/models/";
+  if (path.startsWith("/v1/models/") && endsInMethod(path)) return "/v1/models/";
+  return undefined;
 }
 
 export interface InferenceServer {

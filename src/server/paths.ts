@@ -16,7 +16,7 @@ export function errorFaceOf(url: string, headers: Headers = {}): ProtocolName {
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? "" : url.slice(q + 1);
-  if (path.startsWith("/v1beta/") || GEMINI_METHOD.test(path)) return "gemini";
+  if (path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1/responses")) return "openai-responses";
   if ((path === "/v1/models" || path.startsWith("/v1/models/")) && isGeminiCaller(headers, query))
@@ -24,7 +24,11 @@ export function errorFaceOf(url: string, headers: Headers = {}): ProtocolName {
   return "openai-chat";
 }
 
-/** A last path segment's `:method` (`:generateContent`, `:countTokens`), the colon written or escaped. */
+/** A path (without its query) that ends in a `:method` (`:generateContent`), the colon written or escaped. */
+export function endsInMethod(path: string): boolean {
+  return GEMINI_METHOD.test(path);
+}
+
 const GEMINI_METHOD = /(?::|%3a)[a-z]+$/i;
 
 /**
