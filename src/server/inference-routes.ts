@@ -53,12 +53,18 @@ export function inferenceRoute(
 
 /**
  * The part of a content-generation path before the model: `/v1beta/models/`, and `/v1/models/`
- * when a `:method` follows (`@google/genai` 3.x calls API version `v1` by default; `/v1/models/…`
- * without a method is the chat listing's, answered by fastify).
+ * (`@google/genai` 3.x calls API version `v1` by default). Google clients given a `provider/model`
+ * id treat it as a resource path and leave `models/` out (the AI SDK's `google("local/echo-1")`
+ * calls `/v1beta/local/echo-1:generateContent`), so `/v1beta/` and `/v1/` alone lead a model too.
+ * Only a path ending in a `:method` is taken under `/v1/`: the rest there (`/v1/models/…` without
+ * one, `/v1/chat/completions`) is other protocols', and fastify's to answer.
  */
 function contentGenerationPrefix(path: string): string | undefined {
   if (path.startsWith("/v1beta/models/")) return "/v1beta/models/";
-  if (path.startsWith("/v1/models/") && endsInMethod(path)) return "/v1/models/";
+  if (!endsInMethod(path)) return undefined;
+  if (path.startsWith("/v1/models/")) return "/v1/models/";
+  if (path.startsWith("/v1beta/")) return "/v1beta/";
+  if (path.startsWith("/v1/")) return "/v1/";
   return undefined;
 }
 

@@ -31,8 +31,9 @@ function modelFor(provider: ProviderName, id: string): LanguageModel {
   // `openai(id)`: the provider's default, the Responses API.
   if (provider === "openai-responses") return createOpenAI({ baseURL: `${gw}/v1`, apiKey: PAYG_KEY })(id);
   if (provider === "anthropic") return createAnthropic({ baseURL: `${gw}/v1`, apiKey: PAYG_KEY })(id);
-  // The google provider puts a model id containing "/" in the path as it is, so name it as listed.
-  return createGoogleGenerativeAI({ baseURL: `${gw}/v1beta`, apiKey: PAYG_KEY })(`models/${id}`);
+  // The google provider puts a model id containing "/" in the path as it is, without `models/`
+  // (`/v1beta/fo/gpt:generateContent`): the gateway resolves that path to the catalog model.
+  return createGoogleGenerativeAI({ baseURL: `${gw}/v1beta`, apiKey: PAYG_KEY })(id);
 }
 
 /** Reasoning switched on in each provider's own words (the local think model reasons only when asked). */
