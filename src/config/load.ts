@@ -24,6 +24,8 @@ export interface Config {
   storage: { url: string };
   redis?: { url: string };
   billing: { settleDelayMs: number; priceVersion: string };
+  /** What the client faces accept beyond the spec's rules, for unmodified current SDKs. */
+  clients: { anthropicVersions: string[] };
   providers: ProviderConfig[];
   /** The built-in catalog with the file's models merged over it. */
   models: CatalogModel[];
@@ -151,6 +153,7 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
     storage: { url: file.storage.url },
     redis: file.redis?.url ? { url: file.redis.url } : undefined,
     billing: { settleDelayMs: file.billing.settle_delay_ms, priceVersion: file.billing.price_version },
+    clients: { anthropicVersions: file.clients.anthropic_versions },
     providers,
     models,
     keys: file.keys,

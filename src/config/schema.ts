@@ -5,6 +5,7 @@
 
 import { z } from "zod";
 import { modelRecordSchema, routingDefaultsShape } from "../catalog/schema.ts";
+import { SUPPORTED_VERSION } from "../protocols/anthropic/headers.ts";
 import { DEFAULT_HEALTH } from "../routing/settings.ts";
 import { DEFAULT_TIMEOUTS } from "./providers.ts";
 import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
@@ -56,6 +57,26 @@ const billing = section({
   price_version: text()
     .default("builtin")
     .meta({ description: "Name of the price list, reported as `priceVersion`." }),
+});
+
+const clients = section({
+  anthropic_versions: z
+    .array(
+      z
+        .string({ error: requiredOr("must be a version date YYYY-MM-DD") })
+        .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a version date YYYY-MM-DD" })
+        .refine((version) => version > SUPPORTED_VERSION, {
+          error: `must be newer than ${SUPPORTED_VERSION}, which is always served`,
+        }),
+    )
+    .default([])
+    .meta({
+      description:
+        `\`anthropic-version\` values accepted on \`POST /v1/messages\` besides \`${SUPPORTED_VERSION}\`, and served ` +
+        `with its semantics (an Anthropic upstream is still called with \`${SUPPORTED_VERSION}\`): \`[2026-10-21]\` ` +
+        "lets the unmodified `@anthropic-ai/sdk` 1.x in. Any other version is a 400 naming the fix.",
+      type: "list of dates",
+    }),
 });
 
 const timeout = (ms: number, description: string) => int({ min: 1 }).default(ms).meta({ description });
@@ -153,6 +174,7 @@ export const configSchema = z.strictObject(
     storage: storage.prefault({}),
     redis: redis.optional(),
     billing: billing.prefault({}),
+    clients: clients.prefault({}),
     providers: z
       .array(provider)
       .optional()

@@ -43,6 +43,8 @@ export interface GatewayDeps {
   log: Logger & { warn(obj: unknown, msg?: string): void };
   /** Endpoint selection, fallback and health; a default in-memory router when absent. */
   router?: Router;
+  /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
+  anthropicVersions?: ReadonlySet<string>;
 }
 
 const API_OF: Record<ProtocolName, Api> = {
@@ -79,6 +81,7 @@ export class InferencePipeline {
         headers: input.headers,
         pathModel: input.pathModel,
         pathStream: input.pathStream,
+        anthropicVersions: this.deps.anthropicVersions,
       });
       const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
       request.model = model.id;

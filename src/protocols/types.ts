@@ -19,6 +19,11 @@ export interface DecodeContext {
   pathModel?: string;
   /** content-generation: true for `:streamGenerateContent`. */
   pathStream?: boolean;
+  /**
+   * messages: `anthropic-version` values served besides 2023-06-01, with its semantics (the
+   * operator's `clients.anthropic_versions`).
+   */
+  anthropicVersions?: ReadonlySet<string>;
 }
 
 export interface EncodeContext {

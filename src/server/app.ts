@@ -102,6 +102,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     credit,
     log,
     router: new Router({ models, settings: config.routing, state: routingState }),
+    anthropicVersions: new Set(config.clients.anthropicVersions),
   });
 
   inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes, log };

@@ -82,7 +82,7 @@ describe("typos at any depth are refused, naming the closest valid key (they use
     );
     refused(
       { admin: { keys: [] } },
-      "admin: unknown key; valid keys are server, storage, redis, billing, providers, models, routing, keys",
+      "admin: unknown key; valid keys are server, storage, redis, billing, clients, providers, models, routing, keys",
     );
   });
 
@@ -170,6 +170,16 @@ describe("wrong values name the path and what is expected", () => {
     ],
     ["routing as text", { routing: "yes" }, "routing: must be a mapping"],
     [
+      "an anthropic version that is not a date",
+      { clients: { anthropic_versions: ["latest"] } },
+      "clients.anthropic_versions[0]: must be a version date YYYY-MM-DD",
+    ],
+    [
+      "an anthropic version no newer than the one always served",
+      { clients: { anthropic_versions: ["2026-10-21", "2023-01-01"] } },
+      "clients.anthropic_versions[1]: must be newer than 2023-06-01, which is always served",
+    ],
+    [
       "a routing type",
       { routing: { type: "random" } },
       "routing.type: must be one of priority, round_robin, least_latency",
@@ -223,6 +233,7 @@ describe("what is left out gets its documented default", () => {
     assert.equal(config.redis, undefined);
     assert.deepEqual(config.billing, { settleDelayMs: 0, priceVersion: "builtin" });
     assert.deepEqual(config.keys, []);
+    assert.deepEqual(config.clients, { anthropicVersions: [] });
     assert.deepEqual(config.routing, { defaults: {}, health: DEFAULT_HEALTH });
     assert.equal(config.embeddedDefault, false);
     assert.equal(embedded.embeddedDefault, true);

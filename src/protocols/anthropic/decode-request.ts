@@ -40,7 +40,7 @@ const TRANSLATED = new Set([
 ]);
 
 export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
-  checkMessagesHeaders(ctx.headers);
+  checkMessagesHeaders(ctx.headers, ctx.anthropicVersions);
   const b = expectObject(body, "body");
   const ignored: string[] = [];
 

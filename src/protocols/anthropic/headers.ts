@@ -15,14 +15,23 @@ function header(headers: Headers, name: string): string | string[] | undefined {
   return undefined;
 }
 
-/** Throws the 400 the client must see when its version or beta headers cannot be served. */
-export function checkMessagesHeaders(headers: Headers): void {
+/**
+ * Throws the 400 the client must see when its version or beta headers cannot be served. Besides
+ * 2023-06-01, the versions an operator named (`clients.anthropic_versions`) are served, with
+ * 2023-06-01's semantics: `@anthropic-ai/sdk` 1.x sends a newer one on every call.
+ */
+export function checkMessagesHeaders(headers: Headers, accepted?: ReadonlySet<string>): void {
   const version = headerValue(header(headers, "anthropic-version") ?? header(headers, "vendora-version"));
   const fix = `set the header \`anthropic-version: ${SUPPORTED_VERSION}\``;
   if (version === undefined || version.trim() === "")
     throw invalid("anthropic-version", `header is required; ${fix}`);
-  if (version.trim() !== SUPPORTED_VERSION)
-    throw invalid("anthropic-version", `version "${version}" is not supported; ${fix}`);
+  const v = version.trim();
+  if (v !== SUPPORTED_VERSION && !accepted?.has(v))
+    throw invalid(
+      "anthropic-version",
+      `version "${v}" is not supported; ${fix} (an operator may accept it, served as ` +
+        `${SUPPORTED_VERSION}, in the gateway's \`clients.anthropic_versions\` setting)`,
+    );
 
   const betas = [
     ...headerList(header(headers, "anthropic-beta")),

@@ -50,6 +50,15 @@ describe("messages headers", () => {
     assert.match(error.message, /anthropic-version: 2023-06-01/);
   });
 
+  test("a version the operator named is served; others still are not", () => {
+    const anthropicVersions = new Set(["2026-10-21"]);
+    const decode = (version: string) =>
+      anthropic.decodeRequest(body, { headers: { "anthropic-version": version }, anthropicVersions });
+    assert.equal(decode("2026-10-21").model, body.model);
+    assert.equal(decode("2023-06-01").model, body.model);
+    assert.throws(() => decode("2027-01-01"), /clients\.anthropic_versions/);
+  });
+
   test("betas, comma-separated or repeated, with duplicates, are accepted", () => {
     const headers = {
       "anthropic-version": "2023-06-01",
