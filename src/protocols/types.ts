@@ -80,6 +80,8 @@ export interface ModelTraits {
   /** `<provider>/<model_name>`. */
   id: string;
   reasoning: boolean;
+  /** Tokens of prompt and output together the model takes. */
+  contextLength?: number;
   /** The upstream names it is served under. */
   endpoints: ReadonlyArray<{ model: string }>;
 }

@@ -17,7 +17,7 @@ import type { DecodeContext } from "../types.ts";
 import { decodeContent, decodeText } from "./decode-content.ts";
 import { decodeOutputConfig, decodeThinking } from "./decode-thinking.ts";
 import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
-import { checkMessagesHeaders } from "./headers.ts";
+import { checkMessagesHeaders, INTERLEAVED_THINKING_BETA, messagesBetas } from "./headers.ts";
 
 const MAX_MESSAGES = 100_000;
 
@@ -75,7 +75,13 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
   if (toolChoice) request.toolChoice = toolChoice;
   if (parallelToolCalls !== undefined) request.parallelToolCalls = parallelToolCalls;
 
-  const reasoning: ReasoningSettings | undefined = decodeThinking(b.thinking, maxTokens, ignored);
+  const interleaved = messagesBetas(ctx.headers).includes(INTERLEAVED_THINKING_BETA);
+  const reasoning: ReasoningSettings | undefined = decodeThinking(
+    b.thinking,
+    maxTokens,
+    ignored,
+    interleaved,
+  );
   const output = decodeOutputConfig(b.output_config, b.output_format, ignored);
   if (output.format) request.responseFormat = output.format;
   if (reasoning || output.effort) {

@@ -4,13 +4,19 @@ import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, ResponseFormat } from "../../ir/request.ts";
 import { checkJsonSchema } from "../shared/json-schema.ts";
 import { expectNumber, expectObject, isObject } from "../shared/validate.ts";
+import { INTERLEAVED_THINKING_BETA } from "./headers.ts";
 
 const MIN_BUDGET = 1024;
 
+/**
+ * `interleaved`: the interleaved-thinking beta was sent, so the budget may exceed max_tokens (its
+ * bound is then the model's context window, checked once the model is known: check-model.ts).
+ */
 export function decodeThinking(
   value: unknown,
   maxTokens: number,
   ignored: string[],
+  interleaved = false,
 ): ReasoningSettings | undefined {
   if (value === undefined || value === null) return undefined;
   const thinking = expectObject(value, "thinking");
@@ -25,8 +31,11 @@ export function decodeThinking(
         integer: true,
         min: MIN_BUDGET,
       });
-      if (budget >= maxTokens)
-        throw invalid("thinking.budget_tokens", `must be less than max_tokens (${maxTokens})`);
+      if (budget >= maxTokens && !interleaved)
+        throw invalid(
+          "thinking.budget_tokens",
+          `must be less than max_tokens (${maxTokens}), unless \`anthropic-beta: ${INTERLEAVED_THINKING_BETA}\` is sent`,
+        );
       return { enabled: true, budgetTokens: budget };
     }
     case "disabled":

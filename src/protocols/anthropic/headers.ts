@@ -6,6 +6,11 @@ import { headerList, headerValue } from "../shared/validate.ts";
 import type { Headers } from "../types.ts";
 
 export const SUPPORTED_VERSION = "2023-06-01";
+/**
+ * The beta under which thinking interleaves with tool calls: the budget then spans the whole turn,
+ * so it may exceed max_tokens, up to the model's context window (the provider's documented rule).
+ */
+export const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
 const REFUSED_BETAS = new Set(["code-execution-2025-08-25"]);
 
 /** A header by name, whatever the case its keys were stored in. */
@@ -13,6 +18,11 @@ function header(headers: Headers, name: string): string | string[] | undefined {
   if (headers[name] !== undefined) return headers[name];
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
+}
+
+/** The `anthropic-beta` values sent (comma-separated, repeated, or under the neutral alias). */
+export function messagesBetas(headers: Headers): string[] {
+  return [...headerList(header(headers, "anthropic-beta")), ...headerList(header(headers, "vendora-beta"))];
 }
 
 /**
@@ -33,11 +43,7 @@ export function checkMessagesHeaders(headers: Headers, accepted?: ReadonlySet<st
         `${SUPPORTED_VERSION}, in the gateway's \`clients.anthropic_versions\` setting)`,
     );
 
-  const betas = [
-    ...headerList(header(headers, "anthropic-beta")),
-    ...headerList(header(headers, "vendora-beta")),
-  ];
-  for (const beta of betas)
+  for (const beta of messagesBetas(headers))
     if (REFUSED_BETAS.has(beta))
       throw invalid("anthropic-beta", `"${beta}" is not supported (the code execution tool is unavailable)`);
 }

@@ -2,6 +2,7 @@
 // POST {base}/v1/messages towards Anthropic-protocol upstreams.
 
 import type { Protocol } from "../types.ts";
+import { checkModel } from "./check-model.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
@@ -13,6 +14,7 @@ import { decodeError, encodeError } from "./errors.ts";
 export const anthropic: Protocol = {
   name: "anthropic",
   decodeRequest,
+  checkModel,
   encodeResponse,
   streamEncoder,
   encodeError,
