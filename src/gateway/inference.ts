@@ -19,6 +19,7 @@ import type { ModelIndex } from "./models.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
+import { sessionIdOf } from "./session-id.ts";
 import type { Logger, Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
@@ -96,6 +97,7 @@ export class InferencePipeline {
         api: API_OF[face],
         request,
         arrivedAt,
+        sessionId: sessionIdOf(input.headers),
       });
       const call: Call = {
         face,

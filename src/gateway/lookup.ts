@@ -70,6 +70,8 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
     finalRetry: row.finalRetry,
     status: row.status,
     provider: row.provider ?? null,
+    // The client's agent session (Claude Code's X-Claude-Code-Session-Id), when it named one.
+    sessionId: row.sessionId ?? null,
   };
   if (withBilling && row.rating) {
     record.usage = creditsToJson(row.rating.usage);

@@ -84,7 +84,15 @@ export class GenerationRecorder {
   constructor(
     deps: RecorderDeps,
     unwritten: UnwrittenStarts,
-    g: { id: string; caller: Caller; model: CatalogModel; api: Api; request: Request; arrivedAt: number },
+    g: {
+      id: string;
+      caller: Caller;
+      model: CatalogModel;
+      api: Api;
+      request: Request;
+      arrivedAt: number;
+      sessionId?: string;
+    },
   ) {
     this.deps = deps;
     this.unwritten = unwritten;
@@ -101,6 +109,7 @@ export class GenerationRecorder {
       streamed: g.request.stream,
       createdAt: Date.now(),
     };
+    if (g.sessionId !== undefined) this.start.sessionId = g.sessionId;
     unwritten.add(this);
   }
 

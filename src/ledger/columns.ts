@@ -11,7 +11,7 @@ export type Columns = Record<string, Column>;
 export const generationColumnList =
   "id, account_id, key_id, api, model, streamed, created_at, status, provider, usage, finish_reason, " +
   "latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at, " +
-  "rating, settled_at";
+  "rating, settled_at, session_id";
 
 export const keyColumnList = "id, hash, prefix, kind, account_id, name, created_at, revoked_at";
 export const accountColumnList = "id, balance, discount, created_at";
@@ -69,6 +69,7 @@ export function generationFromColumns(c: Columns): GenerationRow {
     completedAt: optionalNumber(c.completed_at),
     rating: ratingFromColumn(c.rating),
     settledAt: optionalNumber(c.settled_at),
+    sessionId: optionalString(c.session_id),
   });
 }
 

@@ -53,10 +53,13 @@ CREATE TABLE IF NOT EXISTS ${t("generations")} (
   completed_at        BIGINT,
   rating              JSONB,
   settled_at          BIGINT,
-  owner               TEXT
+  owner               TEXT,
+  session_id          TEXT
 );
--- The process that started the generation (src/ledger/owner.ts); tables made before it lack it.
+-- The process that started the generation (src/ledger/owner.ts) and the client's agent session;
+-- tables made before them lack them.
 ALTER TABLE ${t("generations")} ADD COLUMN IF NOT EXISTS owner TEXT;
+ALTER TABLE ${t("generations")} ADD COLUMN IF NOT EXISTS session_id TEXT;
 -- Every read of a generation is by id (the primary key), the account checked on the row: no index
 -- by account to keep up on every insert (databases made before this had one; it is dropped).
 DROP INDEX IF EXISTS ${t("generations_account")};

@@ -427,10 +427,11 @@ export class PostgresStore implements Store {
   private async insertStarts(client: PoolClient, starts: GenerationStart[]): Promise<Set<string>> {
     if (starts.length === 0) return new Set();
     const result = await client.query(
-      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at, status,
-         owner)
-       SELECT s.*, 'pending', $8::text
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[]) AS s
+      `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at,
+         session_id, status, owner)
+       SELECT s.*, 'pending', $9::text
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[],
+         $8::text[]) AS s
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
       [...startColumns(starts), this.owner],
@@ -451,12 +452,12 @@ export class PostgresStore implements Store {
     const result = await client.query(
       `INSERT INTO ${this.t("generations")} (id, account_id, key_id, api, model, streamed, created_at,
          status, provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry,
-         error_message, completed_at, rating, settled_at, owner)
+         error_message, completed_at, rating, settled_at, session_id, owner)
        SELECT r.*, $2::text
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, account_id text, key_id text, api text, model text,
          streamed boolean, created_at bigint, status text, provider text, usage jsonb, finish_reason text,
          latency_ms integer, generation_time_ms integer, request_retry_times integer, final_retry boolean,
-         error_message text, completed_at bigint, rating jsonb, settled_at bigint)
+         error_message text, completed_at bigint, rating jsonb, settled_at bigint, session_id text)
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
       [`[${wholes.map(wholeRowJson).join(",")}]`, this.owner],
@@ -577,7 +578,8 @@ function wholeRowJson({ start: g, end: e }: { start: GenerationStart; end: Gener
   return (
     `{"id":${jsonText(g.id)},"account_id":${jsonText(g.accountId)},"key_id":${jsonText(g.keyId)},` +
     `"api":${jsonText(g.api)},"model":${jsonText(g.model)},"streamed":${g.streamed},` +
-    `"created_at":${jsonInt(wholeMs(g.createdAt))},${finishMembers(e)}}`
+    `"created_at":${jsonInt(wholeMs(g.createdAt))},${finishMembers(e)},` +
+    `"session_id":${jsonText(g.sessionId)}}`
   );
 }
 
@@ -603,7 +605,10 @@ function jsonInt(value: number | null): string {
   return value === null ? "null" : String(value);
 }
 
-/** The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at. */
+/**
+ * The columns of starts, as unnest() arrays: id, account_id, key_id, api, model, streamed, created_at,
+ * session_id.
+ */
 function startColumns(starts: GenerationStart[]): unknown[] {
   return [
     starts.map((g) => g.id),
@@ -613,5 +618,6 @@ function startColumns(starts: GenerationStart[]): unknown[] {
     starts.map((g) => g.model),
     starts.map((g) => g.streamed),
     starts.map((g) => wholeMs(g.createdAt)),
+    starts.map((g) => g.sessionId ?? null),
   ];
 }

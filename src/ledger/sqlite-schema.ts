@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS generations (
   completed_at        INTEGER,
   rating              TEXT,
   settled_at          INTEGER,
-  owner               TEXT
+  owner               TEXT,
+  session_id          TEXT
 ) WITHOUT ROWID;
 -- Every read of a generation is by id (the primary key, which holds the row itself: WITHOUT ROWID),
 -- the account checked on the row, so a batch of new rows updates one B-tree, not three. Databases
@@ -61,4 +62,7 @@ CREATE TABLE IF NOT EXISTS owner_leases (
 `;
 
 /** Columns added since the first release: migrate() adds those an existing file lacks. */
-export const sqliteAddedColumns = [{ table: "generations", column: "owner", type: "TEXT" }] as const;
+export const sqliteAddedColumns = [
+  { table: "generations", column: "owner", type: "TEXT" },
+  { table: "generations", column: "session_id", type: "TEXT" },
+] as const;

@@ -420,9 +420,20 @@ export class SqliteStore implements Store {
 
   private insertStart(g: GenerationStart): Error | undefined {
     const result = this.statement(
-      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING`,
-    ).run(g.id, g.accountId, g.keyId, g.api, g.model, g.streamed ? 1 : 0, wholeMs(g.createdAt), this.owner);
+      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, owner,
+         session_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ).run(
+      g.id,
+      g.accountId,
+      g.keyId,
+      g.api,
+      g.model,
+      g.streamed ? 1 : 0,
+      wholeMs(g.createdAt),
+      this.owner,
+      g.sessionId ?? null,
+    );
     return result.changes > 0 ? undefined : generationAlreadyStarted(g.id);
   }
 
@@ -431,8 +442,8 @@ export class SqliteStore implements Store {
     const result = this.statement(
       `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, provider, usage,
          finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at,
-         rating, settled_at, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+         rating, settled_at, owner, session_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     ).run(
       g.id,
       g.accountId,
@@ -443,6 +454,7 @@ export class SqliteStore implements Store {
       wholeMs(g.createdAt),
       ...finishValues(e),
       this.owner,
+      g.sessionId ?? null,
     );
     return result.changes > 0;
   }

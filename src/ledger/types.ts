@@ -17,6 +17,8 @@ export interface GenerationStart {
   streamed: boolean;
   /** Epoch ms when the request arrived. */
   createdAt: number;
+  /** The client's agent session (Claude Code's `X-Claude-Code-Session-Id`), bounded: session-id.ts. */
+  sessionId?: string;
 }
 
 export interface GenerationEnd {

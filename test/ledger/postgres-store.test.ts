@@ -54,21 +54,21 @@ if (unreachable === undefined) {
       }
     });
 
-    test("a table made before generations named their owner gets the column", async () => {
+    test("a table made before generations named their owner or session gets the columns", async () => {
       const fresh = `${schema}_o`;
       const store = new PostgresStore(url, { schema: fresh });
       const client = new pg.Client({ connectionString: withDefaultUser(url) });
       await client.connect();
       try {
         await store.migrate();
-        await client.query(`ALTER TABLE "${fresh}".generations DROP COLUMN owner`);
+        await client.query(`ALTER TABLE "${fresh}".generations DROP COLUMN owner, DROP COLUMN session_id`);
         await store.migrate();
         const columns = await client.query(
           `SELECT 1 FROM information_schema.columns
-           WHERE table_schema = $1 AND table_name = 'generations' AND column_name = 'owner'`,
+           WHERE table_schema = $1 AND table_name = 'generations' AND column_name IN ('owner', 'session_id')`,
           [fresh],
         );
-        assert.equal(columns.rowCount, 1);
+        assert.equal(columns.rowCount, 2);
       } finally {
         await client.end();
         await store.close();

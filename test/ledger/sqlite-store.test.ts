@@ -60,13 +60,23 @@ describe("sqlite store on disk", () => {
     await store.close();
   });
 
-  test("a file made before generations named their owner gets the column; its pending rows are abandoned", async () => {
+  test("a file made before generations named their owner or session gets the columns; its pending rows are abandoned", async () => {
+    const sessionStart = {
+      accountId: "a",
+      keyId: "k",
+      api: "messages" as const,
+      model: "m",
+      streamed: true,
+      createdAt: 3,
+      sessionId: "s-1",
+    };
     const file = join(dir, "old.db");
     const before = new SqliteStore(file);
     await before.migrate();
     await before.close();
     const db = new DatabaseSync(file);
     db.exec("ALTER TABLE generations DROP COLUMN owner");
+    db.exec("ALTER TABLE generations DROP COLUMN session_id");
     db.exec(`INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status)
              VALUES ('gen-old', 'a', 'k', 'messages', 'm', 1, 1, 'pending')`);
     db.close();
@@ -86,6 +96,8 @@ describe("sqlite store on disk", () => {
     assert.equal(await store.markAbandoned(60_000), 1, "the row with no owner, not the live one");
     assert.equal((await store.getGeneration("gen-old", "a"))?.status, "interrupted");
     assert.equal((await store.getGeneration("gen-new", "a"))?.status, "pending");
+    await store.startGeneration({ ...sessionStart, id: "gen-session" });
+    assert.equal((await store.getGeneration("gen-session", "a"))?.sessionId, "s-1", "session_id added too");
     await store.close();
   });
 

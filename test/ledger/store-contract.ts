@@ -291,6 +291,26 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getAccount(account))?.balance, "0.999877");
         }));
 
+      test("a session id is kept with the generation: started then finished, and written whole", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const started = startOf(account, { sessionId: "3f0c-session" });
+          await store.startGeneration(started);
+          assert.equal((await store.getGeneration(started.id, account))?.sessionId, "3f0c-session");
+          await store.finishGeneration(endOf(started.id));
+          const finished = await store.getGeneration(started.id, account);
+          assert.equal(finished?.status, "completed");
+          assert.equal(finished?.sessionId, "3f0c-session");
+
+          const whole = startOf(account, { sessionId: "9e1d-session" });
+          await store.recordGeneration(whole, endOf(whole.id));
+          assert.equal((await store.getGeneration(whole.id, account))?.sessionId, "9e1d-session");
+
+          const none = startOf(account);
+          await store.recordGeneration(none, endOf(none.id));
+          assert.ok(!("sessionId" in ((await store.getGeneration(none.id, account)) ?? {})));
+        }));
+
       test("settling twice debits once", () =>
         withStore(async (store) => {
           const account = unique("acct");
