@@ -106,8 +106,8 @@ export function listMessages(
 
 // ─── content-generation style: GET /v1beta/models ─────────────────────────────────────────────
 
-/** What the gateway serves for every model (countTokens and the rest are not offered). */
-const GENERATION_METHODS = ["generateContent", "streamGenerateContent"];
+/** What the gateway serves for every model (embedding, caching and the rest are not offered). */
+const GENERATION_METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
 
 export interface GeminiModelRecord {
   /** `models/<provider>/<model_name>`: the SDK sends it back as the path, so it round-trips. */

@@ -312,12 +312,12 @@ function nameIgnored(headers: HeaderMap, route: Route): void {
   headers["x-switchyard-ignored"] = ignoredList(new Set(unsent));
 }
 
-function bodyText(body: Buffer | undefined): string {
+export function bodyText(body: Buffer | undefined): string {
   if (!body || body.length === 0) throw invalid("body", "the request body is empty; send a JSON object.");
   return body.toString("utf8");
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -109,8 +109,28 @@ export interface UpstreamFace {
   decodeError(status: number, body: unknown, headers: Headers): GatewayError;
 }
 
+/**
+ * Token counting as this protocol's API offers it (`POST /v1/messages/count_tokens`,
+ * `models/{m}:countTokens`, `POST /v1/responses/input_tokens`): the client face's endpoint, and the
+ * upstream's own counter. A protocol without one (chat-completions) leaves it out.
+ */
+export interface TokenCounting {
+  /**
+   * Client face: the counting endpoint's body → the IR request it counts the prompt of. The model is
+   * "" when the body names none (the Responses API's is optional).
+   */
+  decodeCountRequest(body: unknown, ctx: DecodeContext): Request;
+  /** Client face: the endpoint's answer. */
+  encodeCount(inputTokens: number): unknown;
+  /** Upstream face: the call to the upstream's counter for this request (path and body). */
+  encodeCountRequest(request: Request, target: { model: string }): { path: string; body: unknown };
+  /** Upstream face: the count in the counter's answer; throws when the answer holds none. */
+  decodeCount(body: unknown): number;
+}
+
 export interface Protocol extends ClientFace, UpstreamFace {
   name: ProtocolName;
+  tokenCounting?: TokenCounting;
 }
 
 /**

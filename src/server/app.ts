@@ -23,6 +23,7 @@ import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { Settlement } from "../gateway/settlement.ts";
+import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
@@ -91,6 +92,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     onSettled: (accounts) => credit.forget(accounts),
   });
   const adapters = options.adapterFor ?? adapterRegistry();
+  const anthropicVersions = new Set(config.clients.anthropicVersions);
   const pipeline = new InferencePipeline({
     protocols,
     models,
@@ -102,10 +104,19 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     credit,
     log,
     router: new Router({ models, settings: config.routing, state: routingState }),
-    anthropicVersions: new Set(config.clients.anthropicVersions),
+    anthropicVersions,
   });
 
-  inference = { pipeline, bodyLimitBytes: config.server.bodyLimitBytes, log };
+  const counter = new TokenCounter({
+    protocols,
+    models,
+    providers,
+    adapterFor: adapters,
+    auth,
+    log,
+    anthropicVersions,
+  });
+  inference = { pipeline, counter, bodyLimitBytes: config.server.bodyLimitBytes, log };
   // Measured from the moment requests can arrive: start-up holds the loop, but no request waits on it.
   let measuringLag = false;
   fastify.addHook("onListen", async () => {

@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
+import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
@@ -15,6 +16,8 @@ export interface InferenceRoute {
   face: ProtocolName;
   pathModel?: string;
   pathStream?: boolean;
+  /** A token-counting endpoint (src/gateway/token-count.ts), not an inference. */
+  count?: boolean;
   /** A content-generation path with an unknown method: answered 404 in that protocol. */
   error?: GatewayError;
 }
@@ -30,6 +33,8 @@ export function inferenceRoute(
   if (path === "/v1/chat/completions") return { face: "openai-chat" };
   if (path === "/v1/messages") return { face: "anthropic" };
   if (path === "/v1/responses") return { face: "openai-responses" };
+  if (path === "/v1/messages/count_tokens") return { face: "anthropic", count: true };
+  if (path === "/v1/responses/input_tokens") return { face: "openai-responses", count: true };
   const prefix = contentGenerationPrefix(path);
   if (!prefix) return undefined;
   let target: string;
@@ -42,11 +47,12 @@ export function inferenceRoute(
   const verb = at < 0 ? "" : target.slice(at + 1);
   if (verb === "generateContent" || verb === "streamGenerateContent")
     return { face: "gemini", pathModel: target.slice(0, at), pathStream: verb === "streamGenerateContent" };
+  if (verb === "countTokens") return { face: "gemini", pathModel: target.slice(0, at), count: true };
   return {
     face: "gemini",
     error: new GatewayError(
       "not_found",
-      `Unknown method '${verb}'; use :generateContent or :streamGenerateContent.`,
+      `Unknown method '${verb}'; use :generateContent, :streamGenerateContent or :countTokens.`,
     ),
   };
 }
@@ -70,6 +76,7 @@ function contentGenerationPrefix(path: string): string | undefined {
 
 export interface InferenceServer {
   pipeline: InferencePipeline;
+  counter: TokenCounter;
   bodyLimitBytes: number;
   log: { error(obj: unknown, msg?: string): void };
 }
@@ -95,7 +102,9 @@ export function serveInference(
           pathModel: route.pathModel,
           pathStream: route.pathStream,
         };
-        return server.pipeline.handle(route.face, input, new HttpResponder(req, res));
+        const out = new HttpResponder(req, res);
+        if (route.count) return server.counter.handle(route.face, input, out);
+        return server.pipeline.handle(route.face, input, out);
       },
       (error: GatewayError) => {
         // A client that went away mid-upload has no one left to answer.

@@ -181,7 +181,7 @@ describe("content-generation listing (spec 1, Model record, content-generation s
       description: "Thinking model.",
       inputTokenLimit: 1048576,
       outputTokenLimit: 65536,
-      supportedGenerationMethods: ["generateContent", "streamGenerateContent"],
+      supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
       thinking: true,
       inputModalities: ["text", "image", "video", "audio", "file"],
       outputModalities: ["text"],

@@ -116,7 +116,7 @@ describe("listing shapes through the official SDKs", () => {
     const pager = await ai.models.list({ config: { pageSize: 8 } });
     const seen: string[] = [];
     for await (const model of pager) {
-      assert.deepEqual(model.supportedActions, ["generateContent", "streamGenerateContent"]);
+      assert.deepEqual(model.supportedActions, ["generateContent", "streamGenerateContent", "countTokens"]);
       assert.equal(typeof model.thinking, "boolean");
       assert.ok(model.inputTokenLimit! > 0 && model.outputTokenLimit! > 0);
       seen.push(model.name!);

@@ -3,7 +3,16 @@
 // `content_block_start` / `_delta` (text_delta, thinking_delta, signature_delta, input_json_delta) /
 // `_stop`, `message_delta`, `message_stop`; `error` in mid-stream). Usage semantics: see reply.ts.
 
-import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  type Dialect,
+  type DirectAnswer,
+  type Exchange,
+  type FakeOptions,
+  fakeTokenCount,
+  type RecordedRequest,
+  type StreamPlan,
+  type Verdict,
+} from "./dialect.ts";
 import {
   argumentsObject,
   argumentsText,
@@ -53,6 +62,40 @@ function error(status: number, message?: string): Json {
     error: { type: known.type, message: message ?? known.message },
     request_id: randomId("req_011C", 20),
   };
+}
+
+/** The fields POST /v1/messages/count_tokens takes; anything else is refused, as the real API does. */
+const COUNT_FIELDS = new Set([
+  "model",
+  "messages",
+  "system",
+  "tools",
+  "tool_choice",
+  "thinking",
+  "mcp_servers",
+  "output_config",
+  "output_format",
+  "context_management",
+]);
+
+function countTokens(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined {
+  if (request.method !== "POST" || request.pathname !== "/v1/messages/count_tokens") return undefined;
+  const reject = (status: number, message: string): DirectAnswer => ({
+    status,
+    body: error(status, message),
+  });
+  const key = request.headers["x-api-key"];
+  if (typeof key !== "string" || !key) return reject(401, "x-api-key header is required");
+  if (options.apiKey !== undefined && key !== options.apiKey) return reject(401, "invalid x-api-key");
+  if (!request.headers["anthropic-version"]) return reject(400, "anthropic-version: header is required");
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    return reject(400, "There was an issue with your request body: the body is not valid JSON.");
+  for (const field of Object.keys(body))
+    if (!COUNT_FIELDS.has(field)) return reject(400, `${field}: Extra inputs are not permitted`);
+  if (typeof body.model !== "string" || !body.model) return reject(400, "model: Field required");
+  if (!Array.isArray(body.messages)) return reject(400, "messages: Field required");
+  return { status: 200, body: { input_tokens: fakeTokenCount(request) } };
 }
 
 function check(request: RecordedRequest, options: FakeOptions): Verdict {
@@ -232,6 +275,7 @@ export const anthropicDialect: Dialect = {
   protocol: "anthropic",
   basePath: "",
   check,
+  countTokens,
   response,
   stream,
   error,

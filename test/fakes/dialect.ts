@@ -49,8 +49,28 @@ export interface StreamPlan {
   terminal: number;
 }
 
+/** An answer the fake gives outright (its token counter's), status and body. */
+export interface DirectAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * What the fakes' token counters report: one token per 4 bytes of the request body as received,
+ * rounded up. Not a real tokenizer, but a figure a test can compute from the recorded request, and
+ * one that no local count would give by chance.
+ */
+export function fakeTokenCount(request: RecordedRequest): number {
+  return Math.ceil(Buffer.byteLength(request.rawBody) / 4);
+}
+
 export interface Dialect {
   readonly protocol: FakeProtocol;
+  /**
+   * The provider's token-counting endpoint, when it has one: the answer to a request for it (a count,
+   * or the native error for a body the real API refuses), or undefined for any other path.
+   */
+  countTokens?(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined;
   /** The path prefix of the SDK-convention base URL (openai `/v1`, others none). */
   readonly basePath: string;
   /** Route, credentials and the body's required fields, checked as the real API checks them. */

@@ -5,7 +5,16 @@
 // `thought: true`; signatures are `thoughtSignature` on the part (also on `functionCall` parts).
 // Frames end in CRLF CRLF, as Google's servers send them. Usage semantics: see reply.ts.
 
-import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  type Dialect,
+  type DirectAnswer,
+  type Exchange,
+  type FakeOptions,
+  fakeTokenCount,
+  type RecordedRequest,
+  type StreamPlan,
+  type Verdict,
+} from "./dialect.ts";
 import {
   argumentsObject,
   blocksOf,
@@ -53,6 +62,37 @@ function error(status: number, message?: string): Json {
 }
 
 const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+const COUNT_ROUTE = /^\/v1beta\/models\/([^/:]+):countTokens$/;
+
+/**
+ * `models/{m}:countTokens`: `contents`, or a whole `generateContentRequest` (which must name its
+ * model, and is how system instructions and tools are counted), never both.
+ */
+function countTokens(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined {
+  const route = COUNT_ROUTE.exec(request.pathname);
+  if (request.method !== "POST" || !route) return undefined;
+  const reject = (status: number, message: string): DirectAnswer => ({
+    status,
+    body: error(status, message),
+  });
+  const key = request.headers["x-goog-api-key"];
+  if (typeof key !== "string" || !key) return reject(403, "Method doesn't allow unregistered callers.");
+  if (options.apiKey !== undefined && key !== options.apiKey)
+    return reject(400, "API key not valid. Please pass a valid API key.");
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    return reject(400, "Invalid JSON payload received.");
+  const whole = body.generateContentRequest;
+  if (whole !== undefined && body.contents !== undefined)
+    return reject(400, "contents and generateContentRequest are mutually exclusive.");
+  for (const field of Object.keys(body))
+    if (field !== "contents" && field !== "generateContentRequest")
+      return reject(400, `Invalid JSON payload received. Unknown name "${field}": Cannot find field.`);
+  if (whole !== undefined && (typeof whole?.model !== "string" || !whole.model.startsWith("models/")))
+    return reject(400, "generateContentRequest.model is required, as models/{model}.");
+  return { status: 200, body: { totalTokens: fakeTokenCount(request) } };
+}
 
 function check(request: RecordedRequest, options: FakeOptions): Verdict {
   const reject = (status: number, message: string): Verdict => ({
@@ -191,6 +231,7 @@ export const geminiDialect: Dialect = {
   protocol: "gemini",
   basePath: "",
   check,
+  countTokens,
   response,
   stream,
   error,

@@ -14,7 +14,7 @@ import { openaiResponsesDialect } from "./openai-responses.ts";
 import type { FakeProtocol } from "./reply.ts";
 import { type FakeUpstream, startFakeServer } from "./server.ts";
 
-export type { FakeOptions, RecordedRequest } from "./dialect.ts";
+export { type FakeOptions, fakeTokenCount, type RecordedRequest } from "./dialect.ts";
 export * from "./reply.ts";
 export type { FakeUpstream } from "./server.ts";
 

@@ -15,7 +15,16 @@
 //   last response.completed, or response.incomplete (length, content filter), with usage.
 // Usage: input_tokens includes cached tokens, output_tokens includes reasoning (test/fakes/reply.ts).
 
-import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import {
+  type Dialect,
+  type DirectAnswer,
+  type Exchange,
+  type FakeOptions,
+  fakeTokenCount,
+  type RecordedRequest,
+  type StreamPlan,
+  type Verdict,
+} from "./dialect.ts";
 import {
   argumentsText,
   blocksOf,
@@ -80,6 +89,39 @@ interface Asked {
 
 /** The exchange, with what the request asked for kept per response id. */
 const asked = new Map<string, Asked>();
+
+/** The parameters POST /v1/responses/input_tokens takes; any other is refused, as the real API does. */
+const COUNT_PARAMETERS = new Set([
+  "conversation",
+  "input",
+  "instructions",
+  "model",
+  "parallel_tool_calls",
+  "previous_response_id",
+  "reasoning",
+  "text",
+  "tool_choice",
+  "tools",
+  "truncation",
+]);
+
+function countTokens(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined {
+  if (request.method !== "POST" || request.pathname !== "/v1/responses/input_tokens") return undefined;
+  const auth = request.headers.authorization;
+  const key = typeof auth === "string" && auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
+  if (!key || (options.apiKey !== undefined && key !== options.apiKey))
+    return { status: 401, body: error(401) };
+  const body = request.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    return { status: 400, body: error(400, "We could not parse the JSON body of your request.", null) };
+  for (const field of Object.keys(body))
+    if (!COUNT_PARAMETERS.has(field))
+      return {
+        status: 400,
+        body: error(400, `Unknown parameter: '${field}'.`, "unknown_parameter", field),
+      };
+  return { status: 200, body: { object: "response.input_tokens", input_tokens: fakeTokenCount(request) } };
+}
 
 function check(request: RecordedRequest, options: FakeOptions): Verdict {
   const reject = (status: number, body: unknown): Verdict => ({ ok: false, status, body });
@@ -346,6 +388,7 @@ export const openaiResponsesDialect: Dialect = {
   protocol: "openai-responses",
   basePath: "/v1",
   check,
+  countTokens,
   response,
   stream,
   error: (status, message) => error(status, message),

@@ -93,6 +93,20 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     }
     keep();
 
+    const counted = dialect.countTokens?.(record, options);
+    if (counted) {
+      // A scripted error status answers a count too (to test what a failing counter costs).
+      const scripted = queue[0]?.status !== undefined && queue[0].status >= 400 ? queue.shift() : undefined;
+      if (scripted?.status)
+        sendText(
+          res,
+          scripted.status,
+          JSON.stringify(dialect.error(scripted.status)),
+          dialect.headers(false),
+        );
+      else sendText(res, counted.status, JSON.stringify(counted.body), dialect.headers(false));
+      return;
+    }
     const verdict = dialect.check(record, options);
     if (!verdict.ok) {
       sendText(res, verdict.status, JSON.stringify(verdict.body), dialect.headers(false));

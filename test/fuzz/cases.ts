@@ -221,7 +221,7 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
     if (variant.method) exchange.method = variant.method;
     return {
       label: `${exchange.method} ${short(exchange.path)}`,
-      face: faceOfPath(exchange.path),
+      face: faceOfPath(exchange.path, exchange.headers),
       exchange,
     };
   },
@@ -251,7 +251,7 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
     const method = rng.chance(0.85) ? "GET" : rng.pick(["HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]);
     return {
       label: `${method} ${short(path)} ${JSON.stringify(headers)}`,
-      face: faceOfPath(path),
+      face: faceOfPath(path, headers),
       exchange: { kind: "http", method, path, headers },
     };
   },
@@ -439,9 +439,17 @@ function inference(
 }
 
 /** The error shape a path's answers are in: Gemini's under /v1beta/, messages' under /v1/messages. */
-export function faceOfPath(path: string): Face {
-  if (path.startsWith("/v1beta/")) return "gemini";
+/**
+ * The protocol an error to a path is written in (docs/operations.md): Gemini's under `/v1beta/`,
+ * for a path ending in a `:method`, and for `/v1/models…` asked with a Gemini credential; messages'
+ * under `/v1/messages`; the chat shape (which the Responses API shares) for the rest.
+ */
+export function faceOfPath(url: string, headers: Record<string, string | string[]> = {}): Face {
+  const [path, query = ""] = url.split("?", 2);
+  if (path.startsWith("/v1beta/") || /(?::|%3a)[a-z]+$/i.test(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "messages";
+  const geminiCaller = headers["x-goog-api-key"] !== undefined || new URLSearchParams(query).has("key");
+  if ((path === "/v1/models" || path.startsWith("/v1/models/")) && geminiCaller) return "gemini";
   return "chat";
 }
 

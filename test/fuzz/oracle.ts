@@ -22,6 +22,7 @@ export const HEADER_ALLOW_LIST = new Set([
   "x-switchyard-ignored",
   "x-switchyard-provider",
   "x-switchyard-overhead-ms",
+  "x-switchyard-token-count",
   "retry-after",
   "deprecation",
   "link",

@@ -3,6 +3,7 @@
 
 import type { Protocol } from "../types.ts";
 import { checkModel } from "./check-model.ts";
+import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
@@ -22,4 +23,5 @@ export const anthropic: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  tokenCounting,
 };

@@ -2,6 +2,7 @@
 
 import type { Protocol } from "../types.ts";
 import { checkModel } from "./check-model.ts";
+import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
@@ -21,4 +22,5 @@ export const gemini: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  tokenCounting,
 };

@@ -3,6 +3,7 @@
 // stream; the upstream face calls providers configured with `protocol: openai-responses`.
 
 import type { Protocol } from "../types.ts";
+import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
@@ -21,4 +22,5 @@ export const openaiResponses: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  tokenCounting,
 };

@@ -1,0 +1,112 @@
+// Token counting: `POST /v1/messages/count_tokens`, `POST …/models/{m}:countTokens` and
+// `POST /v1/responses/input_tokens`, each in its own protocol's shape. Authenticated like inference;
+// not a generation: nothing is billed, recorded or metered.
+//
+// A model served by an upstream whose protocol has a counter (messages, content-generation,
+// Responses) is counted there, the request translated to that counter; anything else (the local
+// models, chat-completions upstreams, a counter that fails or is slow) is counted by the gateway,
+// off the event loop (prompt-tokens.ts). `x-switchyard-token-count: upstream | local` says which.
+
+import type { Authenticator } from "../auth/authenticator.ts";
+import { type Face, presentedKey } from "../auth/credentials.ts";
+import type { CatalogModel } from "../catalog/types.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+import type { Request } from "../ir/request.ts";
+import type { Protocol, ProtocolName } from "../protocols/types.ts";
+import { canRelay, type ProviderAdapter } from "../providers/types.ts";
+import { asGatewayError, bodyText, type InferenceInput, parseJson } from "./inference.ts";
+import type { ModelIndex } from "./models.ts";
+import { countPromptTokens } from "./prompt-tokens.ts";
+import type { HeaderMap, Responder } from "./responder.ts";
+import type { Logger } from "./settlement.ts";
+
+export interface TokenCountDeps {
+  protocols: Record<ProtocolName, Protocol>;
+  models: ModelIndex;
+  providers: Map<string, ProviderConfig>;
+  adapterFor(provider: ProviderConfig): ProviderAdapter;
+  auth: Authenticator;
+  log: Logger & { warn(obj: unknown, msg?: string): void };
+  /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
+  anthropicVersions?: ReadonlySet<string>;
+}
+
+/** How long an upstream counter may take before the gateway counts instead. */
+const UPSTREAM_COUNT_MS = 10_000;
+
+export class TokenCounter {
+  private readonly deps: TokenCountDeps;
+
+  constructor(deps: TokenCountDeps) {
+    this.deps = deps;
+  }
+
+  async handle(face: ProtocolName, input: InferenceInput, out: Responder): Promise<void> {
+    const protocol = this.deps.protocols[face];
+    const headers: HeaderMap = {};
+    try {
+      const counting = protocol.tokenCounting;
+      if (!counting) throw new Error(`the ${face} protocol has no token counting`);
+      await this.deps.auth.authenticate(presentedKey(face as Face, input.headers, input.query));
+      const request = counting.decodeCountRequest(parseJson(bodyText(input.body)), {
+        headers: input.headers,
+        pathModel: input.pathModel,
+        anthropicVersions: this.deps.anthropicVersions,
+      });
+      let counted: number | undefined;
+      if (request.model !== "") {
+        const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
+        request.model = model.id;
+        counted = await this.askUpstream(request, model, out.signal, headers);
+      }
+      headers["x-switchyard-token-count"] = counted === undefined ? "local" : "upstream";
+      const tokens = counted ?? (await countPromptTokens(request));
+      if (!out.signal.aborted) out.json(200, headers, counting.encodeCount(tokens));
+    } catch (err) {
+      if (out.signal.aborted) return;
+      const error = asGatewayError(err, this.deps.log);
+      const { status, body } = protocol.encodeError(error);
+      if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+      out.json(status, headers, body);
+    }
+  }
+
+  /**
+   * The count of the first of the model's endpoints whose upstream has a counter, or undefined when
+   * none has, or when that counter fails (the gateway then counts; the failure is logged).
+   */
+  private async askUpstream(
+    request: Request,
+    model: CatalogModel,
+    clientGone: AbortSignal,
+    headers: HeaderMap,
+  ): Promise<number | undefined> {
+    for (const endpoint of model.endpoints) {
+      const provider = this.deps.providers.get(endpoint.provider);
+      if (!provider?.enabled || provider.protocol === "local" || provider.protocol === "openai") continue;
+      const upstream = this.deps.protocols[provider.protocol];
+      const counting = upstream.tokenCounting;
+      const adapter = this.deps.adapterFor(provider);
+      if (!counting || !canRelay(adapter, upstream.name)) continue;
+      try {
+        const call = counting.encodeCountRequest(request, { model: endpoint.model });
+        const signal = AbortSignal.any([clientGone, AbortSignal.timeout(UPSTREAM_COUNT_MS)]);
+        const answer = await adapter.relay(
+          { path: call.path, body: JSON.stringify(call.body), headers: {}, stream: false },
+          signal,
+        );
+        const count = counting.decodeCount(JSON.parse(await answer.text()));
+        headers["x-switchyard-provider"] = provider.id;
+        return count;
+      } catch (err) {
+        if (clientGone.aborted) throw err;
+        this.deps.log.warn(
+          { err, provider: provider.id, model: model.id },
+          "upstream token counter failed; counted locally",
+        );
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+}

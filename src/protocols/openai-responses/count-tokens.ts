@@ -1,0 +1,53 @@
+// Token counting in the Responses API: `POST /v1/responses/input_tokens` takes the input side of a
+// `responses.create` body (model, input, instructions, tools, tool_choice, reasoning, text…; the
+// model is optional) and answers `{"object":"response.input_tokens","input_tokens":n}`. As an
+// upstream, OpenAI's counter refuses parameters outside that list, so only those are sent.
+
+import { invalid } from "../../ir/errors.ts";
+import type { Request } from "../../ir/request.ts";
+import { expectObject, isObject } from "../shared/validate.ts";
+import type { DecodeContext, TokenCounting } from "../types.ts";
+import { decodeRequest } from "./decode-request.ts";
+import { encodeRequest } from "./encode-request.ts";
+
+/** The parameters of `responses.inputTokens.count` the gateway sends (it keeps no conversations). */
+const COUNTED_PARAMETERS = [
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "reasoning",
+  "text",
+] as const;
+
+export const tokenCounting: TokenCounting = {
+  decodeCountRequest(body: unknown, ctx: DecodeContext): Request {
+    const b = expectObject(body, "body");
+    const named = b.model !== undefined && b.model !== null;
+    // Counted, never streamed; a body without a model is counted for no model in particular.
+    const request = decodeRequest({ ...b, model: named ? b.model : "-", stream: false }, ctx);
+    if (!named) request.model = "";
+    return request;
+  },
+
+  encodeCount(inputTokens: number): unknown {
+    return { object: "response.input_tokens", input_tokens: inputTokens };
+  },
+
+  encodeCountRequest(request: Request, target: { model: string }) {
+    const { body } = encodeRequest(request, { model: target.model, stream: false });
+    const whole = body as Record<string, unknown>;
+    const counted: Record<string, unknown> = {};
+    for (const field of COUNTED_PARAMETERS) if (whole[field] !== undefined) counted[field] = whole[field];
+    return { path: "/responses/input_tokens", body: counted };
+  },
+
+  decodeCount(body: unknown): number {
+    const count = isObject(body) ? body.input_tokens : undefined;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 0)
+      throw invalid("input_tokens", "the upstream's counter answered no count");
+    return count;
+  },
+};
