@@ -11,13 +11,14 @@
 // text (multi-search.ts).
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
-import type { ContentBlock, Request, ToolDefinition } from "../../ir/request.ts";
+import type { Request, ToolDefinition } from "../../ir/request.ts";
 import type { FinishReason, OutputBlock } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { emptyUsage, type Usage } from "../../ir/usage.ts";
 import type { TokenCounts, Truncated } from "./bounded-bpe.ts";
 import { firstOccurrences, MAX_PATTERN_CHARS, searchable } from "./multi-search.ts";
 import { PromptCache } from "./prompt-cache.ts";
+import { blockText, isMedia, MEDIA_TOKENS, promptTexts } from "./prompt-texts.ts";
 import { sampleFromSchema } from "./sample-json.ts";
 import { signThinking, verifyThinking } from "./signature.ts";
 
@@ -41,8 +42,6 @@ export interface LocalTokens {
   truncate(text: string, max: number): Promise<Truncated>;
 }
 
-/** Tokens an image, audio clip or document counts for (a flat figure, like a low-detail image). */
-const MEDIA_TOKENS = 85;
 const DEFAULT_MAX_OUTPUT = 4096;
 
 const cache = new PromptCache();
@@ -224,34 +223,6 @@ function wordCount(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
-function blockText(block: ContentBlock): string {
-  switch (block.type) {
-    case "text":
-      return block.text;
-    case "tool_call":
-      return `${block.name} ${block.arguments}`;
-    case "tool_result":
-      return block.content.map(blockText).join(" ");
-    case "thinking":
-      return block.text;
-    case "redacted_thinking":
-      return "";
-    case "document":
-      return block.source.kind === "text" ? block.source.text : "";
-    default:
-      return "";
-  }
-}
-
-function isMedia(block: ContentBlock): boolean {
-  if (block.type === "image" || block.type === "audio") return true;
-  return block.type === "document" && block.source.kind !== "text";
-}
-
-function toolText(tool: ToolDefinition): string {
-  return `${tool.name} ${tool.description ?? ""} ${JSON.stringify(tool.parameters)}`;
-}
-
 interface PromptCounts {
   total: number;
   system: number[];
@@ -269,15 +240,7 @@ async function promptTokens(
   tokens: LocalTokens,
   contextLength?: number,
 ): Promise<PromptCounts> {
-  const texts: string[] = [];
-  let media = 0;
-  for (const s of request.system) texts.push(s.text);
-  for (const m of request.messages)
-    for (const b of m.content) {
-      if (isMedia(b)) media += MEDIA_TOKENS;
-      texts.push(isMedia(b) ? "" : blockText(b));
-    }
-  for (const t of request.tools) texts.push(toolText(t));
+  const { texts, media } = promptTexts(request);
   const limit = contextLength === undefined ? undefined : Math.max(0, contextLength - media);
   const counted = await tokens.countEach(texts, limit);
   if (counted.overLimit)
