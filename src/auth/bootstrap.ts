@@ -10,7 +10,13 @@ export async function installKey(store: Store, key: BootstrapKey): Promise<void>
   const hash = hashKey(key.key);
   const account = await store.getAccount(key.account);
   if (!account) await store.upsertAccount(key.account, { balance: key.credits ?? "0" });
-  if (await store.findKeyByHash(hash)) return;
+  const existing = await store.findKeyByHash(hash);
+  // The file is the truth for its keys' limits and budget: each start applies them.
+  if (existing) {
+    if (!sameJson(existing.limits, key.limits) || !sameJson(existing.budget, key.budget))
+      await store.setKeyLimits(existing.id, key.limits, key.budget);
+    return;
+  }
   const row = {
     id: keyId(hash),
     hash,
@@ -19,6 +25,8 @@ export async function installKey(store: Store, key: BootstrapKey): Promise<void>
     accountId: key.account,
     createdAt: Date.now(),
     name: key.name,
+    limits: key.limits,
+    budget: key.budget,
   };
   try {
     await store.insertKey(row);
@@ -43,4 +51,8 @@ export async function demoKey(store: Store, dataDir: string): Promise<string> {
   }
   await installKey(store, { key, account: "demo", credits: "10" });
   return key;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }

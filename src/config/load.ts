@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { CatalogError, loadBuiltinCatalog, mergeRecords } from "../catalog/load.ts";
 import type { CatalogModel } from "../catalog/types.ts";
+import type { KeyBudget, KeyLimits } from "../ledger/types.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
 import { type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
@@ -17,12 +18,16 @@ export interface BootstrapKey {
   account: string;
   credits?: string;
   name?: string;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
 }
 
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };
   storage: { url: string };
-  redis?: { url: string };
+  redis?: { url: string; prefix: string };
+  /** Log level; undefined: `SWITCHYARD_LOG_LEVEL`, else warn. */
+  logging: { level?: string };
   billing: { settleDelayMs: number; priceVersion: string };
   /** What the client faces accept beyond the spec's rules, for unmodified current SDKs. */
   clients: { anthropicVersions: string[] };
@@ -151,7 +156,8 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
   return {
     server: { host: file.server.host, port: file.server.port, bodyLimitBytes: file.server.body_limit_bytes },
     storage: { url: file.storage.url },
-    redis: file.redis?.url ? { url: file.redis.url } : undefined,
+    redis: file.redis?.url ? { url: file.redis.url, prefix: file.redis.prefix } : undefined,
+    logging: { level: file.logging.level },
     billing: { settleDelayMs: file.billing.settle_delay_ms, priceVersion: file.billing.price_version },
     clients: { anthropicVersions: file.clients.anthropic_versions },
     providers,

@@ -5,7 +5,11 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
+import { totalTokens } from "../ir/usage.ts";
 import type { Api, Store } from "../ledger/types.ts";
+import type { BudgetCheck } from "../limits/budget.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
@@ -16,6 +20,7 @@ import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
+import { countPromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
@@ -46,6 +51,10 @@ export interface GatewayDeps {
   router?: Router;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
   anthropicVersions?: ReadonlySet<string>;
+  /** Per-key rate limits (src/limits/); none when absent. */
+  limiter?: RateLimiter;
+  /** Per-key budgets (src/limits/); none when absent. */
+  budget?: BudgetCheck;
 }
 
 const API_OF: Record<ProtocolName, Api> = {
@@ -89,6 +98,10 @@ export class InferencePipeline {
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
       await this.credit.admit(caller);
+      // The key's budget and limits, last: a request refused for anything else takes nothing from them.
+      await this.deps.budget?.admit(caller, face);
+      const admission = await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model));
+      if (admission) Object.assign(headers, admission.headers);
       const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
       const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
         id,
@@ -113,8 +126,12 @@ export class InferencePipeline {
         meter: new Meter(arrivedAt),
         generation,
       };
-      if (request.stream) await this.stream(call);
-      else await this.complete(call);
+      try {
+        if (request.stream) await this.stream(call);
+        else await this.complete(call);
+      } finally {
+        admission?.end(usedTokens(call.meter));
+      }
     } catch (err) {
       this.sendError(protocol, err, headers, out, id);
     }
@@ -274,8 +291,26 @@ export class InferencePipeline {
     const error = asGatewayError(err, this.deps.log, id);
     const { status, body } = protocol.encodeError(error);
     if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+    if (error.headers) Object.assign(headers, error.headers);
     out.json(status, headers, body);
   }
+}
+
+/**
+ * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt
+ * (counted as the local models count, off the event loop) and the most it may write.
+ */
+async function tokenEstimate(request: Request, model: CatalogModel): Promise<number> {
+  return (await countPromptTokens(request)) + (request.maxOutputTokens ?? model.maxOutputTokens);
+}
+
+/**
+ * The tokens a request used, for its tokens-per-minute limit: its usage when the upstream reported
+ * one; none when nothing was generated; else (a stream cut before its usage) the estimate stands.
+ */
+function usedTokens(meter: Meter): number | undefined {
+  if (meter.sawUsage) return totalTokens(meter.usage);
+  return meter.latencyMs === undefined ? 0 : undefined;
 }
 
 /** Everything one inference carries from step to step. */

@@ -23,6 +23,8 @@ export interface RecorderDeps {
   store: Store;
   settlement: Settlement;
   log: Logger;
+  /** Told what each generation settled with its finish cost its key (budgets: src/limits/budget.ts). */
+  budget?: { spend(keyId: string, createdAt: number, amount: string): void };
 }
 
 /**
@@ -172,6 +174,7 @@ export class GenerationRecorder {
     if (settleNow) {
       try {
         finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+        this.deps.budget?.spend(this.caller.keyId, this.start.createdAt, finish.settlement.rating.usage);
       } catch (err) {
         // The generation is recorded either way. Rated later when the store was only unavailable
         // (the account's discount could not be read); a rating that fails for any other reason is

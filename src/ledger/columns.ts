@@ -3,7 +3,16 @@
 
 import { emptyUsage, type Usage } from "../ir/usage.ts";
 import { addDecimals, canonicalDecimal } from "./decimal.ts";
-import type { AccountRow, GenerationRow, GenerationStatus, KeyKind, KeyRow, Rating } from "./types.ts";
+import type {
+  AccountRow,
+  GenerationRow,
+  GenerationStatus,
+  KeyBudget,
+  KeyKind,
+  KeyLimits,
+  KeyRow,
+  Rating,
+} from "./types.ts";
 
 type Column = string | number | bigint | boolean | object | null | undefined;
 export type Columns = Record<string, Column>;
@@ -13,7 +22,8 @@ export const generationColumnList =
   "latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at, " +
   "rating, settled_at, session_id";
 
-export const keyColumnList = "id, hash, prefix, kind, account_id, name, created_at, revoked_at";
+export const keyColumnList =
+  "id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget";
 export const accountColumnList = "id, balance, discount, created_at";
 
 /** Error texts come from upstreams; keep the ledger row small and storable (PostgreSQL rejects NUL). */
@@ -83,7 +93,14 @@ export function keyFromColumns(c: Columns): KeyRow {
     createdAt: Number(c.created_at),
     revokedAt: optionalNumber(c.revoked_at),
     name: optionalString(c.name),
+    limits: json<KeyLimits>(c.limits),
+    budget: json<KeyBudget>(c.budget),
   });
+}
+
+/** A key's limits or budget as its column holds it (JSON; none is NULL). */
+export function limitsColumn(value: KeyLimits | KeyBudget | undefined): string | null {
+  return value === undefined || Object.keys(value).length === 0 ? null : JSON.stringify(value);
 }
 
 export function accountFromColumns(c: Columns): AccountRow {
@@ -136,6 +153,11 @@ export function ratingColumn(rating: Rating): string {
       : [d.feeItemCode, d.rate, d.originAmount, d.discountAmount, d.billAmount],
   );
   return JSON.stringify([rating.priceVersion, ...items]);
+}
+
+/** The amount (`usage`) of a rating column, exact decimal text; "0" when there is none. */
+export function ratingUsageOf(value: Column): string {
+  return ratingFromColumn(value)?.usage ?? "0";
 }
 
 function ratingFromColumn(value: Column): Rating | undefined {

@@ -28,8 +28,13 @@ CREATE TABLE IF NOT EXISTS ${t("keys")} (
   account_id TEXT NOT NULL,
   name       TEXT,
   created_at BIGINT NOT NULL,
-  revoked_at BIGINT
+  revoked_at BIGINT,
+  limits     JSONB,
+  budget     JSONB
 );
+-- A key's rate limits and budget (src/limits/); tables made before them lack them.
+ALTER TABLE ${t("keys")} ADD COLUMN IF NOT EXISTS limits JSONB;
+ALTER TABLE ${t("keys")} ADD COLUMN IF NOT EXISTS budget JSONB;
 CREATE INDEX IF NOT EXISTS keys_account ON ${t("keys")} (account_id);
 CREATE INDEX IF NOT EXISTS keys_prefix ON ${t("keys")} (prefix);
 
@@ -67,6 +72,9 @@ DROP INDEX IF EXISTS ${t("generations_account")};
 CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+-- A key's settled spend in its budget's period (Store.keySpend).
+CREATE INDEX IF NOT EXISTS generations_key_spend ON ${t("generations")} (key_id, created_at)
+  WHERE settled_at IS NOT NULL;
 
 -- Which gateway process is alive, by its owner id, by the database's clock: see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (

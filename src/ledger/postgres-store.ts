@@ -17,6 +17,7 @@ import {
   generationFromColumns,
   keyColumnList,
   keyFromColumns,
+  limitsColumn,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
@@ -49,6 +50,8 @@ import type {
   GenerationEnd,
   GenerationRow,
   GenerationStart,
+  KeyBudget,
+  KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
@@ -186,8 +189,8 @@ export class PostgresStore implements Store {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       await this.query(
-        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           key.id,
           key.hash,
@@ -197,6 +200,8 @@ export class PostgresStore implements Store {
           key.name ?? null,
           wholeMs(key.createdAt),
           wholeMs(key.revokedAt),
+          limitsColumn(key.limits),
+          limitsColumn(key.budget),
         ],
       );
     } catch (error) {
@@ -243,6 +248,31 @@ export class PostgresStore implements Store {
       await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, live.rows[0].id]);
       return true;
     });
+  }
+
+  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
+    const result = await this.query(`UPDATE ${this.t("keys")} SET limits = $1, budget = $2 WHERE id = $3`, [
+      limitsColumn(limits),
+      limitsColumn(budget),
+      id,
+    ]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async keySpend(keyId: string, since: number): Promise<string> {
+    // A rating column is [priceVersion, [code, rate, origin, discount?, bill?], …] (columns.ts): its
+    // amount is the sum of the items' bill (the origin when there is no discount). Rows written by
+    // earlier versions hold the rating whole, as an object with its `usage`.
+    const result = await this.query(
+      `SELECT COALESCE(SUM(CASE WHEN jsonb_typeof(g.rating) = 'array'
+         THEN (SELECT SUM(COALESCE(e.item->>4, e.item->>2)::numeric)
+               FROM jsonb_array_elements(g.rating) WITH ORDINALITY AS e(item, n) WHERE n > 1)
+         ELSE (g.rating->>'usage')::numeric END), 0) AS spend
+       FROM ${this.t("generations")} g
+       WHERE g.key_id = $1 AND g.created_at >= $2 AND g.settled_at IS NOT NULL`,
+      [keyId, wholeMs(since)],
+    );
+    return canonicalDecimal(String(result.rows[0].spend));
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

@@ -17,7 +17,9 @@ CREATE TABLE IF NOT EXISTS keys (
   account_id TEXT NOT NULL,
   name       TEXT,
   created_at INTEGER NOT NULL,
-  revoked_at INTEGER
+  revoked_at INTEGER,
+  limits     TEXT,
+  budget     TEXT
 );
 CREATE INDEX IF NOT EXISTS keys_account ON keys (account_id);
 CREATE INDEX IF NOT EXISTS keys_prefix ON keys (prefix);
@@ -53,6 +55,9 @@ DROP INDEX IF EXISTS generations_account;
 CREATE INDEX IF NOT EXISTS generations_pending ON generations (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+-- A key's settled spend in its budget's period (Store.keySpend).
+CREATE INDEX IF NOT EXISTS generations_key_spend ON generations (key_id, created_at)
+  WHERE settled_at IS NOT NULL;
 
 -- Which gateway process is alive, by its owner id (src/ledger/owner.ts); see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS owner_leases (
@@ -65,4 +70,6 @@ CREATE TABLE IF NOT EXISTS owner_leases (
 export const sqliteAddedColumns = [
   { table: "generations", column: "owner", type: "TEXT" },
   { table: "generations", column: "session_id", type: "TEXT" },
+  { table: "keys", column: "limits", type: "TEXT" },
+  { table: "keys", column: "budget", type: "TEXT" },
 ] as const;

@@ -16,7 +16,9 @@ import {
   generationFromColumns,
   keyColumnList,
   keyFromColumns,
+  limitsColumn,
   ratingColumn,
+  ratingUsageOf,
   storableErrorMessage,
   usageColumn,
   wholeMs,
@@ -46,6 +48,8 @@ import type {
   GenerationEnd,
   GenerationRow,
   GenerationStart,
+  KeyBudget,
+  KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
@@ -202,7 +206,7 @@ export class SqliteStore implements Store {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       this.statement(
-        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ).run(
         key.id,
         key.hash,
@@ -212,6 +216,8 @@ export class SqliteStore implements Store {
         key.name ?? null,
         key.createdAt,
         key.revokedAt ?? null,
+        limitsColumn(key.limits),
+        limitsColumn(key.budget),
       );
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateKey(key.id);
@@ -252,6 +258,25 @@ export class SqliteStore implements Store {
       this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(now, live[0]!.id as string);
       return true;
     });
+  }
+
+  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
+    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
+      limitsColumn(limits),
+      limitsColumn(budget),
+      id,
+    );
+    return result.changes > 0;
+  }
+
+  async keySpend(keyId: string, since: number): Promise<string> {
+    // SQLite has no exact decimal: the ratings are read and their amounts summed exactly here.
+    const rows = read(() =>
+      this.statement(
+        "SELECT rating FROM generations WHERE key_id = ? AND created_at >= ? AND settled_at IS NOT NULL",
+      ).all(keyId, since),
+    );
+    return rows.reduce<string>((total, row) => addDecimals(total, ratingUsageOf(row.rating)), "0");
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

@@ -26,6 +26,9 @@ import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
+import { BudgetCheck } from "../limits/budget.ts";
+import { RateLimiter } from "../limits/rate-limiter.ts";
+import { RedisLimitState } from "../limits/redis-limit-state.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { adapterRegistry } from "../providers/registry.ts";
@@ -55,7 +58,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   // `inference` is filled in below, once the pipeline exists.
   let inference: InferenceServer | undefined;
   const fastify = Fastify({
-    logger: { level: process.env.SWITCHYARD_LOG_LEVEL ?? "warn" },
+    logger: { level: config.logging.level ?? process.env.SWITCHYARD_LOG_LEVEL ?? "warn" },
     bodyLimit: config.server.bodyLimitBytes,
     routerOptions: { maxParamLength: 500 },
     serverFactory: (handler) =>
@@ -84,6 +87,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const routingState = redisState
     ? new FallbackRoutingState(redisState, (message) => log.warn(message))
     : undefined;
+  // Key limits are shared through Redis too (atomic scripts), under the deployment's prefix.
+  const limiter = new RateLimiter({
+    shared: config.redis ? new RedisLimitState(config.redis.url, config.redis.prefix) : undefined,
+    warn: (message) => log.warn(message),
+  });
+  const budget = new BudgetCheck(store);
   const settlement = new Settlement({
     store,
     delayMs: config.billing.settleDelayMs,
@@ -105,6 +114,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     router: new Router({ models, settings: config.routing, state: routingState }),
     anthropicVersions,
+    limiter,
+    budget,
   });
 
   const counter = new TokenCounter({
@@ -211,6 +222,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await fastify.close();
       await settlement.flush();
       await redisState?.close();
+      await limiter.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
+import { addDecimals } from "../../src/ledger/decimal.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
 
@@ -261,6 +262,59 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.insertKey(second);
           await assert.rejects(store.revokeKey(shared), /2 live keys/);
           assert.equal((await store.findKeyByHash(first.hash))?.revokedAt, undefined);
+        }));
+      test("a key's limits and budget are stored with it, listed, and replaced", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const key = keyOf(account, {
+            limits: { rpm: 60, tpm: 100_000, concurrency: 4 },
+            budget: { usd: "5.25", period: "day" },
+          });
+          await store.insertKey(key);
+          assert.deepEqual(await store.findKeyByHash(key.hash), key);
+          assert.deepEqual((await store.listKeys(account))[0], key);
+          assert.equal(await store.setKeyLimits(key.id, { rpm: 2 }, undefined), true);
+          const changed = await store.findKeyByHash(key.hash);
+          assert.deepEqual([changed?.limits, changed?.budget], [{ rpm: 2 }, undefined]);
+          assert.equal(await store.setKeyLimits(unique("no-such-key"), undefined, undefined), false);
+        }));
+
+      test("a key's spend: its settled ratings since a time, summed exactly", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const keyId = unique("key");
+          await store.upsertAccount(account, { balance: "1" });
+          const at = (createdAt: number, key = keyId) => startOf(account, { keyId: key, createdAt });
+          // The amount of a rating is its items' bill (what a rating column keeps).
+          const ratingOf = (bill: string, discount = "0"): Rating => ({
+            ...rating,
+            usage: bill,
+            ratingDetails: [
+              {
+                feeItemCode: "prompt",
+                rate: "1",
+                originAmount: addDecimals(bill, discount),
+                discountAmount: discount,
+                billAmount: bill,
+              },
+            ],
+          });
+          const cheap = ratingOf("0.1");
+          const dear = ratingOf("0.2", "0.05");
+          const old = at(1_000);
+          const recent = [at(5_000), at(6_000)];
+          const otherKey = at(7_000, unique("key"));
+          const unsettled = at(8_000);
+          for (const g of [old, ...recent, otherKey, unsettled]) await store.recordGeneration(g, endOf(g.id));
+          await store.settleGenerations([
+            { id: old.id, rating: dear, settledAt: 1 },
+            { id: recent[0].id, rating: cheap, settledAt: 1 },
+            { id: recent[1].id, rating: dear, settledAt: 1 },
+            { id: otherKey.id, rating: dear, settledAt: 1 },
+          ]);
+          assert.equal(await store.keySpend(keyId, 5_000), "0.3");
+          assert.equal(await store.keySpend(keyId, 0), "0.5");
+          assert.equal(await store.keySpend(unique("key"), 0), "0");
         }));
     });
 
