@@ -22,6 +22,7 @@ import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
+import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
@@ -55,7 +56,12 @@ export interface GatewayDeps {
   limiter?: RateLimiter;
   /** Per-key budgets (src/limits/); none when absent. */
   budget?: BudgetCheck;
+  /** One line per request (`logging.level: info`); none when absent. */
+  requestLog?: RequestLog;
 }
+
+/** The status logged for a request whose client left before it was answered (nginx's convention). */
+const CLIENT_CLOSED = 499;
 
 const API_OF: Record<ProtocolName, Api> = {
   "openai-chat": "chat.completions",
@@ -82,10 +88,12 @@ export class InferencePipeline {
     const protocol = this.deps.protocols[face];
     const headers: HeaderMap = { "x-generation-id": id };
     if (face === "anthropic") headers["request-id"] = id;
+    const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
     try {
       const caller = await this.deps.auth.authenticate(
         presentedKey(face as Face, input.headers, input.query),
       );
+      facts.caller = caller;
       const rawBody = bodyText(input.body);
       const request = protocol.decodeRequest(parseJson(rawBody), {
         headers: input.headers,
@@ -95,6 +103,8 @@ export class InferencePipeline {
       });
       const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
       request.model = model.id;
+      facts.model = model.id;
+      facts.stream = request.stream;
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
       await this.credit.admit(caller);
@@ -126,6 +136,8 @@ export class InferencePipeline {
         meter: new Meter(arrivedAt),
         generation,
       };
+      facts.meter = call.meter;
+      facts.generation = generation;
       try {
         if (request.stream) await this.stream(call);
         else await this.complete(call);
@@ -133,8 +145,11 @@ export class InferencePipeline {
         admission?.end(usedTokens(call.meter));
       }
     } catch (err) {
-      this.sendError(protocol, err, headers, out, id);
+      const error = this.sendError(protocol, err, headers, out, id);
+      facts.status = out.signal.aborted ? CLIENT_CLOSED : error.status;
+      facts.errorKind = error.kind;
     }
+    this.deps.requestLog?.done(facts);
   }
 
   private async complete(call: Call): Promise<void> {
@@ -286,13 +301,21 @@ export class InferencePipeline {
       .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
   }
 
-  private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder, id: string): void {
-    if (out.signal.aborted) return;
+  /** Answers the error (unless the client has gone), and returns it as the client sees it. */
+  private sendError(
+    protocol: Protocol,
+    err: unknown,
+    headers: HeaderMap,
+    out: Responder,
+    id: string,
+  ): GatewayError {
     const error = asGatewayError(err, this.deps.log, id);
+    if (out.signal.aborted) return error;
     const { status, body } = protocol.encodeError(error);
     if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
     if (error.headers) Object.assign(headers, error.headers);
     out.json(status, headers, body);
+    return error;
   }
 }
 

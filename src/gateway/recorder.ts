@@ -75,6 +75,11 @@ export class GenerationRecorder {
   pricedModel?: CatalogModel;
   /** performance.now() when the request arrived. */
   readonly arrivedAt: number;
+  /** How it ended, once it has. */
+  status?: "completed" | "cancelled" | "failed";
+  /** Its exact cost (USD) when it is rated with its finish; undefined when rated later, or not at all. */
+  readonly cost: Promise<string | undefined>;
+  private resolveCost!: (cost: string | undefined) => void;
   private readonly deps: RecorderDeps;
   private readonly unwritten: UnwrittenStarts;
   private readonly start: GenerationStart;
@@ -112,6 +117,9 @@ export class GenerationRecorder {
       createdAt: Date.now(),
     };
     if (g.sessionId !== undefined) this.start.sessionId = g.sessionId;
+    this.cost = new Promise((resolve) => {
+      this.resolveCost = resolve;
+    });
     unwritten.add(this);
   }
 
@@ -142,6 +150,7 @@ export class GenerationRecorder {
 
   private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
     countGeneration(this.api, status);
+    this.status = status;
     const finish: GenerationEnd = {
       id: this.start.id,
       status,
@@ -175,6 +184,7 @@ export class GenerationRecorder {
       try {
         finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
         this.deps.budget?.spend(this.caller.keyId, this.start.createdAt, finish.settlement.rating.usage);
+        this.resolveCost(finish.settlement.rating.usage);
       } catch (err) {
         // The generation is recorded either way. Rated later when the store was only unavailable
         // (the account's discount could not be read); a rating that fails for any other reason is
@@ -186,6 +196,7 @@ export class GenerationRecorder {
         }
       }
     }
+    this.resolveCost(undefined); // (no effect when the cost is known already)
     await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
     if (settleNow) settlement.settledWithFinish(this.caller.accountId);
     else if (hasUsage) settlement.schedule(generation, model, finish.usage);

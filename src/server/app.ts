@@ -22,6 +22,7 @@ import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
+import { RequestLog } from "../gateway/request-log.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
@@ -116,6 +117,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     anthropicVersions,
     limiter,
     budget,
+    requestLog: new RequestLog(log),
   });
 
   const counter = new TokenCounter({
