@@ -109,8 +109,11 @@ export class InferencePipeline {
       protocol.checkModel?.(request, model);
       await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
-      await this.deps.budget?.admit(caller, face);
-      const admission = await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model));
+      // (Asked only for a key that has them: a key without costs no await.)
+      if (caller.budget) await this.deps.budget?.admit(caller, face);
+      const admission = caller.limits
+        ? await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model))
+        : undefined;
       if (admission) Object.assign(headers, admission.headers);
       const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
       const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {

@@ -77,9 +77,11 @@ export class GenerationRecorder {
   readonly arrivedAt: number;
   /** How it ended, once it has. */
   status?: "completed" | "cancelled" | "failed";
-  /** Its exact cost (USD) when it is rated with its finish; undefined when rated later, or not at all. */
-  readonly cost: Promise<string | undefined>;
-  private resolveCost!: (cost: string | undefined) => void;
+  /** The cost once known (see `cost`): made only when asked for, so that no one asking costs nothing. */
+  private costPromise?: Promise<string | undefined>;
+  private costKnown = false;
+  private costValue?: string;
+  private resolveCost?: (cost: string | undefined) => void;
   private readonly deps: RecorderDeps;
   private readonly unwritten: UnwrittenStarts;
   private readonly start: GenerationStart;
@@ -117,10 +119,23 @@ export class GenerationRecorder {
       createdAt: Date.now(),
     };
     if (g.sessionId !== undefined) this.start.sessionId = g.sessionId;
-    this.cost = new Promise((resolve) => {
+    unwritten.add(this);
+  }
+
+  /** Its exact cost (USD) when it is rated with its finish; undefined when rated later, or not at all. */
+  get cost(): Promise<string | undefined> {
+    if (this.costKnown) return Promise.resolve(this.costValue);
+    this.costPromise ??= new Promise((resolve) => {
       this.resolveCost = resolve;
     });
-    unwritten.add(this);
+    return this.costPromise;
+  }
+
+  private costIs(cost: string | undefined): void {
+    if (this.costKnown) return;
+    this.costKnown = true;
+    this.costValue = cost;
+    this.resolveCost?.(cost);
   }
 
   /** The client has the generation's id (a stream began): its start must survive a crash. */
@@ -184,7 +199,7 @@ export class GenerationRecorder {
       try {
         finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
         this.deps.budget?.spend(this.caller.keyId, this.start.createdAt, finish.settlement.rating.usage);
-        this.resolveCost(finish.settlement.rating.usage);
+        this.costIs(finish.settlement.rating.usage);
       } catch (err) {
         // The generation is recorded either way. Rated later when the store was only unavailable
         // (the account's discount could not be read); a rating that fails for any other reason is
@@ -196,7 +211,7 @@ export class GenerationRecorder {
         }
       }
     }
-    this.resolveCost(undefined); // (no effect when the cost is known already)
+    this.costIs(undefined); // (no effect when the cost is known already)
     await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
     if (settleNow) settlement.settledWithFinish(this.caller.accountId);
     else if (hasUsage) settlement.schedule(generation, model, finish.usage);
