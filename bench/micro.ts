@@ -4,6 +4,7 @@
 // Switchyard's code decides; `npm run bench` measures the whole request through HTTP.
 //
 //   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
+//                       [--otlp URL]   (traces on, exported to an OTLP/HTTP collector at URL)
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -30,6 +31,7 @@ const requests = Number(flag("--requests", "50000"));
 const concurrency = Number(flag("--concurrency", "50"));
 const scenario = flag("--scenario", "relay");
 const profile = process.argv.includes("--profile");
+const otlp = process.argv.includes("--otlp") ? flag("--otlp", "") : undefined;
 
 const completion = chatCompletion(MODELS.chat.upstream);
 const streamFrames = chatStream(MODELS.chat.upstream, 20, true).map(
@@ -79,7 +81,15 @@ const config = loadConfig(configFile, {});
 const store = openStore(config.storage.url);
 await store.migrate();
 for (const key of config.keys) await installKey(store, key);
-const app = createApp(config, store, { adapterFor: () => upstream });
+const tracing =
+  otlp === undefined
+    ? undefined
+    : new (await import("../src/telemetry/tracing.ts")).Tracing({
+        endpoint: otlp,
+        headers: {},
+        serviceName: "bench",
+      });
+const app = createApp(config, store, { adapterFor: () => upstream, tracing });
 
 const body = Buffer.from(
   JSON.stringify({

@@ -28,6 +28,8 @@ export interface Config {
   redis?: { url: string; prefix: string };
   /** Log level; undefined: `SWITCHYARD_LOG_LEVEL`, else warn. */
   logging: { level?: string };
+  /** Where traces are exported; undefined: no tracing. */
+  telemetry?: { endpoint: string; headers: Record<string, string>; serviceName: string };
   billing: { settleDelayMs: number; priceVersion: string };
   /** What the client faces accept beyond the spec's rules, for unmodified current SDKs. */
   clients: { anthropicVersions: string[] };
@@ -158,6 +160,9 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
     storage: { url: file.storage.url },
     redis: file.redis?.url ? { url: file.redis.url, prefix: file.redis.prefix } : undefined,
     logging: { level: file.logging.level },
+    telemetry: file.telemetry.otlp
+      ? { ...file.telemetry.otlp, serviceName: file.telemetry.service_name }
+      : undefined,
     billing: { settleDelayMs: file.billing.settle_delay_ms, priceVersion: file.billing.price_version },
     clients: { anthropicVersions: file.clients.anthropic_versions },
     providers,

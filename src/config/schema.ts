@@ -62,6 +62,29 @@ const logging = section({
   }),
 });
 
+const telemetry = section({
+  otlp: section({
+    endpoint: z
+      .string()
+      .regex(/^https?:\/\//, { error: "must be an http(s) URL" })
+      .meta({
+        description:
+          "The collector's OTLP/HTTP address (`http://collector:4318`; `/v1/traces` is added unless given). " +
+          "Traces are exported as OTLP JSON.",
+      }),
+    headers: z.record(z.string(), z.string()).default({}).meta({
+      description: "Headers sent with each export (an `authorization` a collector asks for).",
+      type: "mapping of strings",
+    }),
+  })
+    .optional()
+    .meta({
+      description:
+        "Export OpenTelemetry traces of inference requests (docs/operations.md#traces). Off when absent.",
+    }),
+  service_name: text().default("switchyard").meta({ description: "The traces' `service.name`." }),
+});
+
 const billing = section({
   settle_delay_ms: int({ min: 0 })
     .default(0)
@@ -214,6 +237,7 @@ export const configSchema = z.strictObject(
     storage: storage.prefault({}),
     redis: redis.optional(),
     logging: logging.prefault({}),
+    telemetry: telemetry.prefault({}),
     billing: billing.prefault({}),
     clients: clients.prefault({}),
     providers: z

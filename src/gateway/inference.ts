@@ -15,6 +15,7 @@ import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
+import type { RequestTrace, Tracing } from "../telemetry/tracing.ts";
 import type { CreditCheck } from "./credit.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
@@ -58,6 +59,8 @@ export interface GatewayDeps {
   budget?: BudgetCheck;
   /** One line per request (`logging.level: info`); none when absent. */
   requestLog?: RequestLog;
+  /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
+  tracing?: Tracing;
 }
 
 /** The status logged for a request whose client left before it was answered (nginx's convention). */
@@ -89,6 +92,7 @@ export class InferencePipeline {
     const headers: HeaderMap = { "x-generation-id": id };
     if (face === "anthropic") headers["request-id"] = id;
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
+    const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
       const caller = await this.deps.auth.authenticate(
         presentedKey(face as Face, input.headers, input.query),
@@ -138,6 +142,7 @@ export class InferencePipeline {
         arrivedAt,
         meter: new Meter(arrivedAt),
         generation,
+        trace,
       };
       facts.meter = call.meter;
       facts.generation = generation;
@@ -150,9 +155,10 @@ export class InferencePipeline {
     } catch (err) {
       const error = this.sendError(protocol, err, headers, out, id);
       facts.status = out.signal.aborted ? CLIENT_CLOSED : error.status;
-      facts.errorKind = error.kind;
+      facts.error = error;
     }
     this.deps.requestLog?.done(facts);
+    if (trace) endTrace(trace, facts);
   }
 
   private async complete(call: Call): Promise<void> {
@@ -279,7 +285,17 @@ export class InferencePipeline {
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
           // The answer names the model that answers it (a fallback model too), from its first event.
           call.ctx.model = attempt.model.id;
-          return send(routeFor(this.deps.adapterFor(provider), target, call), signal);
+          const route = routeFor(this.deps.adapterFor(provider), target, call);
+          if (!call.trace) return send(route, signal);
+          const span = call.trace.attempt(generation.attempts, provider, attempt.endpoint.model);
+          try {
+            const answer = await send(route, signal);
+            span.answered();
+            return answer;
+          } catch (err) {
+            span.failed(err);
+            throw err;
+          }
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedModel = answered.attempt.model;
@@ -348,6 +364,24 @@ interface Call extends RouteCall {
   arrivedAt: number;
   meter: Meter;
   generation: GenerationRecorder;
+  /** The request's trace, when tracing is on. */
+  trace?: RequestTrace;
+}
+
+/** The request's span ends with what the pipeline learnt of it. */
+function endTrace(trace: RequestTrace, f: RequestFacts): void {
+  const generation = f.generation;
+  const failed = generation?.status === "failed" && !f.error;
+  trace.end({
+    status: f.status,
+    error: failed ? new GatewayError("api_error", "The upstream stream failed.") : f.error,
+    model: f.model,
+    responseModel: generation?.pricedModel?.id ?? (generation ? f.model : undefined),
+    provider: generation?.provider,
+    usage: f.meter?.sawUsage ? f.meter.usage : undefined,
+    finishReason: f.meter?.finishReason,
+    stream: f.stream,
+  });
 }
 
 /** A streamed answer's timings, for least_latency and speed: time to first token and throughput. */

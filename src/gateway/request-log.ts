@@ -6,6 +6,7 @@
 // docs/operations.md#request-logs.
 
 import type { Caller } from "../auth/authenticator.ts";
+import type { GatewayError } from "../ir/errors.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import type { Meter } from "./meter.ts";
 import type { GenerationRecorder } from "./recorder.ts";
@@ -23,7 +24,8 @@ export interface RequestFacts {
   arrivedAt: number;
   /** The HTTP status answered (a stream that fails after its start was answered 200). */
   status: number;
-  errorKind?: string;
+  /** The error answered, when one was. */
+  error?: GatewayError;
   stream?: boolean;
   model?: string;
   caller?: Caller;
@@ -79,7 +81,7 @@ function lineOf(f: RequestFacts, now: number): Record<string, unknown> {
   }
   if (f.generation?.status) line.outcome = f.generation.status;
   else if (f.status >= 400) line.outcome = "refused";
-  if (f.errorKind) line.error = f.errorKind;
+  if (f.error) line.error = f.error.kind;
   if (f.generation) line.attempts = f.generation.attempts;
   line.durationMs = round(now - f.arrivedAt);
   const meter = f.meter;

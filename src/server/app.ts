@@ -36,6 +36,7 @@ import { adapterRegistry } from "../providers/registry.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 
@@ -52,6 +53,8 @@ export interface AppOptions {
   adapterFor?: (provider: ProviderConfig) => ProviderAdapter;
   /** GET /metrics text; this process's own metrics unless given (every worker's: src/cli/cluster-worker.ts). */
   metrics?: () => Promise<string>;
+  /** OpenTelemetry traces (`telemetry.otlp`), made by the caller so that the modules load only when on. */
+  tracing?: Tracing;
 }
 
 export function createApp(config: Config, store: Store, options: AppOptions = {}): App {
@@ -118,6 +121,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     limiter,
     budget,
     requestLog: new RequestLog(log),
+    tracing: options.tracing,
   });
 
   const counter = new TokenCounter({
@@ -225,6 +229,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await settlement.flush();
       await redisState?.close();
       await limiter.close();
+      await options.tracing?.close();
     },
   };
 }

@@ -82,7 +82,7 @@ describe("typos at any depth are refused, naming the closest valid key (they use
     );
     refused(
       { admin: { keys: [] } },
-      "admin: unknown key; valid keys are server, storage, redis, logging, billing, clients, providers, models, routing, keys",
+      "admin: unknown key; valid keys are server, storage, redis, logging, telemetry, billing, clients, providers, models, routing, keys",
     );
   });
 
