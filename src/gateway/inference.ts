@@ -118,39 +118,40 @@ export class InferencePipeline {
       const admission = caller.limits
         ? await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model))
         : undefined;
-      if (admission) Object.assign(headers, admission.headers);
-      const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-      const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
-        id,
-        caller,
-        model,
-        api: API_OF[face],
-        request,
-        arrivedAt,
-        sessionId: sessionIdOf(input.headers),
-      });
-      const call: Call = {
-        face,
-        protocol,
-        clientHeaders: input.headers,
-        rawBody,
-        request,
-        model,
-        ctx,
-        headers,
-        out,
-        arrivedAt,
-        meter: new Meter(arrivedAt),
-        generation,
-        trace,
-      };
-      facts.meter = call.meter;
-      facts.generation = generation;
+      // Its slot and token estimate are given back however the request ends, exactly once.
       try {
+        if (admission) Object.assign(headers, admission.headers);
+        const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
+        const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
+          id,
+          caller,
+          model,
+          api: API_OF[face],
+          request,
+          arrivedAt,
+          sessionId: sessionIdOf(input.headers),
+        });
+        const call: Call = {
+          face,
+          protocol,
+          clientHeaders: input.headers,
+          rawBody,
+          request,
+          model,
+          ctx,
+          headers,
+          out,
+          arrivedAt,
+          meter: new Meter(arrivedAt),
+          generation,
+          trace,
+        };
+        facts.meter = call.meter;
+        facts.generation = generation;
         if (request.stream) await this.stream(call);
         else await this.complete(call);
       } finally {
-        admission?.end(usedTokens(call.meter));
+        admission?.end(usedTokens(facts.meter));
       }
     } catch (err) {
       const error = this.sendError(protocol, err, headers, out, id);
@@ -350,7 +351,8 @@ async function tokenEstimate(request: Request, model: CatalogModel): Promise<num
  * The tokens a request used, for its tokens-per-minute limit: its usage when the upstream reported
  * one; none when nothing was generated; else (a stream cut before its usage) the estimate stands.
  */
-function usedTokens(meter: Meter): number | undefined {
+function usedTokens(meter: Meter | undefined): number | undefined {
+  if (!meter) return 0;
   if (meter.sawUsage) return totalTokens(meter.usage);
   return meter.latencyMs === undefined ? 0 : undefined;
 }

@@ -4,10 +4,11 @@
 // adds what it settles itself in between, so its own next request sees its last one. Requests already
 // admitted when the budget is reached finish: the last may take the spend past the budget.
 
-import type { Caller } from "../auth/authenticator.ts";
+import { type Caller, STALE_MS } from "../auth/authenticator.ts";
 import { parseDecimal } from "../billing/money.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { addDecimals } from "../ledger/decimal.ts";
+import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { BudgetPeriod, Store } from "../ledger/types.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 
@@ -27,7 +28,7 @@ const BUDGET_STATUS: Record<ProtocolName, number> = {
 
 export class BudgetCheck {
   private readonly store: Store;
-  private readonly spent = new Map<string, { since: number; spend: string; until: number }>();
+  private readonly spent = new Map<string, { since: number; spend: string; until: number; readAt: number }>();
 
   constructor(store: Store) {
     this.store = store;
@@ -58,10 +59,20 @@ export class BudgetCheck {
 
   private async spendOf(keyId: string, since: number, now: number): Promise<string> {
     const entry = this.spent.get(keyId);
-    if (entry && entry.since === since && entry.until > now) return entry.spend;
-    const spend = await this.store.keySpend(keyId, since);
+    const current = entry?.since === since ? entry : undefined;
+    if (current && current.until > now) return current.spend;
+    let spend: string;
+    try {
+      spend = await this.store.keySpend(keyId, since);
+    } catch (err) {
+      // The store is away: the spend last read this period stands, as a balance does (credit.ts);
+      // a key never read is the store's 503.
+      if (!current || !isStoreUnavailable(err) || now - current.readAt > STALE_MS) throw err;
+      current.until = now + CACHE_MS;
+      return current.spend;
+    }
     if (this.spent.size > 10_000) this.spent.clear();
-    this.spent.set(keyId, { since, spend, until: now + CACHE_MS });
+    this.spent.set(keyId, { since, spend, until: now + CACHE_MS, readAt: now });
     return spend;
   }
 }

@@ -43,7 +43,9 @@ test("logging.level info: a JSON line per request with its facts, and no prompt 
       broke.chat.completions.create({ model: "local/echo-1", messages: [{ role: "user", content: PROMPT }] }),
     );
 
+    // A line is written once its request is answered: wait for the last one.
     await gw.waitForOutput(new RegExp(`"generationId":"${streamed.id}"`));
+    await gw.waitForOutput(/"account":"broke"/);
     const lines = requestLines(gw.output());
     const chatLine = lines.find((l) => l.generationId === chat.id);
     const record = await lookupSettled(gw.url, chat.id, PAYG_KEY);

@@ -36,6 +36,12 @@ const anthropic = (apiKey: string) =>
     defaultHeaders: { "anthropic-version": "2023-06-01" },
   });
 const gemini = (apiKey: string) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url } });
+/** The error a refused request rejects with (a request that is admitted fails the test). */
+const refusal = (request: Promise<unknown>): Promise<unknown> =>
+  request.then(
+    () => assert.fail("the request was admitted"),
+    (e: unknown) => e,
+  );
 const user = (text: string) => [{ role: "user" as const, content: text }];
 
 /** Asserts a whole-second retry-after and the given headers are on a refusal. */
@@ -54,9 +60,8 @@ describe("rpm: 2 — the third request in a minute is refused in the caller's pr
     assert.equal(first.response.headers.get("x-ratelimit-limit-requests"), "2");
     assert.equal(first.response.headers.get("x-ratelimit-remaining-requests"), "1");
     await client.chat.completions.create({ model: "local/echo-1", messages: user("two") });
-    const err = await client.chat.completions.create({ model: "local/echo-1", messages: user("three") }).then(
-      () => assert.fail("the third request was admitted"),
-      (e: unknown) => e,
+    const err = await refusal(
+      client.chat.completions.create({ model: "local/echo-1", messages: user("three") }),
     );
     assert.ok(err instanceof OpenAI.RateLimitError, String(err));
     assert.equal(err.status, 429);
@@ -72,9 +77,8 @@ describe("rpm: 2 — the third request in a minute is refused in the caller's pr
       const stream = await client.responses.create({ model: "local/echo-1", input, stream: true });
       for await (const _ of stream);
     }
-    const err = await client.responses.create({ model: "local/echo-1", input: "three", stream: true }).then(
-      () => assert.fail("admitted"),
-      (e: unknown) => e,
+    const err = await refusal(
+      client.responses.create({ model: "local/echo-1", input: "three", stream: true }),
     );
     assert.ok(err instanceof OpenAI.RateLimitError, String(err));
     assertRetryAfter(err.headers, ["x-ratelimit-limit-requests"]);
@@ -93,12 +97,9 @@ describe("rpm: 2 — the third request in a minute is refused in the caller's pr
     await client.messages
       .stream({ model: "local/echo-1", max_tokens: 50, messages: user("two") })
       .finalMessage();
-    const err = await client.messages
-      .create({ model: "local/echo-1", max_tokens: 50, messages: user("three") })
-      .then(
-        () => assert.fail("admitted"),
-        (e: unknown) => e,
-      );
+    const err = await refusal(
+      client.messages.create({ model: "local/echo-1", max_tokens: 50, messages: user("three") }),
+    );
     assert.ok(err instanceof Anthropic.RateLimitError, String(err));
     assert.equal((err.error as any).error.type, "rate_limit_error");
     assertRetryAfter(err.headers, [
@@ -111,10 +112,7 @@ describe("rpm: 2 — the third request in a minute is refused in the caller's pr
     const ai = gemini(RPM_KEYS.gemini);
     await ai.models.generateContent({ model: "local/echo-1", contents: "one" });
     for await (const _ of await ai.models.generateContentStream({ model: "local/echo-1", contents: "two" }));
-    const err = await ai.models.generateContent({ model: "local/echo-1", contents: "three" }).then(
-      () => assert.fail("admitted"),
-      (e: unknown) => e,
-    );
+    const err = await refusal(ai.models.generateContent({ model: "local/echo-1", contents: "three" }));
     assert.ok(err instanceof ApiError, String(err));
     assert.equal(err.status, 429);
     assert.match(err.message, /RESOURCE_EXHAUSTED/);
@@ -141,12 +139,9 @@ test("concurrency: 1 — a second concurrent stream is refused while the first c
   const iterator = first[Symbol.asyncIterator]();
   const firstPiece = await iterator.next();
   assert.equal(firstPiece.done, false);
-  const err = await client.chat.completions
-    .create({ model: "slow/echo-1", messages: user("second"), stream: true })
-    .then(
-      () => assert.fail("a second concurrent stream was admitted"),
-      (e: unknown) => e,
-    );
+  const err = await refusal(
+    client.chat.completions.create({ model: "slow/echo-1", messages: user("second"), stream: true }),
+  );
   assert.ok(err instanceof OpenAI.RateLimitError, String(err));
   assert.match(err.message, /1 concurrent requests/);
   for (let r = await iterator.next(); !r.done; r = await iterator.next())
@@ -199,12 +194,9 @@ test("tpm: admitted on the estimate (prompt + max output), settled on the real u
   const remaining = Number(second.response.headers.get("anthropic-ratelimit-tokens-remaining"));
   assert.ok(remaining < 300 - used - 200 + 5, `remaining ${remaining} counts the second's estimate`);
   // Settled again; now an estimate over what is left is refused.
-  const err = await client.messages
-    .create({ model: "local/echo-1", max_tokens: 290, messages: user("hi") })
-    .then(
-      () => assert.fail("admitted over the tokens per minute"),
-      (e: unknown) => e,
-    );
+  const err = await refusal(
+    client.messages.create({ model: "local/echo-1", max_tokens: 290, messages: user("hi") }),
+  );
   assert.ok(err instanceof Anthropic.RateLimitError, String(err));
   assert.match(err.message, /300 tokens per minute/);
   assert.ok(err.headers.get("anthropic-ratelimit-tokens-reset"));
@@ -245,12 +237,13 @@ test("a $0.01 daily budget: requests are refused once it is spent, naming it and
   // Past this process's one-second cache, the spend read back from the ledger still refuses; and in the
   // messages protocol it is Anthropic's billing error, 402.
   await new Promise((r) => setTimeout(r, 1_100));
-  const err = await anthropic(BUDGET_KEY)
-    .messages.create({ model: "local/pricey-1", max_tokens: 20, messages: user("more") })
-    .then(
-      () => assert.fail("admitted"),
-      (e: unknown) => e,
-    );
+  const err = await refusal(
+    anthropic(BUDGET_KEY).messages.create({
+      model: "local/pricey-1",
+      max_tokens: 20,
+      messages: user("more"),
+    }),
+  );
   assert.ok(err instanceof Anthropic.APIError && err.status === 402, String(err));
   assert.equal((err.error as any).error.type, "billing_error");
 });

@@ -1,6 +1,8 @@
 // Keys with limits and budgets for the limits tests, and a model served slowly (for concurrency)
 // and one priced high (for budgets), both by the local demo provider.
 
+import { fakeModel } from "../../support/config.ts";
+
 export const RPM_KEYS = {
   chat: "sk-test-rpm-chat-0123456789",
   responses: "sk-test-rpm-responses-0123456789",
@@ -11,25 +13,13 @@ export const CONCURRENCY_KEY = "sk-test-concurrency-0123456789";
 export const BUDGET_KEY = "sk-test-budget-0123456789";
 export const TPM_KEY = "sk-test-tpm-0123456789";
 
-const record = (id: string, provider: string, promptPerM: number) => ({
-  id,
-  display_name: id,
-  created: "2025-01-01",
-  input_modalities: ["text"],
-  output_modalities: ["text"],
-  context_length: 100000,
-  max_output_tokens: 4096,
-  pricings: {
-    prompt: [{ value: promptPerM, unit: "perMTokens", currency: "USD" }],
-    completion: [{ value: promptPerM, unit: "perMTokens", currency: "USD" }],
-  },
-  endpoints: [{ provider, model: "echo-1" }],
-});
-
 export function limitsConfig(): Record<string, unknown> {
   return {
     providers: [{ id: "slow", protocol: "local", chunk_delay_ms: 60 }],
-    models: [record("slow/echo-1", "slow", 1), record("local/pricey-1", "local", 200)],
+    models: [
+      fakeModel("slow/echo-1", ["slow"], { upstream: "echo-1" }),
+      fakeModel("local/pricey-1", ["local"], { upstream: "echo-1", prompt: 200, completion: 200 }),
+    ],
     keys: [
       ...Object.values(RPM_KEYS).map((key) => ({ key, account: "acme", limits: { rpm: 2 } })),
       { key: CONCURRENCY_KEY, account: "acme", limits: { concurrency: 1 } },
