@@ -32,7 +32,7 @@ export const USAGE = `npm run bench -- [flags]
   --rounds N            measured proxy/gateway pairs per scenario (default 5; quick 2)
   --duration S          seconds per measured run (default 3; quick 1)
   --warmup S            unrecorded seconds per target before the rounds (default 2; quick 0.5)
-  --streams N           streams held open in the idle-streams scenario (default 10000)
+  --streams N           streams held open in the idle-streams scenario (default 10000; quick 1000)
   --peer NAME           also measure a peer gateway on the relays (${PEERS.join(", ")}); it is
                         installed, pinned, into ~/.cache/switchyard-bench on first use
   --postgres URL        PostgreSQL for the ledger scenario (default $BENCH_POSTGRES_URL or
@@ -51,7 +51,7 @@ export function parseOptions(argv: string[]): Options {
     rounds: quick ? 2 : 5,
     seconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 2,
-    idleStreams: 10_000,
+    idleStreams: quick ? 1000 : 10_000,
     chunks: 20,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
     profile: false,

@@ -119,7 +119,7 @@ async function suite(resources: Resources, opts: Options, machine: string, wrk: 
 
 /** Fresh processes for both targets: VmHWM is a peak over the process's life. */
 async function idleStreams(resources: Resources, opts: Options): Promise<IdleOutcome> {
-  const deadlineMs = opts.quick ? 4_000 : 15_000;
+  const deadlineMs = opts.quick ? 4_000 : 30_000;
   const outcome: IdleOutcome = {};
   let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
