@@ -166,6 +166,31 @@ export function editJsonMember(text: string, key: string, edits: JsonEdits): str
 }
 
 /**
+ * Applies `edit` to each item of the array held by one top-level member (`choices` of a chat answer)
+ * and writes the edited items back in place; the bytes between items are kept.
+ */
+export function editJsonArrayItems(text: string, key: string, edit: (item: string) => string): string {
+  const held = memberList(text).filter(
+    (m) => m.key === key && text.charCodeAt(m.valueStart) === OPEN_BRACKET,
+  );
+  let out = text;
+  for (const m of held.reverse()) {
+    const array = out.slice(m.valueStart, m.end);
+    let edited = "";
+    let at = 0;
+    for (let i = skipSpace(array, 1); array.charCodeAt(i) !== CLOSE_BRACKET; ) {
+      const end = skipValue(array, i);
+      edited += array.slice(at, i) + edit(array.slice(i, end));
+      at = end;
+      i = skipSpace(array, end);
+      if (array.charCodeAt(i) === COMMA) i = skipSpace(array, i + 1);
+    }
+    out = out.slice(0, m.valueStart) + edited + array.slice(at) + out.slice(m.end);
+  }
+  return out;
+}
+
+/**
  * A whole JSON object text parsed natively (what the meter's tap reads); anything else — not JSON,
  * cut short, not an object — is a SyntaxError.
  */
