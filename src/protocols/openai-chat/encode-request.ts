@@ -45,6 +45,7 @@ export function encodeRequest(
     if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request.tools);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
+  if (request.verbosity !== undefined) body.verbosity = request.verbosity;
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning_effort = effort;

@@ -30,7 +30,8 @@ export const openaiChatRelay: Relay = {
       set.max_completion_tokens = JSON.stringify(request.maxOutputTokens);
       remove.push("max_tokens");
     }
-    return { path: "/chat/completions", body: editJson(raw, { set, remove }) };
+    const body = editJson(raw, { set, remove });
+    return { path: "/chat/completions", body: withoutAssistantAudio(body, request.ignored) };
   },
 
   removesIgnored: true,
@@ -55,6 +56,19 @@ export const openaiChatRelay: Relay = {
     return `data: ${data}${end}`;
   },
 };
+
+/** Removes `audio` from the messages the client face named (`messages[i].audio`, decode-request.ts). */
+function withoutAssistantAudio(body: string, ignored: string[]): string {
+  const named = new Set<number>();
+  for (const name of ignored) {
+    const match = /^messages\[(\d+)\]\.audio$/.exec(name);
+    if (match) named.add(Number(match[1]));
+  }
+  if (named.size === 0) return body;
+  return editJsonArrayItems(body, "messages", (message, i) =>
+    named.has(i) ? editJson(message, { remove: ["audio"] }) : message,
+  );
+}
 
 function excludesReasoning(ctx: EncodeContext): boolean {
   return ctx.request.reasoning?.exclude === true;

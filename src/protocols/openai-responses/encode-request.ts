@@ -41,6 +41,8 @@ export function encodeRequest(
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
+  if (request.verbosity !== undefined)
+    body.text = { ...(body.text as Json | undefined), verbosity: request.verbosity };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
   if ((effort && effort !== "none") || carriesSignedReasoning(request))

@@ -169,7 +169,11 @@ export function editJsonMember(text: string, key: string, edits: JsonEdits): str
  * Applies `edit` to each item of the array held by one top-level member (`choices` of a chat answer)
  * and writes the edited items back in place; the bytes between items are kept.
  */
-export function editJsonArrayItems(text: string, key: string, edit: (item: string) => string): string {
+export function editJsonArrayItems(
+  text: string,
+  key: string,
+  edit: (item: string, index: number) => string,
+): string {
   const held = memberList(text).filter(
     (m) => m.key === key && text.charCodeAt(m.valueStart) === OPEN_BRACKET,
   );
@@ -178,9 +182,10 @@ export function editJsonArrayItems(text: string, key: string, edit: (item: strin
     const array = out.slice(m.valueStart, m.end);
     let edited = "";
     let at = 0;
-    for (let i = skipSpace(array, 1); array.charCodeAt(i) !== CLOSE_BRACKET; ) {
+    let index = 0;
+    for (let i = skipSpace(array, 1); array.charCodeAt(i) !== CLOSE_BRACKET; index++) {
       const end = skipValue(array, i);
-      edited += array.slice(at, i) + edit(array.slice(i, end));
+      edited += array.slice(at, i) + edit(array.slice(i, end), index);
       at = end;
       i = skipSpace(array, end);
       if (array.charCodeAt(i) === COMMA) i = skipSpace(array, i + 1);
