@@ -34,7 +34,7 @@ export const openaiChatRelay: Relay = {
     return { path: "/chat/completions", body: withoutAssistantAudio(body, request.ignored) };
   },
 
-  removesIgnored: true,
+  unsent: (request) => request.ignored,
 
   response(text, ctx) {
     const edited = editJson(text, identityEdits(ctx, "id", "model"));
