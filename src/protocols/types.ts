@@ -96,6 +96,8 @@ export interface ClientFace {
   encodeResponse(response: Response, ctx: EncodeContext): unknown;
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   encodeError(error: GatewayError): { status: number; body: unknown };
+  /** Why a generation stopped, in the words this protocol's answers use (the generation lookup's). */
+  finishReasonName(reason: FinishReason): string;
 }
 
 export interface UpstreamFace {
