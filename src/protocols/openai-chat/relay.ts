@@ -1,7 +1,15 @@
 // Chat-completions client to a chat-completions upstream: bytes relayed with targeted edits.
 
+import { prefillText } from "../../ir/prefill.ts";
 import { identityEdits, withIdentity } from "../shared/identity.ts";
-import { editJson, editJsonArrayItems, editJsonMember, parseObject } from "../shared/json-edit.ts";
+import {
+  appendJsonArrayItem,
+  editJson,
+  editJsonArrayItems,
+  editJsonMember,
+  parseObject,
+} from "../shared/json-edit.ts";
+import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { reasoningEffort } from "./encode-request.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
@@ -30,8 +38,15 @@ export const openaiChatRelay: Relay = {
       set.max_completion_tokens = JSON.stringify(request.maxOutputTokens);
       remove.push("max_tokens");
     }
-    const body = editJson(raw, { set, remove });
-    return { path: "/chat/completions", body: withoutAssistantAudio(body, request.ignored) };
+    let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
+    // A trailing assistant message (a prefill) is answered afresh by OpenAI: ask for its continuation.
+    if (prefillText(request) !== undefined)
+      body = appendJsonArrayItem(
+        body,
+        "messages",
+        JSON.stringify({ role: "user", content: CONTINUE_INSTRUCTION }),
+      );
+    return { path: "/chat/completions", body };
   },
 
   unsent: (request) => request.ignored,

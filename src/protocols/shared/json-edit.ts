@@ -184,6 +184,20 @@ export function editJsonArrayItems(
   return out;
 }
 
+/** Appends `item` (raw JSON text) to the array held by one top-level member; the rest is kept. */
+export function appendJsonArrayItem(text: string, key: string, item: string): string {
+  const held = memberList(text).filter(
+    (m) => m.key === key && text.charCodeAt(m.valueStart) === OPEN_BRACKET,
+  );
+  let out = text;
+  for (const m of held.reverse()) {
+    const close = m.end - 1;
+    const empty = skipSpace(out, m.valueStart + 1) === close;
+    out = `${out.slice(0, close)}${empty ? "" : ","}${item}${out.slice(close)}`;
+  }
+  return out;
+}
+
 function editArray(array: string, edit: (item: string, index: number) => string | undefined): string {
   const items: Array<{ from: number; to: number; text: string | undefined }> = [];
   for (let i = skipSpace(array, 1); array.charCodeAt(i) !== CLOSE_BRACKET; ) {

@@ -154,3 +154,9 @@ test("editJsonArrayItems edits each item of an array member in place, keeping th
     '{"choices":{}}',
   );
 });
+
+test("appendJsonArrayItem adds an item at the end of an array member, empty or not", async () => {
+  const { appendJsonArrayItem } = await import("../../../src/protocols/shared/json-edit.ts");
+  assert.equal(appendJsonArrayItem('{"m":[1, 2 ],"x":0}', "m", "3"), '{"m":[1, 2 ,3],"x":0}');
+  assert.equal(appendJsonArrayItem('{"m":[ ]}', "m", '{"a":1}'), '{"m":[ {"a":1}]}');
+});
