@@ -21,7 +21,7 @@ import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
-import { countPromptTokens } from "./prompt-tokens.ts";
+import { estimatePromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
@@ -340,11 +340,11 @@ export class InferencePipeline {
 }
 
 /**
- * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt
- * (counted as the local models count, off the event loop) and the most it may write.
+ * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt,
+ * estimated, and the most it may write.
  */
-async function tokenEstimate(request: Request, model: CatalogModel): Promise<number> {
-  return (await countPromptTokens(request)) + (request.maxOutputTokens ?? model.maxOutputTokens);
+function tokenEstimate(request: Request, model: CatalogModel): number {
+  return estimatePromptTokens(request) + (request.maxOutputTokens ?? model.maxOutputTokens);
 }
 
 /**

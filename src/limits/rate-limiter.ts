@@ -43,17 +43,13 @@ export class RateLimiter {
   }
 
   /**
-   * Admits the request or throws a 429 naming the limit. `estimate` is asked only for a key with a
-   * tokens-per-minute limit (it may cost a count of the prompt).
+   * Admits the request or throws a 429 naming the limit. `estimate` (the request's tokens) is asked
+   * only for a key with a tokens-per-minute limit.
    */
-  async admit(
-    caller: Caller,
-    face: ProtocolName,
-    estimate: () => Promise<number>,
-  ): Promise<Admission | undefined> {
+  async admit(caller: Caller, face: ProtocolName, estimate: () => number): Promise<Admission | undefined> {
     const limits = caller.limits;
     if (!limits || (!limits.rpm && !limits.tpm && !limits.concurrency)) return undefined;
-    const tokens = limits.tpm ? await estimate() : 0;
+    const tokens = limits.tpm ? estimate() : 0;
     const take = { key: caller.keyId, ...limits, tokens, lease: randomUUID() };
     const { state, result } = await this.take(take);
     if (result.refused) throw refusal(face, limits, result);
