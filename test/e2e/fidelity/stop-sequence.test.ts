@@ -6,44 +6,29 @@
 // (docs/translation.md §5), and the answer stays `end_turn`.
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import type { FakeUpstream } from "../../fakes/index.ts";
+import { PAYG_KEY, type RunningGateway } from "../../support/gateway.ts";
+import { anthropicClient, type FakesGateway, startFakesGateway } from "./support.ts";
 
+let setup: FakesGateway;
 let gw: RunningGateway;
-const fakes: Record<string, FakeUpstream> = {};
+let fakes: Record<string, FakeUpstream>;
 let anthropic: Anthropic;
 
 before(async () => {
-  fakes.vllm = await startFakeUpstream("openai", { stopField: "stop_reason" });
-  fakes.sglang = await startFakeUpstream("openai", { stopField: "matched_stop" });
-  fakes.openai = await startFakeUpstream("openai");
-  fakes.responses = await startFakeUpstream("openai-responses");
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-stop-sequence-"));
-  gw = await startGateway(
-    baseConfig(dir, {
-      providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
-      models: Object.keys(fakes).map((id) => fakeModel(`${id}/m`, [id])),
-    }),
-    { dir },
-  );
-  anthropic = new Anthropic({
-    apiKey: PAYG_KEY,
-    baseURL: gw.url,
-    maxRetries: 0,
-    defaultHeaders: { "anthropic-version": "2023-06-01" },
+  setup = await startFakesGateway({
+    vllm: ["openai", { stopField: "stop_reason" }],
+    sglang: ["openai", { stopField: "matched_stop" }],
+    openai: "openai",
+    responses: "openai-responses",
   });
+  ({ gw, fakes } = setup);
+  anthropic = anthropicClient(gw);
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+after(() => setup?.stop());
 
 const request = (model: string) => ({
   model,
