@@ -24,7 +24,7 @@ export interface Config {
   storage: { url: string };
   redis?: { url: string };
   billing: { settleDelayMs: number; priceVersion: string };
-  /** What the client faces accept beyond the spec's rules, for unmodified current SDKs. */
+  /** What client faces accept beyond the API's rules, for current SDKs (docs/architecture.md §9). */
   clients: { anthropicVersions: string[] };
   providers: ProviderConfig[];
   /** The built-in catalog with the file's models merged over it. */

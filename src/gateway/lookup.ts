@@ -1,5 +1,5 @@
-// GET /api/v1/management/generation?id= — the generation record of spec 1, for the caller's own
-// generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
+// GET /api/v1/management/generation?id= — the generation record (docs/architecture.md §6), for the caller's
+// own generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
 
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";

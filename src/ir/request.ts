@@ -71,7 +71,7 @@ export interface ToolResultBlock {
 
 export interface ThinkingBlock {
   type: "thinking";
-  /** May be empty while `signature` is set: such blocks must still be replayed (TRAPS). */
+  /** May be empty while `signature` is set: such blocks must still be replayed (docs/architecture.md §10). */
   text: string;
   signature?: string;
 }
@@ -153,7 +153,7 @@ export interface ReasoningSettings {
   adaptive?: boolean;
 }
 
-/** Routing fields of the chat protocol (spec 2 `provider.routing`, `model_routing_config`). */
+/** Routing fields of the chat protocol: `provider.routing`, `model_routing_config` (docs/architecture.md §7). */
 export interface RoutingRequest {
   type?: "priority" | "round_robin" | "least_latency";
   primaryFactor?: "cost" | "speed" | "quality";

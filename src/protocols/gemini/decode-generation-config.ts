@@ -1,5 +1,5 @@
-// Client → IR: `generationConfig`, with the spec's limits enforced at the edge (a 400 naming the
-// field, such as `generationConfig.topP`).
+// Client → IR: `generationConfig`, with the API's limits (docs/architecture.md §8) enforced at the edge (a
+// 400 naming the field, such as `generationConfig.topP`).
 //
 // Structured output: `responseSchema` needs a responseMimeType other than text/plain;
 // `responseJsonSchema` needs application/json and excludes `responseSchema`. application/json with a

@@ -1,7 +1,7 @@
-// Client → IR: the body of `POST /v1/chat/completions` (spec 2, DESIGN §1). Wrong types and
-// out-of-range values are 400s naming the field; the spec's unsupported fields are dropped and named
-// in `ignored` (→ `x-switchyard-ignored`), except `functions` / `function_call`, which are refused;
-// fields nobody defined are ignored silently.
+// Client → IR: the body of `POST /v1/chat/completions` (docs/architecture.md §8). Wrong types and
+// out-of-range values are 400s naming the field; the API's unsupported fields (docs/architecture.md §8) are
+// dropped and named in `ignored` (→ `x-switchyard-ignored`), except `functions` / `function_call`, which are
+// refused; fields nobody defined are ignored silently.
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
@@ -81,7 +81,7 @@ function decodeSampling(b: Json, request: Request, ignored: string[]): void {
     min: 1,
   });
   const maxTokens = optionalNumber(b.max_tokens, "max_tokens", { integer: true, min: 1 });
-  // Older clients send only the deprecated `max_tokens`; it means the same (DESIGN §1).
+  // Older clients send only the deprecated `max_tokens`; it means the same (docs/architecture.md §8).
   setIfDefined(request, "maxOutputTokens", maxCompletion ?? maxTokens);
   if (maxCompletion !== undefined && maxTokens !== undefined) ignored.push("max_tokens");
   setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 2 }));
@@ -101,7 +101,7 @@ function decodeSampling(b: Json, request: Request, ignored: string[]): void {
     throw invalid("top_logprobs", "requires logprobs: true");
   if (logprobs) request.logprobs = topLogprobs === undefined ? {} : { topLogprobs };
   if (present(b.logit_bias)) {
-    // Validated as the spec limits it, then dropped: token ids are tokenizer-specific and mean
+    // Validated within the API's limits, then dropped: token ids are tokenizer-specific and mean
     // nothing to another provider's model.
     const bias = expectObject(b.logit_bias, "logit_bias");
     for (const [token, value] of Object.entries(bias))
@@ -161,7 +161,7 @@ function effort(value: string, param: string): ReasoningEffort {
 }
 
 /**
- * Fields the spec supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
+ * Fields the API supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
  * accepts it only beside `store`, which is dropped.
  */
 /** `verbosity` crosses to the OpenAI protocols; the other encoders name it as dropped. */

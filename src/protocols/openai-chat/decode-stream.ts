@@ -126,7 +126,8 @@ class ChatStreamDecoder implements StreamDecoder {
       typeof item.text === "string" ? item.text : typeof item.summary === "string" ? item.summary : "";
     if (text) this.thinking(text, item.index);
     if (typeof item.signature === "string" && item.signature) {
-      // A signature arriving alone still belongs to a thinking block (TRAPS: keep empty signed blocks).
+      // A signature arriving alone still belongs to a thinking block (docs/architecture.md §10: keep empty
+      // signed blocks).
       this.flushPending();
       const block = this.thinkingBlock(item.index);
       this.out.push({

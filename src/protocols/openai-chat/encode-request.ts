@@ -1,5 +1,5 @@
 // IR → upstream: the body of `POST {base_url}/chat/completions` for an OpenAI-compatible provider.
-// The gateway always asks a streaming upstream for usage (TRAPS; DESIGN §2) and decides itself
+// The gateway always asks a streaming upstream for usage (docs/architecture.md §4, §10) and decides itself
 // whether the client sees it. What this protocol cannot say is left out and named in the call's
 // `dropped` (dropped-fields.ts): top_k, cache_control, citations, tool-result errors (`is_error`)…;
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a

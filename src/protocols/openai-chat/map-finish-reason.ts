@@ -1,5 +1,5 @@
-// finish_reason in both directions. The chat protocol has five values (spec 2): stop, length,
-// tool_calls, content_filter and the deprecated function_call; the IR has more.
+// finish_reason in both directions. The chat protocol has five values (docs/architecture.md §8): stop,
+// length, tool_calls, content_filter and the deprecated function_call; the IR has more.
 
 import type { FinishReason } from "../../ir/response.ts";
 import type { WireFinishReason } from "./wire-types.ts";
@@ -16,8 +16,8 @@ export function toChatFinishReason(reason: FinishReason): WireFinishReason {
     case "content_filter":
     case "refusal":
       return "content_filter";
-    // A stop sequence is a natural stop in this protocol (spec 2: "natural stop or stop sequence");
-    // a paused server tool and anything else end the turn as far as the client can act on it.
+    // A stop sequence is a natural stop in this protocol (docs/architecture.md §8: a natural stop or a stop
+    // sequence); a paused server tool and anything else end the turn as far as the client can act on it.
     default:
       return "stop";
   }
