@@ -1,4 +1,4 @@
-// Issue 12 item 11: spec 2 lists `metadata` and `service_tier` as unsupported on the messages face
+// Issue 12 item 11: the API lists `metadata` and `service_tier` as unsupported on the messages face
 // and the code-execution tool as unavailable. Through the official SDK, on every route (the relay
 // to a messages upstream included): the two fields never reach the upstream and are named in
 // `x-switchyard-ignored`, never a 400 (Claude Code sends `metadata.user_id`); a code_execution
