@@ -3,7 +3,15 @@
 
 import { emptyUsage, type Usage } from "../ir/usage.ts";
 import { addDecimals, canonicalDecimal } from "./decimal.ts";
-import type { AccountRow, GenerationRow, GenerationStatus, KeyKind, KeyRow, Rating } from "./types.ts";
+import type {
+  AccountRow,
+  GenerationFilter,
+  GenerationRow,
+  GenerationStatus,
+  KeyKind,
+  KeyRow,
+  Rating,
+} from "./types.ts";
 
 type Column = string | number | bigint | boolean | object | null | undefined;
 export type Columns = Record<string, Column>;
@@ -162,3 +170,30 @@ function ratingFromColumn(value: Column): Rating | undefined {
     ratingDetails,
   };
 }
+
+/** The WHERE clause of an operator's listing (GenerationFilter) and its values; `param(n)` spells placeholders. */
+export function generationWhere(
+  filter: GenerationFilter,
+  param: (n: number) => string,
+): { sql: string; values: Array<string | number> } {
+  const values: Array<string | number> = [];
+  const parts: string[] = [];
+  const conditions: Array<[string, string | undefined]> = [
+    ["id >=", filter.idAtLeast],
+    ["id <", filter.idBefore],
+    ["account_id =", filter.accountId],
+    ["key_id =", filter.keyId],
+    ["model =", filter.model],
+    ["provider =", filter.provider],
+    ["status =", filter.status],
+  ];
+  for (const [condition, value] of conditions) {
+    if (value === undefined) continue;
+    values.push(value);
+    parts.push(`${condition} ${param(values.length)}`);
+  }
+  return { sql: parts.length === 0 ? "TRUE" : parts.join(" AND "), values };
+}
+
+/** Rows retention may delete: done (not pending) and, when they have usage, settled. */
+export const deletableGeneration = "status <> 'pending' AND (settled_at IS NOT NULL OR usage IS NULL)";
