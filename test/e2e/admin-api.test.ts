@@ -91,6 +91,38 @@ describe("admin credentials", () => {
   });
 });
 
+describe("dashboard session", () => {
+  test("a login sets an HttpOnly session that opens the admin API; tampered, cross-site or wrong, it does not", async () => {
+    const wrong = await fetch(`${gw.url}/dashboard/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: PAYG_KEY }),
+    });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get("set-cookie"), null);
+    const login = await fetch(`${gw.url}/dashboard/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: ADMIN_KEY }),
+    });
+    assert.equal(login.status, 204);
+    const setCookie = login.headers.get("set-cookie")!;
+    assert.match(setCookie, /HttpOnly/);
+    assert.match(setCookie, /SameSite=Strict/);
+    const cookie = setCookie.split(";")[0];
+    const withCookie = (init: RequestInit = {}, value = cookie) =>
+      fetch(`${gw.url}/api/v1/admin/accounts`, { ...init, headers: { cookie: value, ...(init.headers ?? {}) } });
+    assert.equal((await withCookie()).status, 200);
+    assert.equal((await withCookie({}, `${cookie.slice(0, -2)}xx`)).status, 401);
+    const crossSite = await fetch(`${gw.url}/api/v1/admin/accounts/acme/credit`, {
+      method: "POST",
+      headers: { cookie, origin: "http://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ amount: "1" }),
+    });
+    assert.equal(crossSite.status, 403);
+  });
+});
+
 describe("generations and usage", () => {
   test("a generation made with the SDK is listed, filtered, paged and fetched with its exact cost", async () => {
     const first = await openai(PAYG_KEY).chat.completions.create({
