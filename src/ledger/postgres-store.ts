@@ -50,9 +50,11 @@ import {
   COUNTER_COLUMNS,
   counterSums,
   GROUP_COLUMN,
-  KEY_COLUMNS,
+  keyValue,
+  ROLLUP_TABLES,
   RollupBatch,
   type RollupSource,
+  rollupTableFor,
   sumsFromColumns,
   type UsageFilter,
   type UsageGroup,
@@ -415,7 +417,7 @@ export class PostgresStore implements Store {
     const where = usageWhere(filter, (n) => `$${n}`);
     const result = await this.query(
       `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, SUM(cost)::text AS cost
-       FROM ${this.t("usage_rollups")} WHERE ${where.sql} GROUP BY g ORDER BY g`,
+       FROM ${this.t(rollupTableFor(filter, group).name)} WHERE ${where.sql} GROUP BY g ORDER BY g`,
       where.values,
     );
     return result.rows.map((row) => sumsFromColumns(row, canonicalDecimal(String(row.cost ?? "0"))));
@@ -578,38 +580,30 @@ export class PostgresStore implements Store {
    */
   private async applyRollups(client: PoolClient, rollups: RollupBatch): Promise<void> {
     if (rollups.size === 0) return;
-    const columns = [...KEY_COLUMNS, ...COUNTER_COLUMNS, "cost"];
-    const types = [
-      "day integer",
-      "account_id text",
-      "key_id text",
-      "model text",
-      "provider text",
-      ...COUNTER_COLUMNS.map((c) => `${c} bigint`),
-      "cost numeric",
-    ];
-    const rows = rollups.deltas().map((d) => {
-      const row: Record<string, unknown> = {
-        day: d.day,
-        account_id: d.accountId,
-        key_id: d.keyId,
-        model: d.model,
-        provider: d.provider,
-        cost: d.cost,
-      };
-      COUNTER_COLUMNS.forEach((c, i) => {
-        row[c] = d.counters[i];
+    for (const table of ROLLUP_TABLES) {
+      const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
+      const types = [
+        ...table.keys.map((c) => `${c} ${c === "day" ? "integer" : "text"}`),
+        ...COUNTER_COLUMNS.map((c) => `${c} bigint`),
+        "cost numeric",
+      ];
+      const rows = rollups.deltas(table).map((d) => {
+        const row: Record<string, unknown> = { cost: d.cost };
+        for (const c of table.keys) row[c] = keyValue(d, c);
+        COUNTER_COLUMNS.forEach((c, i) => {
+          row[c] = d.counters[i];
+        });
+        return row;
       });
-      return row;
-    });
-    await client.query(
-      `INSERT INTO ${this.t("usage_rollups")} AS u (${columns.join(", ")})
-       SELECT ${columns.join(", ")} FROM jsonb_to_recordset($1::jsonb) AS r(${types.join(", ")})
-       ON CONFLICT (${KEY_COLUMNS.join(", ")}) DO UPDATE SET
-       ${COUNTER_COLUMNS.map((c) => `${c} = u.${c} + excluded.${c}`).join(", ")},
-       cost = u.cost + excluded.cost`,
-      [JSON.stringify(rows)],
-    );
+      await client.query(
+        `INSERT INTO ${this.t(table.name)} AS u (${columns.join(", ")})
+         SELECT ${columns.join(", ")} FROM jsonb_to_recordset($1::jsonb) AS r(${types.join(", ")})
+         ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
+         ${COUNTER_COLUMNS.map((c) => `${c} = u.${c} + excluded.${c}`).join(", ")},
+         cost = u.cost + excluded.cost`,
+        [JSON.stringify(rows)],
+      );
+    }
   }
 
   /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */

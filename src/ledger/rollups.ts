@@ -50,7 +50,48 @@ export const COUNTER_COLUMNS = [
   ...Array.from({ length: BUCKET_COUNT }, (_, i) => `ttft_${i}`),
 ] as const;
 
-export const KEY_COLUMNS = ["day", "account_id", "key_id", "model", "provider"] as const;
+/**
+ * Three grains, all kept in the same transaction: per key, model and provider (the issue's grain);
+ * per account, model and provider; per key. A usage query reads the smallest one that has the columns
+ * it groups and filters by, so the overview of a busy gateway reads one row per account, model and
+ * provider a day, and spend per key one row per key a day.
+ */
+export const ROLLUP_TABLES = [
+  { name: "usage_rollups", keys: ["day", "account_id", "key_id", "model", "provider"] },
+  { name: "account_rollups", keys: ["day", "account_id", "model", "provider"] },
+  { name: "key_rollups", keys: ["day", "account_id", "key_id"] },
+] as const;
+export type RollupTable = (typeof ROLLUP_TABLES)[number];
+
+/** The table a usage query reads: the coarsest that has every column it needs. */
+export function rollupTableFor(filter: UsageFilter, group: UsageGroup): RollupTable {
+  const needed: string[] = [GROUP_COLUMN[group]];
+  if (filter.keyId !== undefined) needed.push("key_id");
+  if (filter.model !== undefined) needed.push("model");
+  if (filter.provider !== undefined) needed.push("provider");
+  const fits = (table: RollupTable) => needed.every((c) => (table.keys as readonly string[]).includes(c));
+  return fits(ROLLUP_TABLES[1])
+    ? ROLLUP_TABLES[1]
+    : fits(ROLLUP_TABLES[2])
+      ? ROLLUP_TABLES[2]
+      : ROLLUP_TABLES[0];
+}
+
+/** A delta's value for one of a rollup table's key columns. */
+export function keyValue(delta: RollupDelta, column: RollupTable["keys"][number]): string | number {
+  switch (column) {
+    case "day":
+      return delta.day;
+    case "account_id":
+      return delta.accountId;
+    case "key_id":
+      return delta.keyId;
+    case "model":
+      return delta.model;
+    case "provider":
+      return delta.provider;
+  }
+}
 
 export interface RollupKey {
   day: number;
@@ -104,8 +145,21 @@ export class RollupBatch {
     return this.rows.size;
   }
 
-  deltas(): RollupDelta[] {
-    return [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  /** The deltas for one table, merged to its grain, in key order. */
+  deltas(table: RollupTable = ROLLUP_TABLES[0]): RollupDelta[] {
+    const merged = new Map<string, RollupDelta>();
+    for (const row of this.rows.values()) {
+      const id = JSON.stringify(table.keys.map((column) => keyValue(row, column)));
+      const into = merged.get(id);
+      if (!into) merged.set(id, { ...row, counters: [...row.counters] });
+      else {
+        row.counters.forEach((n, i) => {
+          into.counters[i] += n;
+        });
+        into.cost = addDecimals(into.cost, row.cost);
+      }
+    }
+    return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
   }
 
   private row(source: RollupSource, provider: string | undefined): RollupDelta {
@@ -229,17 +283,18 @@ export function histograms(counters: number[]): { latency: number[]; ttft: numbe
   };
 }
 
-/** The rollup table's DDL; `money` is the store's exact decimal type, `day` its integer type. */
-export function rollupTableSql(table: string, types: { money: string; moneyZero: string }): string {
+/** A rollup table's DDL, named `name`; `money` is the store's exact decimal type. */
+export function rollupTableSql(
+  table: RollupTable,
+  name: string,
+  types: { money: string; moneyZero: string; suffix?: string },
+): string {
   const counters = COUNTER_COLUMNS.map((c) => `  ${c} BIGINT NOT NULL DEFAULT 0,`).join("\n");
-  return `CREATE TABLE IF NOT EXISTS ${table} (
-  day        INTEGER NOT NULL,
-  account_id TEXT NOT NULL,
-  key_id     TEXT NOT NULL,
-  model      TEXT NOT NULL,
-  provider   TEXT NOT NULL,
+  const keys = table.keys.map((c) => `  ${c} ${c === "day" ? "INTEGER" : "TEXT"} NOT NULL,`).join("\n");
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+${keys}
 ${counters}
   cost       ${types.money} NOT NULL DEFAULT ${types.moneyZero},
-  PRIMARY KEY (day, account_id, key_id, model, provider)
-)`;
+  PRIMARY KEY (${table.keys.join(", ")})
+)${types.suffix ?? ""};`;
 }

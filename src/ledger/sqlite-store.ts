@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { Decimal, formatDecimal, parseDecimal as parseMoney } from "../billing/money.ts";
 import {
   accountColumnList,
   accountFromColumns,
@@ -46,9 +47,11 @@ import {
   COUNTER_COLUMNS,
   counterSums,
   GROUP_COLUMN,
-  KEY_COLUMNS,
+  keyValue,
+  ROLLUP_TABLES,
   RollupBatch,
   type RollupSource,
+  rollupTableFor,
   sumsFromColumns,
   type UsageFilter,
   type UsageGroup,
@@ -84,6 +87,33 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
    * can hold the event loop; a write that gives up is tried again by the write queue, off it.
    */
   busyTimeoutMs?: number;
+}
+
+/**
+ * An exact sum of decimal texts for SQL's dec_sum: plain ones ("12.000345", the store's own form) are
+ * added as integers per number of decimals, anything else through the money module; one Decimal at
+ * the end. A usage query sums one cost per rollup row, tens of thousands of them.
+ */
+class DecimalSum {
+  private readonly byScale = new Map<number, bigint>();
+  private other: Decimal = parseMoney("0", "cost");
+
+  add(text: string): void {
+    const match = /^(-?\d+)(?:\.(\d+))?$/.exec(text);
+    if (!match) {
+      this.other = this.other.plus(parseMoney(text, "cost"));
+      return;
+    }
+    const fraction = match[2] ?? "";
+    const units = BigInt(match[1] + fraction);
+    this.byScale.set(fraction.length, (this.byScale.get(fraction.length) ?? 0n) + units);
+  }
+
+  total(): string {
+    let sum = this.other;
+    for (const [scale, units] of this.byScale) sum = sum.plus(new Decimal(units, scale));
+    return formatDecimal(sum);
+  }
 }
 
 /** Opening and migrating wait patiently for a lock (several processes may start at once). */
@@ -133,8 +163,12 @@ export class SqliteStore implements Store {
     // Exact decimal money in SQL: rollup costs add up as text, never as binary doubles.
     this.db.function("dec_add", { deterministic: true }, (a, b) => addDecimals(String(a), String(b)));
     this.db.aggregate("dec_sum", {
-      start: "0",
-      step: (sum, value) => (value === null ? sum : addDecimals(String(sum), String(value))),
+      start: () => new DecimalSum() as unknown as SQLInputValue,
+      step: (sum, value) => {
+        if (value !== null) (sum as unknown as DecimalSum).add(String(value));
+        return sum;
+      },
+      result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
     this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);
@@ -416,8 +450,8 @@ export class SqliteStore implements Store {
     const where = usageWhere(filter, () => "?");
     const rows = read(() =>
       this.statement(
-        `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost FROM usage_rollups
-         WHERE ${where.sql} GROUP BY g ORDER BY g`,
+        `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost
+         FROM ${rollupTableFor(filter, group).name} WHERE ${where.sql} GROUP BY g ORDER BY g`,
       ).all(...(where.values as SQLInputValue[])),
     );
     return rows.map((row) => sumsFromColumns(row, row.cost));
@@ -489,15 +523,17 @@ export class SqliteStore implements Store {
   /** Inside a transaction: adds a batch's rollup deltas, one upsert per rollup row. */
   private applyRollups(rollups: RollupBatch): void {
     if (rollups.size === 0) return;
-    const columns = [...KEY_COLUMNS, ...COUNTER_COLUMNS, "cost"];
-    const upsert = this.statement(
-      `INSERT INTO usage_rollups (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
-       ON CONFLICT (${KEY_COLUMNS.join(", ")}) DO UPDATE SET
-       ${COUNTER_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")},
-       cost = dec_add(cost, excluded.cost)`,
-    );
-    for (const d of rollups.deltas())
-      upsert.run(d.day, d.accountId, d.keyId, d.model, d.provider, ...d.counters, d.cost);
+    for (const table of ROLLUP_TABLES) {
+      const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
+      const upsert = this.statement(
+        `INSERT INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+         ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
+         ${COUNTER_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")},
+         cost = dec_add(cost, excluded.cost)`,
+      );
+      for (const d of rollups.deltas(table))
+        upsert.run(...table.keys.map((c) => keyValue(d, c)), ...d.counters, d.cost);
+    }
   }
 
   private insertStart(g: GenerationStart): Error | undefined {

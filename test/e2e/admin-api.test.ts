@@ -111,7 +111,10 @@ describe("dashboard session", () => {
     assert.match(setCookie, /SameSite=Strict/);
     const cookie = setCookie.split(";")[0];
     const withCookie = (init: RequestInit = {}, value = cookie) =>
-      fetch(`${gw.url}/api/v1/admin/accounts`, { ...init, headers: { cookie: value, ...(init.headers ?? {}) } });
+      fetch(`${gw.url}/api/v1/admin/accounts`, {
+        ...init,
+        headers: { cookie: value, ...(init.headers ?? {}) },
+      });
     assert.equal((await withCookie()).status, 200);
     assert.equal((await withCookie({}, `${cookie.slice(0, -2)}xx`)).status, 401);
     const crossSite = await fetch(`${gw.url}/api/v1/admin/accounts/acme/credit`, {

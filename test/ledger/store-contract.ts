@@ -172,6 +172,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               ["key-2", 1, "0.2"],
             ],
           );
+          // By key for one model: the finest rollup grain; the three grains agree.
+          const byKeyOfModel = await store.usage({ ...filter, model: "m-a" }, "key");
+          assert.deepEqual(
+            byKeyOfModel.map((g) => [g.group, g.counters[0], g.cost]),
+            [
+              ["key-1", 1, "0.1"],
+              ["key-2", 1, "0.2"],
+            ],
+          );
+          const [byAccount] = await store.usage(filter, "account");
+          const [byAccountOfKeys] = await store.usage({ ...filter, keyId: "key-1" }, "account");
+          assert.deepEqual([byAccount.counters[0], byAccount.cost], [3, "0.3"]);
+          assert.deepEqual([byAccountOfKeys.counters[0], byAccountOfKeys.cost], [2, "0.1"]);
           assert.equal((await store.getAccount(account))?.balance, "9.7");
           // Another account's rows are not in this account's sums.
           assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
