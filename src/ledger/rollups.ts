@@ -122,9 +122,12 @@ export interface RollupSource {
 export class RollupBatch {
   private readonly rows = new Map<string, RollupDelta>();
 
-  /** A generation finished: one request, its tokens, its timings. */
+  /** A generation finished: one request, its tokens, its timings, and its cost when it settled with it. */
   finished(source: RollupSource, end: GenerationEnd): void {
-    const row = this.row(source, end.provider);
+    // After a cross-model fallback the row names the model that answered (and was priced).
+    const answered = { ...source, model: end.model ?? source.model, provider: end.provider };
+    if (end.settlement) this.settled(answered, end.settlement.rating.billAmount);
+    const row = this.row(answered, end.provider);
     const c = row.counters;
     c[0] += 1;
     if (end.status !== "completed") c[1] += 1;

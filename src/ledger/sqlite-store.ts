@@ -484,7 +484,6 @@ export class SqliteStore implements Store {
         rollups.finished(source, e);
         if (!e.settlement) return;
         debits.set(source.accountId, addDecimals(debits.get(source.accountId) ?? "0", debitOf(e.settlement)));
-        rollups.settled({ ...source, provider: e.provider }, e.settlement.rating.billAmount);
       };
       const outcomes = writes.map((write) => {
         try {
@@ -567,7 +566,7 @@ export class SqliteStore implements Store {
       g.accountId,
       g.keyId,
       g.api,
-      g.model,
+      e.model ?? g.model,
       g.streamed ? 1 : 0,
       wholeMs(g.createdAt),
       ...finishValues(e),
@@ -582,9 +581,9 @@ export class SqliteStore implements Store {
    * Returns what the row says of itself (for its debit and rollup), or why it could not apply.
    */
   private applyFinish(e: GenerationEnd): Error | RollupSource {
-    const values: SQLInputValue[] = [...finishValues(e), e.id];
+    const values: SQLInputValue[] = [e.model ?? null, ...finishValues(e), e.id];
     const row = this.statement(
-      `UPDATE generations SET status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
+      `UPDATE generations SET model = coalesce(?, model), status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
          generation_time_ms = ?, request_retry_times = ?, final_retry = ?, error_message = ?, completed_at = ?,
          rating = coalesce(?, rating), settled_at = coalesce(?, settled_at)
        WHERE id = ? AND status IN ('pending', 'interrupted')

@@ -190,6 +190,27 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
         }));
 
+      test("after a cross-model fallback, usage counts the model that answered", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          const whole = startOf(account, { model: "m-asked" });
+          await store.recordGeneration(
+            whole,
+            endOf(whole.id, { model: "m-answered", settlement: { rating: costOf("0.01") } }),
+          );
+          const later = startOf(account, { model: "m-asked" });
+          await store.startGeneration(later);
+          await store.flush();
+          await store.finishGeneration(endOf(later.id, { model: "m-answered" }));
+          await store.settleGenerations([{ id: later.id, rating: costOf("0.02"), settledAt: Date.now() }]);
+          const filter = { fromDay: day(whole.createdAt), toDay: day(later.createdAt), accountId: account };
+          assert.deepEqual(
+            (await store.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
+            [["m-answered", 2, "0.03"]],
+          );
+        }));
+
       test("listings filter by account, model and status, newest first, paged by id", () =>
         withStore(async (store) => {
           const account = unique("acct");
@@ -434,6 +455,21 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.deepEqual(settled?.rating, rating);
           assert.equal(settled?.settledAt, 1_700_000_003_000);
           assert.equal((await store.getAccount(account))?.balance, "0.999877");
+        }));
+
+      test("a finish naming a fallback model replaces the model asked for: started then finished, and written whole", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const started = startOf(account);
+          await store.startGeneration(started);
+          await store.finishGeneration(endOf(started.id, { model: "openai/gpt-4.1-mini" }));
+          assert.equal((await store.getGeneration(started.id, account))?.model, "openai/gpt-4.1-mini");
+          const whole = startOf(account);
+          await store.recordGeneration(whole, endOf(whole.id, { model: "openai/gpt-4.1-mini" }));
+          assert.equal((await store.getGeneration(whole.id, account))?.model, "openai/gpt-4.1-mini");
+          const unchanged = startOf(account);
+          await store.recordGeneration(unchanged, endOf(unchanged.id));
+          assert.equal((await store.getGeneration(unchanged.id, account))?.model, "openai/gpt-4.1");
         }));
 
       test("a session id is kept with the generation: started then finished, and written whole", () =>
