@@ -171,28 +171,38 @@ function ratingFromColumn(value: Column): Rating | undefined {
   };
 }
 
-/** The WHERE clause of an operator's listing (GenerationFilter) and its values; `param(n)` spells placeholders. */
-export function generationWhere(
-  filter: GenerationFilter,
+/**
+ * `id >= $1 AND model = $2 …` of the conditions whose value is given, each written "column op", and
+ * the values in placeholder order; `param(n)` spells the n-th placeholder (`?` or `$n`).
+ */
+export function whereOf(
+  conditions: Array<[string, string | number | undefined]>,
   param: (n: number) => string,
 ): { sql: string; values: Array<string | number> } {
   const values: Array<string | number> = [];
   const parts: string[] = [];
-  const conditions: Array<[string, string | undefined]> = [
-    ["id >=", filter.idAtLeast],
-    ["id <", filter.idBefore],
-    ["account_id =", filter.accountId],
-    ["key_id =", filter.keyId],
-    ["model =", filter.model],
-    ["provider =", filter.provider],
-    ["status =", filter.status],
-  ];
   for (const [condition, value] of conditions) {
     if (value === undefined) continue;
     values.push(value);
     parts.push(`${condition} ${param(values.length)}`);
   }
   return { sql: parts.length === 0 ? "TRUE" : parts.join(" AND "), values };
+}
+
+/** The WHERE clause of an operator's listing (GenerationFilter). */
+export function generationWhere(filter: GenerationFilter, param: (n: number) => string) {
+  return whereOf(
+    [
+      ["id >=", filter.idAtLeast],
+      ["id <", filter.idBefore],
+      ["account_id =", filter.accountId],
+      ["key_id =", filter.keyId],
+      ["model =", filter.model],
+      ["provider =", filter.provider],
+      ["status =", filter.status],
+    ],
+    param,
+  );
 }
 
 /** Rows retention may delete: done (not pending) and, when they have usage, settled. */

@@ -11,6 +11,7 @@
 // the answer is the upper bound of the bucket holding the percentile (at most one bucket too high).
 
 import type { Usage } from "../ir/usage.ts";
+import { whereOf } from "./columns.ts";
 import { addDecimals } from "./decimal.ts";
 import type { GenerationEnd } from "./types.ts";
 
@@ -222,24 +223,18 @@ export interface UsageSums {
 }
 
 /** The WHERE clause of a usage query and its values; `param(n)` spells the n-th placeholder. */
-export function usageWhere(
-  filter: UsageFilter,
-  param: (n: number) => string,
-): { sql: string; values: unknown[] } {
-  const values: unknown[] = [filter.fromDay, filter.toDay];
-  const parts = [`day >= ${param(1)}`, `day <= ${param(2)}`];
-  const optional: Array<[string, string | undefined]> = [
-    ["account_id", filter.accountId],
-    ["key_id", filter.keyId],
-    ["model", filter.model],
-    ["provider", filter.provider],
-  ];
-  for (const [column, value] of optional) {
-    if (value === undefined) continue;
-    values.push(value);
-    parts.push(`${column} = ${param(values.length)}`);
-  }
-  return { sql: parts.join(" AND "), values };
+export function usageWhere(filter: UsageFilter, param: (n: number) => string) {
+  return whereOf(
+    [
+      ["day >=", filter.fromDay],
+      ["day <=", filter.toDay],
+      ["account_id =", filter.accountId],
+      ["key_id =", filter.keyId],
+      ["model =", filter.model],
+      ["provider =", filter.provider],
+    ],
+    param,
+  );
 }
 
 /** `SUM(requests) AS requests, …` for every counter column. */
