@@ -396,7 +396,12 @@ async function providers() {
         el(
           "section",
           { class: "card" },
-          el("h3", {}, `${p.id} `, el("small", {}, `${p.protocol} · ${p.baseUrl}`)),
+          el(
+            "h3",
+            {},
+            `${p.id} `,
+            el("small", {}, p.protocol === "local" ? "built-in demo models" : `${p.protocol} · ${p.baseUrl}`),
+          ),
           el(
             "table",
             {},
