@@ -1,6 +1,8 @@
 // Tables of the shared store. Money is NUMERIC (exact; pg hands it back as a string, kept a string).
 // Times are epoch milliseconds in BIGINT, like the SQLite store, so rows read the same from both.
 
+import { ROLLUP_TABLES, rollupTableSql } from "./rollups.ts";
+
 /** `qualify("keys")` → `"schema".keys`, or just `keys` when no schema was chosen. */
 export type Qualify = (table: string) => string;
 
@@ -75,6 +77,9 @@ CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created
 -- A key's settled spend in its budget's period (Store.keySpend).
 CREATE INDEX IF NOT EXISTS generations_key_spend ON ${t("generations")} (key_id, created_at)
   WHERE settled_at IS NOT NULL;
+
+-- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
+${ROLLUP_TABLES.map((table) => rollupTableSql(table, t(table.name), { money: "NUMERIC", moneyZero: "0" })).join("\n")}
 
 -- Which gateway process is alive, by its owner id, by the database's clock: see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (

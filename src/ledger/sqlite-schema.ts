@@ -1,6 +1,8 @@
 // Tables of the embedded store. Money is TEXT holding an exact decimal (SQLite has no decimal type;
 // its NUMERIC affinity would turn "0.1" into a binary double). Times are epoch milliseconds.
 
+import { ROLLUP_TABLES, rollupTableSql } from "./rollups.ts";
+
 export const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS accounts (
   id         TEXT PRIMARY KEY,
@@ -58,6 +60,9 @@ CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
 -- A key's settled spend in its budget's period (Store.keySpend).
 CREATE INDEX IF NOT EXISTS generations_key_spend ON generations (key_id, created_at)
   WHERE settled_at IS NOT NULL;
+
+-- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
+${ROLLUP_TABLES.map((table) => rollupTableSql(table, table.name, { money: "TEXT", moneyZero: "'0'", suffix: " WITHOUT ROWID" })).join("\n")}
 
 -- Which gateway process is alive, by its owner id (src/ledger/owner.ts); see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS owner_leases (
