@@ -210,7 +210,8 @@ const decimal = (description: string) =>
     .pipe(z.string().regex(/^\d+(\.\d+)?$/, { error: "must be a decimal number ≥ 0" }))
     .meta({ description, type: "decimal number" });
 
-const keyLimits = section({
+/** A key's limits and budget: in the file, and in the admin API's new key (src/admin/routes.ts). */
+export const keyLimits = section({
   rpm: int({ min: 1 }).optional().meta({ description: "Requests per minute." }),
   tpm: int({ min: 1 }).optional().meta({
     description: "Tokens (prompt + output) per minute: admitted on an estimate, settled on the real usage.",
@@ -218,7 +219,7 @@ const keyLimits = section({
   concurrency: int({ min: 1 }).optional().meta({ description: "Requests in flight at once." }),
 });
 
-const keyBudget = section({
+export const keyBudget = section({
   usd: decimal("The most the key may spend (its settled cost) in the period, USD."),
   period: z
     .enum(["day", "month", "total"])
