@@ -156,11 +156,6 @@ export function ratingColumn(rating: Rating): string {
   return JSON.stringify([rating.priceVersion, ...items]);
 }
 
-/** The amount (`usage`) of a rating column, exact decimal text; "0" when there is none. */
-export function ratingUsageOf(value: Column): string {
-  return ratingFromColumn(value)?.usage ?? "0";
-}
-
 function ratingFromColumn(value: Column): Rating | undefined {
   const stored = json<unknown>(value);
   if (stored === undefined) return undefined;

@@ -74,9 +74,6 @@ DROP INDEX IF EXISTS ${t("generations_account")};
 CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
--- A key's settled spend in its budget's period (Store.keySpend).
-CREATE INDEX IF NOT EXISTS generations_key_spend ON ${t("generations")} (key_id, created_at)
-  WHERE settled_at IS NOT NULL;
 
 -- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
 ${ROLLUP_TABLES.map((table) => rollupTableSql(table, t(table.name), { money: "NUMERIC", moneyZero: "0" })).join("\n")}

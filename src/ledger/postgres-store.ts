@@ -277,22 +277,6 @@ export class PostgresStore implements Store {
     return (result.rowCount ?? 0) > 0;
   }
 
-  async keySpend(keyId: string, since: number): Promise<string> {
-    // A rating column is [priceVersion, [code, rate, origin, discount?, bill?], …] (columns.ts): its
-    // amount is the sum of the items' bill (the origin when there is no discount). Rows written by
-    // earlier versions hold the rating whole, as an object with its `usage`.
-    const result = await this.query(
-      `SELECT COALESCE(SUM(CASE WHEN jsonb_typeof(g.rating) = 'array'
-         THEN (SELECT SUM(COALESCE(e.item->>4, e.item->>2)::numeric)
-               FROM jsonb_array_elements(g.rating) WITH ORDINALITY AS e(item, n) WHERE n > 1)
-         ELSE (g.rating->>'usage')::numeric END), 0) AS spend
-       FROM ${this.t("generations")} g
-       WHERE g.key_id = $1 AND g.created_at >= $2 AND g.settled_at IS NOT NULL`,
-      [keyId, wholeMs(since)],
-    );
-    return canonicalDecimal(String(result.rows[0].spend));
-  }
-
   // ── generations ───────────────────────────────────────────────────────────────────────────────
 
   startGeneration(g: GenerationStart): Promise<void> {

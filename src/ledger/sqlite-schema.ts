@@ -57,9 +57,6 @@ DROP INDEX IF EXISTS generations_account;
 CREATE INDEX IF NOT EXISTS generations_pending ON generations (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
--- A key's settled spend in its budget's period (Store.keySpend).
-CREATE INDEX IF NOT EXISTS generations_key_spend ON generations (key_id, created_at)
-  WHERE settled_at IS NOT NULL;
 
 -- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
 ${ROLLUP_TABLES.map((table) => rollupTableSql(table, table.name, { money: "TEXT", moneyZero: "'0'", suffix: " WITHOUT ROWID" })).join("\n")}

@@ -21,7 +21,6 @@ import {
   keyFromColumns,
   limitsColumn,
   ratingColumn,
-  ratingUsageOf,
   storableErrorMessage,
   usageColumn,
   wholeMs,
@@ -324,16 +323,6 @@ export class SqliteStore implements Store {
       id,
     );
     return result.changes > 0;
-  }
-
-  async keySpend(keyId: string, since: number): Promise<string> {
-    // SQLite has no exact decimal: the ratings are read and their amounts summed exactly here.
-    const rows = read(() =>
-      this.statement(
-        "SELECT rating FROM generations WHERE key_id = ? AND created_at >= ? AND settled_at IS NOT NULL",
-      ).all(keyId, since),
-    );
-    return rows.reduce<string>((total, row) => addDecimals(total, ratingUsageOf(row.rating)), "0");
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

@@ -196,11 +196,6 @@ export interface Store {
   revokeKey(idOrPrefix: string): Promise<boolean>;
   /** Replaces a key's limits and budget (undefined: none); false when there is no such key. */
   setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined): Promise<boolean>;
-  /**
-   * The key's settled cost (the ratings' `usage`, exact decimal USD) of the generations created at or
-   * after `since` (epoch ms): what its budget is checked against.
-   */
-  keySpend(keyId: string, since: number): Promise<string>;
 
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;

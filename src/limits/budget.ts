@@ -1,6 +1,6 @@
 // Per-key budgets: a key's settled cost in its period (UTC day, UTC month, or ever) may not pass its
 // `budget.usd`; once it has, requests are refused before any upstream call until the period turns.
-// The spend is read from the store (Store.keySpend) at most once a second per key, and this process
+// The spend is read from the store's per-day rollups at most once a second per key, and this process
 // adds what it settles itself in between, so its own next request sees its last one. Requests already
 // admitted when the budget is reached finish: the last may take the spend past the budget.
 
@@ -9,6 +9,7 @@ import { parseDecimal } from "../billing/money.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { addDecimals } from "../ledger/decimal.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
+import { epochDay } from "../ledger/rollups.ts";
 import type { BudgetPeriod, Store } from "../ledger/types.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 
@@ -63,7 +64,7 @@ export class BudgetCheck {
     if (current && current.until > now) return current.spend;
     let spend: string;
     try {
-      spend = await this.store.keySpend(keyId, since);
+      spend = await keySpend(this.store, keyId, since, now);
     } catch (err) {
       // The store is away: the spend last read this period stands, as a balance does (credit.ts);
       // a key never read is the store's 503.
@@ -75,6 +76,17 @@ export class BudgetCheck {
     this.spent.set(keyId, { since, spend, until: now + CACHE_MS, readAt: now });
     return spend;
   }
+}
+
+/**
+ * A key's settled cost since `since` (the start of a UTC day), from the per-day rollups: they hold
+ * each settled generation's cost under its day of creation, and outlive the raw rows (retention).
+ */
+async function keySpend(store: Store, keyId: string, since: number, now: number): Promise<string> {
+  // (Up to tomorrow: a generation another host dated by a clock slightly ahead still counts.)
+  const filter = { fromDay: epochDay(since), toDay: epochDay(now) + 1, keyId };
+  const sums = await store.usage(filter, "key");
+  return sums.find((s) => s.group === keyId)?.cost ?? "0";
 }
 
 /** The period a budget counts over at `now`, epoch ms: [start, end), end undefined for `total`. */

@@ -445,16 +445,19 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal(await store.setKeyLimits(unique("no-such-key"), undefined, undefined), false);
         }));
 
-      test("a key's spend: its settled ratings since a time, summed exactly", () =>
+      test("a key's spend (what its budget reads): its settled costs by day of creation, from the rollups", () =>
         withStore(async (store) => {
           const account = unique("acct");
           const keyId = unique("key");
           await store.upsertAccount(account, { balance: "1" });
-          const at = (createdAt: number, key = keyId) => startOf(account, { keyId: key, createdAt });
+          const DAY = 86_400_000;
+          const at = (day: number, key = keyId) =>
+            startOf(account, { keyId: key, createdAt: day * DAY + 5_000 });
           // The amount of a rating is its items' bill (what a rating column keeps).
           const ratingOf = (bill: string, discount = "0"): Rating => ({
             ...rating,
             usage: bill,
+            billAmount: bill,
             ratingDetails: [
               {
                 feeItemCode: "prompt",
@@ -465,22 +468,23 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               },
             ],
           });
-          const cheap = ratingOf("0.1");
-          const dear = ratingOf("0.2", "0.05");
-          const old = at(1_000);
-          const recent = [at(5_000), at(6_000)];
-          const otherKey = at(7_000, unique("key"));
-          const unsettled = at(8_000);
+          const old = at(20_000);
+          const recent = [at(20_002), at(20_003)];
+          const otherKey = at(20_003, unique("key"));
+          const unsettled = at(20_003);
           for (const g of [old, ...recent, otherKey, unsettled]) await store.recordGeneration(g, endOf(g.id));
           await store.settleGenerations([
-            { id: old.id, rating: dear, settledAt: 1 },
-            { id: recent[0].id, rating: cheap, settledAt: 1 },
-            { id: recent[1].id, rating: dear, settledAt: 1 },
-            { id: otherKey.id, rating: dear, settledAt: 1 },
+            { id: old.id, rating: ratingOf("0.2", "0.05"), settledAt: 1 },
+            { id: recent[0].id, rating: ratingOf("0.1"), settledAt: 1 },
+            { id: recent[1].id, rating: ratingOf("0.2", "0.05"), settledAt: 1 },
+            { id: otherKey.id, rating: ratingOf("0.2"), settledAt: 1 },
           ]);
-          assert.equal(await store.keySpend(keyId, 5_000), "0.3");
-          assert.equal(await store.keySpend(keyId, 0), "0.5");
-          assert.equal(await store.keySpend(unique("key"), 0), "0");
+          const spend = async (fromDay: number) =>
+            (await store.usage({ fromDay, toDay: 20_010, keyId }, "key")).find((g) => g.group === keyId)
+              ?.cost;
+          assert.equal(await spend(20_002), "0.3");
+          assert.equal(await spend(0), "0.5");
+          assert.deepEqual(await store.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"), []);
         }));
     });
 
