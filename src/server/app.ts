@@ -26,6 +26,7 @@ import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
+import { isMessagesClient } from "../protocols/anthropic/headers.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { adapterRegistry } from "../providers/registry.ts";
@@ -174,7 +175,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/v1/models", async (req) => {
     const q = req.query as Record<string, string | undefined>;
     if (isGeminiCaller(req.headers, q)) return geminiListing(req);
-    if (isMessagesClient(req)) {
+    if (isMessagesClient(req.headers)) {
       return listMessages(models.served, {
         limit: q.limit === undefined ? undefined : Number(q.limit),
         after_id: q.after_id,
@@ -187,7 +188,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     const id = (req.params as { "*": string })["*"];
     if (isGeminiCaller(req.headers, req.query as Record<string, unknown>)) return geminiRecord(id);
     const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
-    return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
+    return isMessagesClient(req.headers) ? messagesModel(model) : chatModel(model);
   });
   fastify.get("/v1beta/models", async (req) => geminiListing(req));
   fastify.get("/v1beta/models/*", async (req) => geminiRecord((req.params as { "*": string })["*"]));
@@ -213,10 +214,6 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await redisState?.close();
     },
   };
-}
-
-function isMessagesClient(req: FastifyRequest): boolean {
-  return req.headers["anthropic-version"] !== undefined || req.headers["vendora-version"] !== undefined;
 }
 
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {

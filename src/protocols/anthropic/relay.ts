@@ -4,8 +4,8 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { headerList } from "../shared/validate.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
+import { messagesBetas } from "./headers.ts";
 import { stopReasonFromWire } from "./map-stop-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
@@ -17,7 +17,8 @@ export const anthropicRelay: Relay = {
   removesIgnored: false,
 
   headers(clientHeaders): Record<string, string> {
-    const betas = headerList(clientHeaders["anthropic-beta"] ?? clientHeaders["vendora-beta"]);
+    // Every beta checkMessagesHeaders saw, under either name.
+    const betas = messagesBetas(clientHeaders);
     return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
   },
 
