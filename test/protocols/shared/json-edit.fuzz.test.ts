@@ -99,7 +99,7 @@ function stringText(rng: Rng, s: string): string {
   if (rng.chance(0.2)) return text.replace(/\//g, "\\/").replace(/a/g, "\\u0061");
   // Every non-ASCII code unit as \u (a surrogate pair becomes two escapes).
   if (rng.chance(0.2))
-    return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return text;
 }
 
