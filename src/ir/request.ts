@@ -184,6 +184,8 @@ export interface Request {
   responseFormat?: ResponseFormat;
   reasoning?: ReasoningSettings;
   logprobs?: { topLogprobs?: number };
+  /** How long an answer to aim for (chat `verbosity`, Responses `text.verbosity`). */
+  verbosity?: "low" | "medium" | "high";
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
   user?: string;
   stream: boolean;

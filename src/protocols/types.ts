@@ -96,6 +96,8 @@ export interface ClientFace {
   encodeResponse(response: Response, ctx: EncodeContext): unknown;
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   encodeError(error: GatewayError): { status: number; body: unknown };
+  /** Why a generation stopped, in the words this protocol's answers use (the generation lookup's). */
+  finishReasonName(reason: FinishReason): string;
 }
 
 export interface UpstreamFace {
@@ -145,10 +147,11 @@ export interface Relay {
     target: { model: string; stream: boolean },
   ): { path: string; body: string };
   /**
-   * Whether `request` removes the fields the client face set aside (`Request.ignored`), which are then
-   * named in `x-switchyard-ignored`; a relay that forwards every byte names none.
+   * The fields `request` removes from the client's body, named in `x-switchyard-ignored`: those the
+   * client face set aside (`Request.ignored`) for chat, a few the spec refuses for messages, none
+   * for a relay that forwards every byte.
    */
-  removesIgnored: boolean;
+  unsent(request: Request): string[];
   /** Client headers the upstream needs as well (the messages protocol's betas). */
   headers?(clientHeaders: Headers): Record<string, string>;
   /** A whole response body with the id and model replaced. */

@@ -5,9 +5,11 @@
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
 // user message after the tool messages. Custom tools (free-text input) go as custom tools.
 
+import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
+import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import type { UpstreamCall } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
@@ -21,10 +23,10 @@ export function encodeRequest(
   request: Request,
   target: { model: string; stream: boolean; maxOutputTokens?: number },
 ): UpstreamCall {
-  const body: Json = {
-    model: target.model,
-    messages: encodeMessages(request.system, request.messages, request.tools),
-  };
+  const messages = encodeMessages(request.system, request.messages, request.tools);
+  // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
+  if (prefillText(request) !== undefined) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
+  const body: Json = { model: target.model, messages };
   if (target.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
@@ -45,6 +47,7 @@ export function encodeRequest(
     if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request.tools);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
+  if (request.verbosity !== undefined) body.verbosity = request.verbosity;
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning_effort = effort;

@@ -18,6 +18,7 @@ export const DROPPED_FIELD_NAMES = [
   "logprobs",
   "user",
   "reasoning",
+  "verbosity",
   "response_format.json_schema.description",
   "tools[].strict",
   "parallel_tool_calls",

@@ -11,6 +11,7 @@
 // text (multi-search.ts).
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
+import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ToolDefinition } from "../../ir/request.ts";
 import type { FinishReason, OutputBlock } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
@@ -79,7 +80,7 @@ export async function localReply(
     return { blocks, finishReason: "tool_calls", usage };
   }
 
-  let text = answerText(request, userText);
+  let text = continuing(answerText(request, userText), prefillText(request));
   let finishReason: FinishReason = "stop";
   let stopSequence: string | undefined;
   const stop = earliestStop(text, request.stopSequences);
@@ -97,6 +98,17 @@ export async function localReply(
   if (text.length > 0) blocks.push({ type: "text", text });
   usage.completionTokens = usage.reasoningTokens + fitted.tokens;
   return { blocks, finishReason, stopSequence, usage };
+}
+
+/**
+ * With a prefill, the answer is what follows it: the rest of the model's answer when the prefill is
+ * how that answer begins (`You said: ` → the user's words; `{` → the rest of the JSON), else the
+ * whole answer after it, as a model carries on from whatever it was handed.
+ */
+function continuing(answer: string, prefill: string | undefined): string {
+  if (prefill === undefined) return answer;
+  if (answer.startsWith(prefill)) return answer.slice(prefill.length);
+  return /\s$/.test(prefill) ? answer : ` ${answer}`;
 }
 
 function wantsReasoning(request: Request): boolean {

@@ -348,13 +348,17 @@ describe("Claude Code's request, streamed, with 25 tools (litellm#22963: output_
     assert.equal(body.contents[1].parts[0].thoughtSignature, "skip_thought_signature_validator");
   });
 
-  test("reaches an Anthropic-protocol upstream unchanged: byte for byte but the model, every beta forwarded", async () => {
+  test("reaches an Anthropic-protocol upstream unchanged: byte for byte but the model and metadata, every beta forwarded", async () => {
     const clientBody = claudeCodeBody("fa/claude");
     const res = await sendAsClaudeCode(clientBody);
     assertMessagesStream(res);
     const sent = onlyRequest(routes.anthropic);
     assert.equal(sent.pathname, "/v1/messages");
-    assert.equal(sent.rawBody, clientBody.replace('"model":"fa/claude"', '"model":"claude-sonnet-4-5"'));
+    // `metadata` (spec 2: unsupported) is the one member taken out, with its separator.
+    const expected = clientBody
+      .replace('"model":"fa/claude"', '"model":"claude-sonnet-4-5"')
+      .replace(/,"metadata":\{[^{}]*\}/, "");
+    assert.equal(sent.rawBody, expected);
     assert.equal(sent.headers["x-api-key"], "k-anthropic");
     assert.equal(sent.headers["anthropic-version"], "2023-06-01");
     const betas = String(sent.headers["anthropic-beta"])

@@ -732,8 +732,9 @@ describe("decodeRequest: reasoning, streaming, routing", () => {
     );
   });
 
-  test("verbosity is checked; not named as ignored so a relay keeps it", () => {
+  test("verbosity is checked and carried; not named as ignored so a relay keeps it", () => {
     assert.deepEqual(decode({ verbosity: "low" }).ignored, []);
+    assert.equal(decode({ verbosity: "low" }).verbosity, "low");
     rejectsField({ verbosity: "loud" }, "verbosity");
   });
 
