@@ -12,6 +12,7 @@ import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
 import type { CreditCheck } from "./credit.ts";
+import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import { Meter } from "./meter.ts";
@@ -271,10 +272,8 @@ export class InferencePipeline {
 
   private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder, id: string): void {
     if (out.signal.aborted) return;
-    const error = asGatewayError(err, this.deps.log, id);
-    const { status, body } = protocol.encodeError(error);
-    if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-    out.json(status, headers, body);
+    const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log, id));
+    out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
   }
 }
 

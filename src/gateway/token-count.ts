@@ -14,6 +14,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import type { Protocol, ProtocolName } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter } from "../providers/types.ts";
+import { errorAnswer } from "./error-answer.ts";
 import { asGatewayError, bodyText, type InferenceInput, parseJson } from "./inference.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
@@ -64,10 +65,8 @@ export class TokenCounter {
       if (!out.signal.aborted) out.json(200, headers, counting.encodeCount(tokens));
     } catch (err) {
       if (out.signal.aborted) return;
-      const error = asGatewayError(err, this.deps.log);
-      const { status, body } = protocol.encodeError(error);
-      if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-      out.json(status, headers, body);
+      const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log));
+      out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
     }
   }
 

@@ -17,6 +17,7 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
+import { errorAnswer } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
@@ -217,9 +218,11 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
 }
 
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
-  const { status, body } = protocols[face].encodeError(error);
-  if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
-  reply.code(status).header("content-type", "application/json").send(JSON.stringify(body));
+  const answer = errorAnswer(protocols[face], error);
+  reply
+    .code(answer.status)
+    .headers({ ...answer.headers, "content-type": "application/json" })
+    .send(JSON.stringify(answer.body));
 }
 
 /**

@@ -3,6 +3,7 @@
 // measurable share of a relay's CPU (see BENCHMARKS.md). Everything else stays on fastify.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorAnswer } from "../gateway/error-answer.ts";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
 import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
@@ -150,8 +151,12 @@ function sendError(
   error: GatewayError,
   headers: Record<string, string> = {},
 ): void {
-  const { status, body } = protocols[face].encodeError(error);
-  new HttpResponder(req, res).json(validStatus(status), headers, body);
+  const answer = errorAnswer(protocols[face], error);
+  new HttpResponder(req, res).json(
+    validStatus(answer.status),
+    { ...headers, ...answer.headers },
+    answer.body,
+  );
 }
 
 /** How long a refused upload is read (and dropped) before it is answered anyway. */
