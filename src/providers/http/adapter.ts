@@ -11,7 +11,7 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import type { Headers, Protocol, ProtocolName, SseEvent, UpstreamCall } from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
-import { transportError } from "./transport-errors.ts";
+import { malformedAnswer, transportError } from "./transport-errors.ts";
 
 export class HttpProvider implements RelayingAdapter {
   readonly provider: ProviderConfig;
@@ -42,9 +42,7 @@ export class HttpProvider implements RelayingAdapter {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new GatewayError("api_error", `Provider '${this.provider.id}' answered with malformed JSON.`, {
-        status: 502,
-      });
+      throw malformedAnswer(this.provider.id);
     }
     return this.protocol.decodeResponse(json);
   }
