@@ -9,7 +9,7 @@ import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { decodePathSegment, endsInMethod } from "./paths.ts";
+import { decodePathSegment, endsInMethod, protocolOfPath } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
 import { validStatus } from "./response-head.ts";
 
@@ -23,6 +23,15 @@ export interface InferenceRoute {
   error?: GatewayError;
 }
 
+/** The inference endpoints at fixed paths (their protocol is the path's: protocolOfPath). */
+const FIXED_PATHS = new Map<string, "infer" | "count">([
+  ["/v1/chat/completions", "infer"],
+  ["/v1/messages", "infer"],
+  ["/v1/responses", "infer"],
+  ["/v1/messages/count_tokens", "count"],
+  ["/v1/responses/input_tokens", "count"],
+]);
+
 /** The inference route a request is for, or undefined when fastify should take it. */
 export function inferenceRoute(
   method: string | undefined,
@@ -31,11 +40,9 @@ export function inferenceRoute(
   if (method !== "POST" || !url) return undefined;
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
-  if (path === "/v1/chat/completions") return { face: "openai-chat" };
-  if (path === "/v1/messages") return { face: "anthropic" };
-  if (path === "/v1/responses") return { face: "openai-responses" };
-  if (path === "/v1/messages/count_tokens") return { face: "anthropic", count: true };
-  if (path === "/v1/responses/input_tokens") return { face: "openai-responses", count: true };
+  const fixed = FIXED_PATHS.get(path);
+  if (fixed)
+    return fixed === "count" ? { face: protocolOfPath(path), count: true } : { face: protocolOfPath(path) };
   const prefix = contentGenerationPrefix(path);
   if (!prefix) return undefined;
   let target: string;

@@ -16,11 +16,24 @@ export function errorFaceOf(url: string, headers: Headers = {}): ProtocolName {
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? "" : url.slice(q + 1);
+  const face = protocolOfPath(path);
+  if (
+    face === "openai-chat" &&
+    (path === "/v1/models" || path.startsWith("/v1/models/")) &&
+    isGeminiCaller(headers, query)
+  )
+    return "gemini";
+  return face;
+}
+
+/**
+ * The protocol a path (without its query) belongs to by its shape alone: the one mapping from URL to
+ * protocol, read by errorFaceOf and by the inference routes (src/server/inference-routes.ts).
+ */
+export function protocolOfPath(path: string): ProtocolName {
   if (path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1/responses")) return "openai-responses";
-  if ((path === "/v1/models" || path.startsWith("/v1/models/")) && isGeminiCaller(headers, query))
-    return "gemini";
   return "openai-chat";
 }
 
