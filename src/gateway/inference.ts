@@ -5,7 +5,8 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
-import type { Api, Store } from "../ledger/types.ts";
+import type { Store } from "../ledger/types.ts";
+import { apiOf } from "../protocols/names.ts";
 import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
@@ -49,13 +50,6 @@ export interface GatewayDeps {
   anthropicVersions?: ReadonlySet<string>;
 }
 
-const API_OF: Record<ProtocolName, Api> = {
-  "openai-chat": "chat.completions",
-  anthropic: "messages",
-  gemini: "generateContent",
-  "openai-responses": "responses",
-};
-
 export class InferencePipeline {
   private readonly deps: GatewayDeps;
   private readonly router: Router;
@@ -95,7 +89,7 @@ export class InferencePipeline {
         id,
         caller,
         model,
-        api: API_OF[face],
+        api: apiOf(face),
         request,
         arrivedAt,
         sessionId: sessionIdOf(input.headers),
@@ -137,7 +131,7 @@ export class InferencePipeline {
     nameIgnored(headers, route);
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "whole");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
     answer.send(out, headers);
     generation.finish(meter, "completed");
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
@@ -170,7 +164,7 @@ export class InferencePipeline {
     }
     nameIgnored(headers, answered.value.route);
     generation.acknowledged();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "stream");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     const send = async (piece: Piece) => {

@@ -12,6 +12,7 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
+import { protocolOfConfig } from "../protocols/names.ts";
 import type { Protocol, ProtocolName } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter } from "../providers/types.ts";
 import { errorAnswer } from "./error-answer.ts";
@@ -82,8 +83,8 @@ export class TokenCounter {
   ): Promise<number | undefined> {
     for (const endpoint of model.endpoints) {
       const provider = this.deps.providers.get(endpoint.provider);
-      if (!provider?.enabled || provider.protocol === "local" || provider.protocol === "openai") continue;
-      const upstream = this.deps.protocols[provider.protocol];
+      if (!provider?.enabled || provider.protocol === "local") continue;
+      const upstream = this.deps.protocols[protocolOfConfig(provider.protocol)];
       const counting = upstream.tokenCounting;
       const adapter = this.deps.adapterFor(provider);
       if (!counting || !canRelay(adapter, upstream.name)) continue;

@@ -2,8 +2,10 @@
 // suite: node:sqlite (embedded default) and PostgreSQL.
 
 import type { Usage } from "../ir/usage.ts";
+import type { Api } from "../protocols/names.ts";
 
-export type Api = "chat.completions" | "messages" | "generateContent" | "responses";
+/** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
+export type { Api };
 export type KeyKind = "payg" | "subscription";
 export type GenerationStatus = "pending" | "completed" | "failed" | "cancelled" | "interrupted";
 

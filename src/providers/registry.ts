@@ -2,6 +2,7 @@
 
 import type { ProviderConfig } from "../config/providers.ts";
 import { protocols } from "../protocols/index.ts";
+import { protocolOfConfig } from "../protocols/names.ts";
 import { HttpProvider } from "./http/adapter.ts";
 import { LocalProvider } from "./local/adapter.ts";
 import type { ProviderAdapter } from "./types.ts";
@@ -20,6 +21,5 @@ export function adapterRegistry(): (provider: ProviderConfig) => ProviderAdapter
 
 function makeAdapter(provider: ProviderConfig): ProviderAdapter {
   if (provider.protocol === "local") return new LocalProvider({ chunkDelayMs: provider.chunkDelayMs });
-  const protocol = provider.protocol === "openai" ? protocols["openai-chat"] : protocols[provider.protocol];
-  return new HttpProvider(provider, protocol);
+  return new HttpProvider(provider, protocols[protocolOfConfig(provider.protocol)]);
 }
