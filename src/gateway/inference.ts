@@ -16,13 +16,14 @@ import type { CreditCheck } from "./credit.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
+import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
 import type { ModelIndex } from "./models.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
-import type { Logger, Settlement } from "./settlement.ts";
+import type { Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
   body: Buffer | undefined;
@@ -43,7 +44,7 @@ export interface GatewayDeps {
   settlement: Settlement;
   /** Admission: pay-as-you-go accounts with no credit left are refused. */
   credit: CreditCheck;
-  log: Logger & { warn(obj: unknown, msg?: string): void };
+  log: WarningLogger;
   /** Endpoint selection, fallback and health; a default in-memory router when absent. */
   router?: Router;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */

@@ -6,9 +6,10 @@ import type { CatalogModel } from "../catalog/types.ts";
 import type { Request } from "../ir/request.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
+import type { Logger } from "./logger.ts";
 import type { Meter } from "./meter.ts";
 import { countGeneration } from "./metrics.ts";
-import type { Logger, Settlement } from "./settlement.ts";
+import type { Settlement } from "./settlement.ts";
 
 /**
  * How long a generation may run before its start is written. A generation that ends sooner is written

@@ -17,10 +17,10 @@ import type { Protocol, ProtocolName } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter } from "../providers/types.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { asGatewayError, bodyText, type InferenceInput, parseJson } from "./inference.ts";
+import type { WarningLogger } from "./logger.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
-import type { Logger } from "./settlement.ts";
 
 export interface TokenCountDeps {
   protocols: Record<ProtocolName, Protocol>;
@@ -28,7 +28,7 @@ export interface TokenCountDeps {
   providers: Map<string, ProviderConfig>;
   adapterFor(provider: ProviderConfig): ProviderAdapter;
   auth: Authenticator;
-  log: Logger & { warn(obj: unknown, msg?: string): void };
+  log: WarningLogger;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
   anthropicVersions?: ReadonlySet<string>;
 }

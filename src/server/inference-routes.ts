@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorAnswer } from "../gateway/error-answer.ts";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
+import type { Logger } from "../gateway/logger.ts";
 import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
@@ -86,7 +87,7 @@ export interface InferenceServer {
   pipeline: InferencePipeline;
   counter: TokenCounter;
   bodyLimitBytes: number;
-  log: { error(obj: unknown, msg?: string): void };
+  log: Logger;
 }
 
 export function serveInference(
