@@ -7,7 +7,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
 import { apiOf } from "../protocols/names.ts";
-import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
+import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
@@ -27,7 +27,7 @@ import type { Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
   body: Buffer | undefined;
-  headers: Headers;
+  headers: IncomingHeaders;
   query: Record<string, unknown>;
   /** content-generation: model and method from the path. */
   pathModel?: string;

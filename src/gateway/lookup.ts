@@ -10,12 +10,12 @@ import { totalTokens } from "../ir/usage.ts";
 import type { Api, GenerationRow, Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
 import { protocolOfApi } from "../protocols/names.ts";
-import type { Headers } from "../protocols/types.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
 import { generationIdTime } from "./ids.ts";
 
 export async function lookupGeneration(
   deps: { auth: Authenticator; store: Store },
-  headers: Headers,
+  headers: IncomingHeaders,
   query: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));

@@ -11,7 +11,7 @@ import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
-import type { EncodeContext, Headers, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
@@ -29,7 +29,7 @@ export interface RouteCall {
   /** The client's body as received: relays forward it with targeted edits only. */
   rawBody: string;
   /** The client's request headers. */
-  clientHeaders: Headers;
+  clientHeaders: IncomingHeaders;
   request: Request;
   ctx: EncodeContext;
 }

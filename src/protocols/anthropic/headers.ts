@@ -5,7 +5,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import { headerList, headerValue } from "../shared/validate.ts";
-import type { Headers } from "../types.ts";
+import type { IncomingHeaders } from "../types.ts";
 
 export const SUPPORTED_VERSION = "2023-06-01";
 /**
@@ -19,14 +19,14 @@ const REFUSED_BETAS = new Set(["code-execution-2025-08-25"]);
 const ALIASES = { "anthropic-version": "vendora-version", "anthropic-beta": "vendora-beta" } as const;
 
 /** A header by name, whatever the case its keys were stored in. */
-function header(headers: Headers, name: string): string | string[] | undefined {
+function header(headers: IncomingHeaders, name: string): string | string[] | undefined {
   if (headers[name] !== undefined) return headers[name];
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
 }
 
 /** The `anthropic-beta` values sent (comma-separated, repeated, or under the neutral alias). */
-export function messagesBetas(headers: Headers): string[] {
+export function messagesBetas(headers: IncomingHeaders): string[] {
   return [
     ...headerList(header(headers, "anthropic-beta")),
     ...headerList(header(headers, ALIASES["anthropic-beta"])),
@@ -34,12 +34,12 @@ export function messagesBetas(headers: Headers): string[] {
 }
 
 /** The `anthropic-version` sent (the real name first, then its alias). */
-function messagesVersion(headers: Headers): string | undefined {
+function messagesVersion(headers: IncomingHeaders): string | undefined {
   return headerValue(header(headers, "anthropic-version") ?? header(headers, ALIASES["anthropic-version"]));
 }
 
 /** A messages client names its version on every call; listings answer it in the messages shape. */
-export function isMessagesClient(headers: Headers): boolean {
+export function isMessagesClient(headers: IncomingHeaders): boolean {
   return messagesVersion(headers) !== undefined;
 }
 
@@ -48,7 +48,7 @@ export function isMessagesClient(headers: Headers): boolean {
  * 2023-06-01, the versions an operator named (`clients.anthropic_versions`) are served, with
  * 2023-06-01's semantics: `@anthropic-ai/sdk` 1.x sends a newer one on every call.
  */
-export function checkMessagesHeaders(headers: Headers, accepted?: ReadonlySet<string>): void {
+export function checkMessagesHeaders(headers: IncomingHeaders, accepted?: ReadonlySet<string>): void {
   const version = messagesVersion(headers);
   const fix = `set the header \`anthropic-version: ${SUPPORTED_VERSION}\``;
   if (version === undefined || version.trim() === "")

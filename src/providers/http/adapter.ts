@@ -8,7 +8,13 @@ import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
-import type { Headers, Protocol, ProtocolName, SseEvent, UpstreamCall } from "../../protocols/types.ts";
+import type {
+  IncomingHeaders,
+  Protocol,
+  ProtocolName,
+  SseEvent,
+  UpstreamCall,
+} from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
@@ -101,7 +107,7 @@ export class HttpProvider implements RelayingAdapter {
    * for this provider was refused: the client's key is fine, so the client gets a 502 naming the
    * provider, and never the upstream's message (it may quote part of that credential).
    */
-  private upstreamError(status: number, body: unknown, headers: Headers): GatewayError {
+  private upstreamError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
     if (status === 401 || status === 403)
       return new GatewayError(
         "api_error",
@@ -148,7 +154,7 @@ export class HttpProvider implements RelayingAdapter {
       } catch {
         // not JSON: the protocol decodes the text as the message
       }
-      throw this.upstreamError(res.statusCode, parsed, res.headers as Headers);
+      throw this.upstreamError(res.statusCode, parsed, res.headers as IncomingHeaders);
     }
     return res;
   }
