@@ -18,6 +18,7 @@ import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
+import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
@@ -49,16 +50,18 @@ export interface GatewayDeps {
   router?: Router;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
   anthropicVersions?: ReadonlySet<string>;
+  /** The App's metrics; a pipeline of its own when absent. */
+  metrics?: Metrics;
 }
 
 export class InferencePipeline {
-  private readonly deps: GatewayDeps;
+  private readonly deps: GatewayDeps & { metrics: Metrics };
   private readonly router: Router;
   private readonly credit: CreditCheck;
   private readonly unwrittenStarts = new UnwrittenStarts();
 
   constructor(deps: GatewayDeps) {
-    this.deps = deps;
+    this.deps = { ...deps, metrics: deps.metrics ?? new Metrics() };
     this.credit = deps.credit;
     this.router = deps.router ?? new Router({ models: deps.models });
   }
@@ -106,7 +109,7 @@ export class InferencePipeline {
         headers,
         out,
         arrivedAt,
-        meter: new Meter(arrivedAt),
+        meter: new Meter(arrivedAt, this.deps.metrics),
         generation,
       };
       if (request.stream) await this.stream(call);

@@ -8,7 +8,7 @@ import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
 import type { Logger } from "./logger.ts";
 import type { Meter } from "./meter.ts";
-import { countGeneration } from "./metrics.ts";
+import type { Metrics } from "./metrics.ts";
 import type { Settlement } from "./settlement.ts";
 
 /**
@@ -24,6 +24,8 @@ export interface RecorderDeps {
   store: Store;
   settlement: Settlement;
   log: Logger;
+  /** The App's metrics (generations counted by protocol and outcome); none in a test of the recorder. */
+  metrics?: Metrics;
 }
 
 /**
@@ -140,7 +142,7 @@ export class GenerationRecorder {
   }
 
   private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
-    countGeneration(this.api, status);
+    this.deps.metrics?.countGeneration(this.api, status);
     const finish: GenerationEnd = {
       id: this.start.id,
       status,

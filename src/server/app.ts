@@ -21,7 +21,7 @@ import { errorAnswer } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
-import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
+import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
@@ -42,6 +42,8 @@ export interface App {
   /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */
   pipeline: InferencePipeline;
   settlement: Settlement;
+  /** This app's own counts and histograms (GET /metrics shows them, with the process's event loop lag). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
   const adapters = options.adapterFor ?? adapterRegistry();
   const anthropicVersions = new Set(config.clients.anthropicVersions);
+  const metrics = new Metrics();
   const pipeline = new InferencePipeline({
     protocols,
     models,
@@ -107,6 +110,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     router: new Router({ models, settings: config.routing, state: routingState }),
     anthropicVersions,
+    metrics,
   });
 
   const counter = new TokenCounter({
@@ -147,7 +151,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
     reply.header("content-type", METRICS_CONTENT_TYPE);
-    return options.metrics ? options.metrics() : renderMetrics();
+    return options.metrics ? options.metrics() : metrics.render();
   });
   // Not ready while the store does not answer, or while the ledger refuses new generations (its
   // backlog for an unavailable store is full). Generations waiting to be written are reported.
@@ -207,6 +211,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     fastify,
     pipeline,
     settlement,
+    metrics,
     async close() {
       if (measuringLag) eventLoopLag.stop();
       settlement.stop();
