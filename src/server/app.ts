@@ -95,7 +95,9 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     onSettled: (accounts) => credit.forget(accounts),
   });
-  const adapters = options.adapterFor ?? adapterRegistry();
+  // The adapters the app makes are its own: close() closes their upstream connections.
+  const registry = adapterRegistry();
+  const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
   const metrics = new Metrics();
   const pipeline = new InferencePipeline({
@@ -218,6 +220,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await fastify.close();
       await settlement.flush();
       await redisState?.close();
+      await registry.close();
     },
   };
 }

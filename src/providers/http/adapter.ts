@@ -40,6 +40,11 @@ export class HttpProvider implements RelayingAdapter {
     });
   }
 
+  /** Closes the pooled connections once the requests using them are done. */
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
     const call = this.encode(req, target, false, report);
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
