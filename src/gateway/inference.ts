@@ -137,7 +137,7 @@ export class InferencePipeline {
     meter.end();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
     answer.send(out, headers);
-    generation.finish(meter, "completed");
+    generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
 
@@ -193,16 +193,16 @@ export class InferencePipeline {
     }
     meter.end();
     if (out.signal.aborted) {
-      generation.finish(meter, "cancelled");
+      generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
       return;
     }
     out.end();
     if (failed) {
-      generation.fail(meter, failed);
+      generation.end(meter, { status: "failed", error: failed });
       this.report(answered, { failure: failed });
     } else {
-      generation.finish(meter, "completed");
+      generation.end(meter, { status: "completed" });
       this.report(answered, { sample: streamSample(call, answered.startedAt) });
     }
   }
@@ -229,11 +229,9 @@ export class InferencePipeline {
           firstByteMs: stream
             ? (a) => this.deps.providers.get(a.endpoint.provider)?.timeouts.firstByteMs
             : undefined,
-          onAttempt: ({ attempts, attempt, final }) => {
-            generation.attempts = attempts;
-            generation.finalRetry = final;
-            generation.provider = attempt.endpoint.provider;
-            headers["x-switchyard-provider"] = attempt.endpoint.provider;
+          onAttempt: (report) => {
+            generation.attempted(report);
+            headers["x-switchyard-provider"] = report.attempt.endpoint.provider;
           },
         },
         async (attempt, signal) => {
@@ -246,7 +244,7 @@ export class InferencePipeline {
           return send(routeFor(this.deps.adapterFor(provider), target, call), signal);
         },
       );
-      if (answered.attempt.model.id !== model.id) generation.pricedModel = answered.attempt.model;
+      if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
       return answered;
     } finally {
       meter.upstreamMs += performance.now() - began;
@@ -255,10 +253,7 @@ export class InferencePipeline {
 
   /** No endpoint answered: the generation is cancelled (the client left) or failed. */
   private endUnanswered({ out, meter, generation }: Call, err: unknown): void {
-    if (out.signal.aborted) {
-      meter.end();
-      generation.finish(meter, "cancelled");
-    } else generation.fail(meter, err);
+    generation.end(meter, out.signal.aborted ? { status: "cancelled" } : { status: "failed", error: err });
   }
 
   /** Health and latency statistics are best effort: they never fail a generation. */
