@@ -102,6 +102,11 @@ export interface ClientFace {
 }
 
 export interface UpstreamFace {
+  /**
+   * The protocol has no stop sequences: the HTTP adapter cuts the answer at them itself
+   * (src/ir/stop-sequences.ts) when there are few enough to search for (`canEmulateStops`).
+   */
+  lacksStopSequences?: true;
   encodeRequest(
     request: Request,
     target: { model: string; stream: boolean; maxOutputTokens?: number },

@@ -1,6 +1,6 @@
 // `x-switchyard-ignored` names exactly the fields the answering upstream never saw: what the client
 // face set aside plus what a translation could not express; a messages relay forwards every byte
-// but the fields spec 2 does not support, and names only those.
+// but the fields the API does not support, and names only those.
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -57,7 +57,7 @@ test("a translation names what the client face set aside and what the encoder co
   }
 });
 
-test("a messages relay forwards what it can and names only what spec 2 refuses (metadata)", async () => {
+test("a messages relay forwards what it can and names only what the API does not support (metadata)", async () => {
   const res = await messages("fa/m", { top_k: 5, metadata: { user_id: "u-1" } });
   await res.text();
   assert.equal(res.status, 200);

@@ -1,5 +1,5 @@
 // Messages client to a messages upstream: the request goes on unchanged but for the model and the
-// two fields spec 2 does not support (betas, cache_control, signatures, context_management… byte for
+// two fields the API does not support (betas, cache_control, signatures, context_management… byte for
 // byte), the answer comes back with the generation id and the catalog model.
 
 import { identityEdits } from "../shared/identity.ts";
@@ -10,7 +10,7 @@ import { stopReasonFromWire } from "./map-stop-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
 /**
- * Spec 2 lists these body fields as unsupported on this face: removed even on a relay and named
+ * The API lists these body fields as unsupported on this face (docs/architecture.md §8): removed even on a relay and named
  * (Claude Code sends `metadata.user_id`, which carries account and session ids).
  */
 const UNSUPPORTED = ["metadata", "service_tier"];

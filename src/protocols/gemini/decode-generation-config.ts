@@ -155,7 +155,7 @@ function decodeModalities(value: unknown, ignored: Set<string>): void {
   if (value === undefined || value === null) return;
   const at = `${AT}.responseModalities`;
   const list = expectArray(value, at).map((item, i) => expectString(item, `${at}[${i}]`).toUpperCase());
-  // Spec 3: IMAGE output comes only together with TEXT.
+  // IMAGE output comes only together with TEXT (docs/architecture.md §8).
   if (list.includes("IMAGE") && !list.includes("TEXT"))
     throw invalid(at, "IMAGE must be used together with TEXT");
   if (list.some((modality) => modality !== "TEXT")) ignored.add(at);

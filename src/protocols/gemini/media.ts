@@ -11,7 +11,7 @@ import type { GeminiPart } from "./wire-types.ts";
 
 export type MediaBlock = ImageBlock | AudioBlock | DocumentBlock;
 
-/** The inlineData mime types spec 3 accepts; anything else is a 400 naming `….inlineData.mimeType`. */
+/** The inlineData mime types the API accepts (docs/architecture.md §8); anything else is a 400 naming `….inlineData.mimeType`. */
 export const INLINE_MIME_TYPES: ReadonlySet<string> = new Set([
   "application/pdf",
   "audio/mpeg",

@@ -1,4 +1,4 @@
-// `safetySettings`: checked against spec 3's enums (a 400 naming the item's field), then dropped
+// `safetySettings`: checked against the API's enums (docs/architecture.md §8) (a 400 naming the item's field), then dropped
 // and named by the decoder (no other protocol has a place for them; a relay forwards them).
 
 import { invalid } from "../../ir/errors.ts";
@@ -11,7 +11,7 @@ const CATEGORIES = [
   "HARM_CATEGORY_HARASSMENT",
   "HARM_CATEGORY_SEXUALLY_EXPLICIT",
   "HARM_CATEGORY_DANGEROUS_CONTENT",
-  // Not in spec 3's SafetySetting list, but it names the category in safety ratings, Google's API
+  // Not in the API's SafetySetting list, but it names the category in safety ratings, Google's API
   // takes it, and many clients send all five categories: refusing it would break them.
   "HARM_CATEGORY_CIVIC_INTEGRITY",
 ];

@@ -22,7 +22,7 @@ import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-to
 
 type Json = Record<string, unknown>;
 
-/** Spec 2 "Unsupported request fields" that are accepted, not forwarded, and reported. */
+/** The API's unsupported request fields (docs/architecture.md §8) that are accepted, not forwarded, and reported. */
 const DROPPED_FIELDS = [
   "audio",
   "modalities",

@@ -20,7 +20,7 @@ import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason } from "./map-finish-reason.ts";
+import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -96,9 +96,10 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
-      const reason = fromChatFinishReason(choice.finish_reason, choice.stop_reason);
+      const stopped = matchedStop(choice);
+      const reason = fromChatFinishReason(choice.finish_reason, stopped);
       const finish: StreamEvent = { type: "finish", reason };
-      if (reason === "stop_sequence") finish.stopSequence = String(choice.stop_reason);
+      if (stopped !== undefined && reason === "stop_sequence") finish.stopSequence = stopped;
       this.out.push(finish);
       this.finished = true;
     }

@@ -24,9 +24,16 @@ export function toChatFinishReason(reason: FinishReason): WireFinishReason {
 }
 
 /**
- * Upstream finish_reason → IR. `stopReason` is the matched stop string some OpenAI-compatible
- * servers (vLLM) report beside `finish_reason: "stop"`; OpenAI itself never says which one matched.
+ * The stop string a choice says it matched: vLLM's `stop_reason`, SGLang's `matched_stop` (a
+ * number there is a stop token, the end-of-sequence one included, so not a sequence). OpenAI itself
+ * never says which one matched, nor whether one did (docs/translation.md §5).
  */
+export function matchedStop(choice: Record<string, unknown>): string | undefined {
+  for (const value of [choice.stop_reason, choice.matched_stop]) if (typeof value === "string") return value;
+  return undefined;
+}
+
+/** Upstream finish_reason → IR. `stopReason`: the choice's matched stop string (`matchedStop`). */
 export function fromChatFinishReason(reason: unknown, stopReason?: unknown): FinishReason {
   switch (reason) {
     case "stop":

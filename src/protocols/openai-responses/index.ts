@@ -21,6 +21,7 @@ export const openaiResponses: Protocol = {
   encodeError,
   finishReasonName,
   encodeRequest,
+  lacksStopSequences: true,
   decodeResponse,
   streamDecoder,
   decodeError,

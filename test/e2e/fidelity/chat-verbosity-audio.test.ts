@@ -4,36 +4,23 @@
 // every route, the relay included.
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import OpenAI from "openai";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import type OpenAI from "openai";
+import type { FakeUpstream } from "../../fakes/index.ts";
+import type { RunningGateway } from "../../support/gateway.ts";
+import { type FakesGateway, openaiClient, startFakesGateway } from "./support.ts";
 
+let setup: FakesGateway;
 let gw: RunningGateway;
-const fakes: Record<string, FakeUpstream> = {};
+let fakes: Record<string, FakeUpstream>;
 let client: OpenAI;
 
 before(async () => {
-  const protocols = { fo: "openai", fa: "anthropic", fg: "gemini", fr: "openai-responses" } as const;
-  for (const [id, protocol] of Object.entries(protocols)) fakes[id] = await startFakeUpstream(protocol);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-chat-verbosity-"));
-  gw = await startGateway(
-    baseConfig(dir, {
-      providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
-      models: Object.keys(fakes).map((id) => fakeModel(`${id}/m`, [id])),
-    }),
-    { dir },
-  );
-  client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  setup = await startFakesGateway({ fo: "openai", fa: "anthropic", fg: "gemini", fr: "openai-responses" });
+  ({ gw, fakes } = setup);
+  client = openaiClient(gw);
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+after(() => setup?.stop());
 
 async function ask(model: string, body: Record<string, unknown>) {
   const { response } = await client.chat.completions

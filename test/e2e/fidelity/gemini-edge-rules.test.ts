@@ -1,4 +1,4 @@
-// Issue 12 item 13, spec 3's edge rules, through @google/genai: an inlineData mime type outside the
+// Issue 12 item 13, the content-generation edge rules (docs/architecture.md §8), through @google/genai: an inlineData mime type outside the
 // accepted list, a safetySettings category / threshold / method outside its enum, and
 // responseModalities [IMAGE] without TEXT are each a 400 in Gemini's shape naming the field, on a
 // relayed route and a translated one, with nothing sent upstream; what the rules allow passes.
@@ -52,7 +52,7 @@ async function refused(request: Parameters<GoogleGenAI["models"]["generateConten
 }
 
 for (const model of ["fg/gemini-2.5-flash", "fo/m"]) {
-  test(`inlineData.mimeType outside spec 3's list is refused (${model})`, async () => {
+  test(`inlineData.mimeType outside the accepted list is refused (${model})`, async () => {
     await refused(
       {
         model,

@@ -1,45 +1,27 @@
-// Issue 12 item 11: spec 2 lists `metadata` and `service_tier` as unsupported on the messages face
+// Issue 12 item 11: the API lists `metadata` and `service_tier` as unsupported on the messages face
 // and the code-execution tool as unavailable. Through the official SDK, on every route (the relay
 // to a messages upstream included): the two fields never reach the upstream and are named in
 // `x-switchyard-ignored`, never a 400 (Claude Code sends `metadata.user_id`); a code_execution
 // tool is a 400 naming it, and nothing is sent.
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import type { FakeUpstream } from "../../fakes/index.ts";
+import type { RunningGateway } from "../../support/gateway.ts";
+import { anthropicClient, type FakesGateway, startFakesGateway } from "./support.ts";
 
+let setup: FakesGateway;
 let gw: RunningGateway;
-const fakes: Record<string, FakeUpstream> = {};
+let fakes: Record<string, FakeUpstream>;
 let client: Anthropic;
 
 before(async () => {
-  const protocols = { fa: "anthropic", fo: "openai", fg: "gemini", fr: "openai-responses" } as const;
-  for (const [id, protocol] of Object.entries(protocols)) fakes[id] = await startFakeUpstream(protocol);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-messages-unsupported-"));
-  gw = await startGateway(
-    baseConfig(dir, {
-      providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
-      models: Object.keys(fakes).map((id) => fakeModel(`${id}/m`, [id])),
-    }),
-    { dir },
-  );
-  client = new Anthropic({
-    apiKey: PAYG_KEY,
-    baseURL: gw.url,
-    maxRetries: 0,
-    defaultHeaders: { "anthropic-version": "2023-06-01" },
-  });
+  setup = await startFakesGateway({ fa: "anthropic", fo: "openai", fg: "gemini", fr: "openai-responses" });
+  ({ gw, fakes } = setup);
+  client = anthropicClient(gw);
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+after(() => setup?.stop());
 
 for (const id of ["fa", "fo", "fg", "fr"]) {
   for (const stream of [false, true]) {

@@ -5,44 +5,26 @@
 // continue it.
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
+import type { FakeUpstream } from "../../fakes/index.ts";
+import type { RunningGateway } from "../../support/gateway.ts";
+import { anthropicClient, type FakesGateway, openaiClient, startFakesGateway } from "./support.ts";
 
+let setup: FakesGateway;
 let gw: RunningGateway;
-const fakes: Record<string, FakeUpstream> = {};
+let fakes: Record<string, FakeUpstream>;
 let anthropic: Anthropic;
 let openai: OpenAI;
 
 before(async () => {
-  const protocols = { fa: "anthropic", fo: "openai", fg: "gemini", fr: "openai-responses" } as const;
-  for (const [id, protocol] of Object.entries(protocols)) fakes[id] = await startFakeUpstream(protocol);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-prefill-"));
-  gw = await startGateway(
-    baseConfig(dir, {
-      providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
-      models: Object.keys(fakes).map((id) => fakeModel(`${id}/m`, [id])),
-    }),
-    { dir },
-  );
-  anthropic = new Anthropic({
-    apiKey: PAYG_KEY,
-    baseURL: gw.url,
-    maxRetries: 0,
-    defaultHeaders: { "anthropic-version": "2023-06-01" },
-  });
-  openai = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  setup = await startFakesGateway({ fa: "anthropic", fo: "openai", fg: "gemini", fr: "openai-responses" });
+  ({ gw, fakes } = setup);
+  anthropic = anthropicClient(gw);
+  openai = openaiClient(gw);
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
-});
+after(() => setup?.stop());
 
 const PREFILL = "The capital of France is";
 const CONTINUE = /continue your last message/i;

@@ -354,7 +354,7 @@ describe("Claude Code's request, streamed, with 25 tools (litellm#22963: output_
     assertMessagesStream(res);
     const sent = onlyRequest(routes.anthropic);
     assert.equal(sent.pathname, "/v1/messages");
-    // `metadata` (spec 2: unsupported) is the one member taken out, with its separator.
+    // `metadata` (unsupported on this face) is the one member taken out, with its separator.
     const expected = clientBody
       .replace('"model":"fa/claude"', '"model":"claude-sonnet-4-5"')
       .replace(/,"metadata":\{[^{}]*\}/, "");
