@@ -6,7 +6,7 @@ import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { messagesBetas } from "./headers.ts";
-import { stopReasonFromWire } from "./map-stop-reason.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
 /**
@@ -35,7 +35,7 @@ export const anthropicRelay: Relay = {
 
   tap(text) {
     const body = parseObject(text);
-    return { usage: usageFromWire(body.usage), finishReason: stopReasonFromWire(body.stop_reason) };
+    return { usage: usageFromWire(body.usage), finishReason: finishReasonFromWire(body.stop_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

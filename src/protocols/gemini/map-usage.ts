@@ -12,7 +12,7 @@ function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-export function usageFromGemini(metadata: unknown): Usage {
+export function usageFromWire(metadata: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(metadata)) return usage;
   const thoughts = count(metadata.thoughtsTokenCount);
@@ -24,7 +24,7 @@ export function usageFromGemini(metadata: unknown): Usage {
   return usage;
 }
 
-export function usageToGemini(usage: Usage): GeminiUsageMetadata {
+export function usageToWire(usage: Usage): GeminiUsageMetadata {
   const thoughts = Math.min(usage.reasoningTokens, usage.completionTokens);
   const candidates = usage.completionTokens - thoughts;
   const metadata: GeminiUsageMetadata = {

@@ -5,7 +5,7 @@ import { emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
 import { isObject } from "../shared/validate.ts";
 import type { WireUsage } from "./wire-types.ts";
 
-export function toChatUsage(usage: Usage): WireUsage {
+export function usageToWire(usage: Usage): WireUsage {
   const promptDetails: WireUsage["prompt_tokens_details"] = { cached_tokens: usage.cacheReadTokens };
   // Cache writes exist only behind Anthropic-style upstreams; the SDK types the field, and it is shown
   // only when there is something to show so OpenAI-shaped answers stay as OpenAI writes them.
@@ -21,7 +21,7 @@ export function toChatUsage(usage: Usage): WireUsage {
 }
 
 /** An upstream `usage` object → IR usage. Missing or malformed counts read as 0. */
-export function fromChatUsage(raw: unknown): Usage {
+export function usageFromWire(raw: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(raw)) return usage;
   usage.promptTokens = count(raw.prompt_tokens);

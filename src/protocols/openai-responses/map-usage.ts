@@ -7,7 +7,7 @@ import { emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
 import { isObject } from "../shared/validate.ts";
 import type { WireUsage } from "./wire-types.ts";
 
-export function toResponsesUsage(usage: Usage): WireUsage {
+export function usageToWire(usage: Usage): WireUsage {
   return {
     input_tokens: usage.promptTokens,
     input_tokens_details: {
@@ -21,7 +21,7 @@ export function toResponsesUsage(usage: Usage): WireUsage {
 }
 
 /** An upstream `usage` object → IR usage. Missing or malformed counts read as 0. */
-export function fromResponsesUsage(raw: unknown): Usage {
+export function usageFromWire(raw: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(raw)) return usage;
   usage.promptTokens = count(raw.input_tokens);
