@@ -198,9 +198,14 @@ function buildProviders(
         idleMs: p.timeouts.idle_ms,
       },
       chunkDelayMs: p.chunk_delay_ms,
+      ...(legacyMaxTokens(p.max_tokens_field, known) ? { legacyMaxTokens: true } : {}),
     });
   }
   return [...byId.values()];
+}
+
+function legacyMaxTokens(field: string | undefined, known: ProviderConfig | undefined): boolean {
+  return field === undefined ? known?.legacyMaxTokens === true : field === "max_tokens";
 }
 
 /**

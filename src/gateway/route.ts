@@ -135,6 +135,7 @@ class RelayedRoute implements Route {
     const { path, body } = relay.request(call.rawBody, call.request, {
       model: this.target.upstreamModel,
       stream,
+      legacyMaxTokens: this.target.provider.legacyMaxTokens,
     });
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }

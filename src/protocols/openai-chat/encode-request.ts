@@ -11,7 +11,7 @@ import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
 
@@ -19,10 +19,7 @@ export { reasoningEffort };
 
 type Json = Record<string, unknown>;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall {
   const messages = encodeMessages(request.system, request.messages, request.tools);
   // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
   if (prefillText(request) !== undefined) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
@@ -33,7 +30,7 @@ export function encodeRequest(
   }
   // Only the client's limit: this protocol does not require one, so the catalog's output limit
   // (`target.maxOutputTokens`, which Anthropic-style upstreams need) is not imposed here.
-  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  if (request.maxOutputTokens !== undefined) body[outputLimitField(target)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
@@ -91,4 +88,9 @@ function encodeResponseFormat(format: ResponseFormat): Json {
   if (format.description !== undefined) spec.description = format.description;
   if (format.strict !== undefined) spec.strict = format.strict;
   return { type: "json_schema", json_schema: spec };
+}
+
+/** OpenAI's field for the output limit (its reasoning models refuse `max_tokens`), or a provider's older one. */
+export function outputLimitField(target: UpstreamTarget): "max_tokens" | "max_completion_tokens" {
+  return target.legacyMaxTokens ? "max_tokens" : "max_completion_tokens";
 }

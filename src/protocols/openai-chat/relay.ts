@@ -11,7 +11,7 @@ import {
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
-import { reasoningEffort } from "./encode-request.ts";
+import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
@@ -35,8 +35,9 @@ export const openaiChatRelay: Relay = {
     // OpenAI's reasoning models refuse the deprecated `max_tokens`; `max_completion_tokens` means the
     // same to every model (the limit, reasoning included).
     if (request.maxOutputTokens !== undefined) {
-      set.max_completion_tokens = JSON.stringify(request.maxOutputTokens);
-      remove.push("max_tokens");
+      const field = outputLimitField(target);
+      set[field] = JSON.stringify(request.maxOutputTokens);
+      remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
     // A trailing assistant message (a prefill) is answered afresh by OpenAI: ask for its continuation.

@@ -116,6 +116,7 @@ export class HttpProvider implements RelayingAdapter {
       model: target.upstreamModel,
       stream,
       maxOutputTokens: target.model.maxOutputTokens,
+      legacyMaxTokens: target.provider.legacyMaxTokens,
     });
     if (report && call.dropped) report.dropped = call.dropped;
     return call;

@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { fakeModel, fakeProvider } from "../../support/config.ts";
@@ -16,18 +17,25 @@ import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../s
 let gw: RunningGateway;
 let fo: FakeUpstream;
 let fd: FakeUpstream;
+/** A provider that takes only `max_tokens` (Mistral's kind: `max_tokens_field: max_tokens`). */
+let fm: FakeUpstream;
 let client: OpenAI;
 
 before(async () => {
-  [fo, fd] = await Promise.all([
+  [fo, fd, fm] = await Promise.all([
     startFakeUpstream("openai"),
     startFakeUpstream("openai", { reasoningField: "reasoning_content" }),
+    startFakeUpstream("openai"),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-chat-relay-reasoning-"));
   gw = await startGateway(
     baseConfig(dir, {
-      providers: [fakeProvider("fo", fo), fakeProvider("fd", fd)],
-      models: [fakeModel("fo/m", ["fo"]), fakeModel("fd/m", ["fd"])],
+      providers: [
+        fakeProvider("fo", fo),
+        fakeProvider("fd", fd),
+        { ...fakeProvider("fm", fm), max_tokens_field: "max_tokens" },
+      ],
+      models: [fakeModel("fo/m", ["fo"]), fakeModel("fd/m", ["fd"]), fakeModel("fm/m", ["fm"])],
     }),
     { dir },
   );
@@ -35,7 +43,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([fo?.close(), fd?.close()]);
+  await Promise.all([fo?.close(), fd?.close(), fm?.close()]);
 });
 
 const THINKING = {
@@ -135,4 +143,27 @@ test("max_tokens goes upstream as max_completion_tokens", async () => {
     messages: [{ role: "user", content: "hi" }],
   });
   assert.equal(sent(fo).max_completion_tokens, 55);
+});
+
+test("a provider set to max_tokens_field: max_tokens gets max_tokens, relayed and translated", async () => {
+  await client.chat.completions.create({
+    model: "fm/m",
+    max_completion_tokens: 66,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(sent(fm).max_tokens, 66);
+  assert.equal("max_completion_tokens" in sent(fm), false);
+  const anthropic = new Anthropic({
+    apiKey: PAYG_KEY,
+    baseURL: gw.url,
+    maxRetries: 0,
+    defaultHeaders: { "anthropic-version": "2023-06-01" },
+  });
+  await anthropic.messages.create({
+    model: "fm/m",
+    max_tokens: 44,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(sent(fm).max_tokens, 44);
+  assert.equal("max_completion_tokens" in sent(fm), false);
 });
