@@ -1,7 +1,7 @@
 // Usage in both directions. The chat protocol's semantics are the IR's (src/ir/usage.ts):
 // `prompt_tokens` includes cached tokens, `completion_tokens` includes reasoning tokens.
 
-import { emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
+import { countFromWire, emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
 import { isObject } from "../shared/validate.ts";
 import type { WireUsage } from "./wire-types.ts";
 
@@ -24,17 +24,13 @@ export function usageToWire(usage: Usage): WireUsage {
 export function usageFromWire(raw: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(raw)) return usage;
-  usage.promptTokens = count(raw.prompt_tokens);
-  usage.completionTokens = count(raw.completion_tokens);
+  usage.promptTokens = countFromWire(raw.prompt_tokens);
+  usage.completionTokens = countFromWire(raw.completion_tokens);
   const prompt = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   // DeepSeek reports cache hits as a top-level `prompt_cache_hit_tokens` instead of the details object.
-  usage.cacheReadTokens = count(prompt.cached_tokens ?? raw.prompt_cache_hit_tokens);
-  usage.cacheWrite5mTokens = count(prompt.cache_write_tokens);
+  usage.cacheReadTokens = countFromWire(prompt.cached_tokens ?? raw.prompt_cache_hit_tokens);
+  usage.cacheWrite5mTokens = countFromWire(prompt.cache_write_tokens);
   const completion = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
-  usage.reasoningTokens = count(completion.reasoning_tokens);
+  usage.reasoningTokens = countFromWire(completion.reasoning_tokens);
   return usage;
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
