@@ -5,6 +5,9 @@
 import { createServer, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { registerDashboard } from "../admin/dashboard.ts";
+import { registerAdminApi } from "../admin/routes.ts";
+import { AdminKeys } from "../auth/admin.ts";
 import { Authenticator } from "../auth/authenticator.ts";
 import {
   chatModel,
@@ -23,6 +26,7 @@ import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
+import { Retention } from "../gateway/retention.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
@@ -81,7 +85,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const log = fastify.log;
   const models = new ModelIndex(config.models, config.providers);
   const providers = new Map<string, ProviderConfig>(config.providers.map((p) => [p.id, p]));
-  const auth = new Authenticator(store);
+  const admins = new AdminKeys(config.admin.keyHashes);
+  const auth = new Authenticator(store, admins);
   const credit = new CreditCheck(store);
   // Many processes share round-robin turns, endpoint statistics and breakers through Redis.
   const redisState = config.redis ? new RedisRoutingState(config.redis.url) : undefined;
@@ -100,6 +105,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
   const metrics = new Metrics();
+  const router = new Router({ models, settings: config.routing, state: routingState });
   const pipeline = new InferencePipeline({
     protocols,
     models,
@@ -110,7 +116,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     settlement,
     credit,
     log,
-    router: new Router({ models, settings: config.routing, state: routingState }),
+    router,
     anthropicVersions,
     metrics,
   });
@@ -209,6 +215,22 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
+  registerAdminApi(fastify, {
+    store,
+    admins,
+    auth,
+    models,
+    providers: config.providers,
+    health: router.health,
+  });
+  registerDashboard(fastify, admins);
+
+  const retention =
+    config.storage.retentionDays === undefined
+      ? undefined
+      : new Retention(store, { days: config.storage.retentionDays, log });
+  retention?.start();
+
   return {
     fastify,
     pipeline,
@@ -216,6 +238,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     metrics,
     async close() {
       if (measuringLag) eventLoopLag.stop();
+      await retention?.stop();
       settlement.stop();
       await fastify.close();
       await settlement.flush();
