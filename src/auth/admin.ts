@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { GatewayError } from "../ir/errors.ts";
-import type { Headers } from "../protocols/types.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
 import { hashKey, newKey } from "./keys.ts";
 
 export const SESSION_COOKIE = "switchyard_session";
@@ -36,7 +36,7 @@ export class AdminKeys {
   }
 
   /** True when the request carries an unexpired session cookie made with a configured admin key. */
-  hasSession(headers: Headers, now = Date.now()): boolean {
+  hasSession(headers: IncomingHeaders, now = Date.now()): boolean {
     const value = cookie(headers, SESSION_COOKIE);
     const match = value ? /^(\d{13,16})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
     if (!match || Number(match[1]) < now) return false;
@@ -54,7 +54,7 @@ function sessionMac(hash: string, expires: string): string {
 }
 
 /** One cookie's value from the Cookie header, or undefined. */
-export function cookie(headers: Headers, name: string): string | undefined {
+export function cookie(headers: IncomingHeaders, name: string): string | undefined {
   const raw = headers.cookie;
   const text = Array.isArray(raw) ? raw.join("; ") : raw;
   if (!text) return undefined;

@@ -5,23 +5,14 @@
 
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import type { BootstrapKey } from "../auth/bootstrap.ts";
 import { hashKey } from "../auth/keys.ts";
 import { CatalogError, loadBuiltinCatalog, mergeRecords } from "../catalog/load.ts";
+import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
-import type { KeyBudget, KeyLimits } from "../ledger/types.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
 import { type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
-import { closestKey, parseWith } from "./schema-kit.ts";
-
-export interface BootstrapKey {
-  key: string;
-  account: string;
-  credits?: string;
-  name?: string;
-  limits?: KeyLimits;
-  budget?: KeyBudget;
-}
 
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };

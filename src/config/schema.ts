@@ -5,10 +5,10 @@
 
 import { z } from "zod";
 import { modelRecordSchema, routingDefaultsShape } from "../catalog/schema.ts";
+import { flag, int, notAMapping, requiredOr, text } from "../catalog/schema-kit.ts";
 import { SUPPORTED_VERSION } from "../protocols/anthropic/headers.ts";
 import { DEFAULT_HEALTH } from "../routing/settings.ts";
 import { DEFAULT_TIMEOUTS } from "./providers.ts";
-import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
 
 export const DEFAULT_STORAGE_URL = "sqlite:./.switchyard/switchyard.db";
 

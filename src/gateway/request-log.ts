@@ -61,7 +61,7 @@ export class RequestLog {
     }
     generation.cost.then((cost) => {
       if (cost !== undefined) line.costUsd = cost;
-      if (generation.provider) line.provider = generation.provider;
+      if (generation.providerUsed) line.provider = generation.providerUsed;
       this.log.info(line, "request");
     });
   }
@@ -82,7 +82,7 @@ function lineOf(f: RequestFacts, now: number): Record<string, unknown> {
   if (f.generation?.status) line.outcome = f.generation.status;
   else if (f.status >= 400) line.outcome = "refused";
   if (f.error) line.error = f.error.kind;
-  if (f.generation) line.attempts = f.generation.attempts;
+  if (f.generation) line.attempts = f.generation.attemptsMade;
   line.durationMs = round(now - f.arrivedAt);
   const meter = f.meter;
   if (meter) {

@@ -1,10 +1,13 @@
 // The store behind keys, accounts and the generation ledger. Two implementations share one test
 // suite: node:sqlite (embedded default) and PostgreSQL.
 
+import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
+import type { Api } from "../protocols/names.ts";
 import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
-export type Api = "chat.completions" | "messages" | "generateContent" | "responses";
+/** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
+export type { Api };
 export type KeyKind = "payg" | "subscription";
 export type GenerationStatus = "pending" | "completed" | "failed" | "cancelled" | "interrupted";
 
@@ -47,21 +50,8 @@ export interface GenerationEnd {
   settlement?: { rating: Rating; debit?: string };
 }
 
-/** Billing result, written at settlement. Amounts are exact decimal strings. */
-export interface Rating {
-  usage: string;
-  billAmount: string;
-  discountAmount: string;
-  originAmount: string;
-  priceVersion: string;
-  ratingDetails: Array<{
-    feeItemCode: string;
-    rate: string;
-    originAmount: string;
-    discountAmount: string;
-    billAmount: string;
-  }>;
-}
+/** Billing result, written at settlement (defined by billing: billing/rating.ts). */
+export type { Rating };
 
 export interface GenerationRow extends GenerationStart {
   status: GenerationStatus;

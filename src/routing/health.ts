@@ -84,6 +84,34 @@ export interface PlannedView {
   statsAtPlan?: Readonly<Record<string, number>>;
 }
 
+/**
+ * A half-open probe one request holds, given back at most once: the one handle every path that may
+ * free it goes through (the plan leaving its endpoint out, an untried endpoint, a client that left,
+ * a cancelled answer), so no path frees a probe another request has claimed since.
+ */
+export class ProbeClaim {
+  readonly endpoint: string;
+  private readonly health: EndpointHealth;
+  private held = true;
+
+  constructor(health: EndpointHealth, endpoint: string) {
+    this.health = health;
+    this.endpoint = endpoint;
+  }
+
+  /** Gives the probe back unused; nothing once it was given back or spent. */
+  async release(): Promise<void> {
+    if (!this.held) return;
+    this.held = false;
+    await this.health.releaseProbe(this.endpoint);
+  }
+
+  /** The probe was used: its outcome (succeeded / failed) settles the marks, nothing is given back. */
+  spent(): void {
+    this.held = false;
+  }
+}
+
 /** An endpoint failure this process saw, for operators (the admin API's provider health). */
 export interface RecentError {
   endpoint: string;

@@ -20,10 +20,11 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
+import { errorAnswer } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
-import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
+import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { RequestLog } from "../gateway/request-log.ts";
 import { Retention } from "../gateway/retention.ts";
@@ -34,6 +35,7 @@ import type { Store } from "../ledger/types.ts";
 import { BudgetCheck } from "../limits/budget.ts";
 import { RateLimiter } from "../limits/rate-limiter.ts";
 import { RedisLimitState } from "../limits/redis-limit-state.ts";
+import { isMessagesClient } from "../protocols/anthropic/headers.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { adapterRegistry } from "../providers/registry.ts";
@@ -49,6 +51,8 @@ export interface App {
   /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */
   pipeline: InferencePipeline;
   settlement: Settlement;
+  /** This app's own counts and histograms (GET /metrics shows them, with the process's event loop lag). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -109,8 +113,11 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     onSettled: (accounts) => credit.forget(accounts),
   });
-  const adapters = options.adapterFor ?? adapterRegistry();
+  // The adapters the app makes are its own: close() closes their upstream connections.
+  const registry = adapterRegistry();
+  const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
+  const metrics = new Metrics();
   const router = new Router({ models, settings: config.routing, state: routingState });
   const pipeline = new InferencePipeline({
     protocols,
@@ -124,6 +131,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     router,
     anthropicVersions,
+    metrics,
     limiter,
     budget,
     requestLog: new RequestLog(log),
@@ -168,7 +176,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
     reply.header("content-type", METRICS_CONTENT_TYPE);
-    return options.metrics ? options.metrics() : renderMetrics();
+    return options.metrics ? options.metrics() : metrics.render();
   });
   // Not ready while the store does not answer, or while the ledger refuses new generations (its
   // backlog for an unavailable store is full). Generations waiting to be written are reported.
@@ -197,7 +205,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/v1/models", async (req) => {
     const q = req.query as Record<string, string | undefined>;
     if (isGeminiCaller(req.headers, q)) return geminiListing(req);
-    if (isMessagesClient(req)) {
+    if (isMessagesClient(req.headers)) {
       return listMessages(models.served, {
         limit: q.limit === undefined ? undefined : Number(q.limit),
         after_id: q.after_id,
@@ -210,7 +218,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     const id = (req.params as { "*": string })["*"];
     if (isGeminiCaller(req.headers, req.query as Record<string, unknown>)) return geminiRecord(id);
     const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
-    return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
+    return isMessagesClient(req.headers) ? messagesModel(model) : chatModel(model);
   });
   fastify.get("/v1beta/models", async (req) => geminiListing(req));
   fastify.get("/v1beta/models/*", async (req) => geminiRecord((req.params as { "*": string })["*"]));
@@ -244,6 +252,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     fastify,
     pipeline,
     settlement,
+    metrics,
     async close() {
       if (measuringLag) eventLoopLag.stop();
       await retention?.stop();
@@ -253,18 +262,17 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await redisState?.close();
       await limiter.close();
       await options.tracing?.close();
+      await registry.close();
     },
   };
 }
 
-function isMessagesClient(req: FastifyRequest): boolean {
-  return req.headers["anthropic-version"] !== undefined || req.headers["vendora-version"] !== undefined;
-}
-
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
-  const { status, body } = protocols[face].encodeError(error);
-  if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
-  reply.code(status).header("content-type", "application/json").send(JSON.stringify(body));
+  const answer = errorAnswer(protocols[face], error);
+  reply
+    .code(answer.status)
+    .headers({ ...answer.headers, "content-type": "application/json" })
+    .send(JSON.stringify(answer.body));
 }
 
 /**

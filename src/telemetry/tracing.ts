@@ -21,7 +21,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { GatewayError } from "../ir/errors.ts";
 import type { Usage } from "../ir/usage.ts";
-import type { Headers, ProtocolName } from "../protocols/types.ts";
+import type { IncomingHeaders, ProtocolName } from "../protocols/types.ts";
 
 export interface TracingOptions {
   /** The collector's OTLP/HTTP base URL (`/v1/traces` is added unless it is there). */
@@ -68,7 +68,7 @@ export class Tracing {
   }
 
   /** The span of one inference request, under the caller's trace when it sent a `traceparent`. */
-  request(face: ProtocolName, generationId: string, headers: Headers): RequestTrace {
+  request(face: ProtocolName, generationId: string, headers: IncomingHeaders): RequestTrace {
     const parent = this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
     return new RequestTrace(this.tracer, parent, face, generationId);
   }
