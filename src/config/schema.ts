@@ -56,10 +56,13 @@ const redis = section({
         "the same Redis; while Redis is unreachable each process routes on its own memory. Empty (an unset " +
         "`${VAR}`): no Redis.",
     }),
-  prefix: text().default("switchyard:").meta({
-    description:
-      "Prefix of every Redis key this deployment writes (key limits); gateways that share limits share it.",
-  }),
+  prefix: text()
+    .default("switchyard:")
+    .meta({
+      description:
+        "Prefix of every Redis key this deployment writes (routing state, key limits); gateways that share " +
+        "them share it, deployments on one Redis each need their own.",
+    }),
 });
 
 const logging = section({

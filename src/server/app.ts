@@ -96,7 +96,9 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const auth = new Authenticator(store, admins);
   const credit = new CreditCheck(store);
   // Many processes share round-robin turns, endpoint statistics and breakers through Redis.
-  const redisState = config.redis ? new RedisRoutingState(config.redis.url) : undefined;
+  const redisState = config.redis
+    ? new RedisRoutingState(config.redis.url, { prefix: `${config.redis.prefix}routing:` })
+    : undefined;
   const routingState = redisState
     ? new FallbackRoutingState(redisState, (message) => log.warn(message))
     : undefined;
