@@ -10,7 +10,8 @@
 //   made when Gemini sent none and its `thoughtSignature` kept as the block signature. A call streamed
 //   with `willContinue` / `partialArgs` is assembled and emitted when its closing part arrives.
 // - usageMetadata is kept (each chunk carries the running totals) and emitted with the finish, and
-//   again if a later chunk changes it. STOP after functionCall parts finishes as `tool_calls`.
+//   again if a later chunk changes it; generated images and search queries are added to it
+//   (output-units.ts). STOP after functionCall parts finishes as `tool_calls`.
 // - A prompt blocked before generation (promptFeedback.blockReason, no candidates) finishes as
 //   `content_filter`.
 
@@ -20,6 +21,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
 import { usageFromGemini } from "./map-usage.ts";
+import { OutputUnits } from "./output-units.ts";
 import { PartialArgs } from "./partial-args.ts";
 
 type Open = { type: "text"; index: number } | { type: "thinking"; index: number; signed: boolean };
@@ -31,6 +33,7 @@ export class CandidateReader {
   private started = false;
   private sawToolCall = false;
   private usage: Usage | undefined;
+  private readonly units = new OutputUnits();
   private sentUsage: string | undefined;
   finished = false;
 
@@ -44,6 +47,7 @@ export class CandidateReader {
       events.push(start);
     }
     if (isObject(chunk.usageMetadata)) this.usage = usageFromGemini(chunk.usageMetadata);
+    this.units.read(chunk);
     const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
     if (isObject(candidate)) {
       const content = candidate.content;
@@ -85,10 +89,11 @@ export class CandidateReader {
 
   private pushUsage(events: StreamEvent[]): void {
     if (!this.usage) return;
-    const key = JSON.stringify(this.usage);
+    const usage = this.units.apply(this.usage);
+    const key = JSON.stringify(usage);
     if (key === this.sentUsage) return;
     this.sentUsage = key;
-    events.push({ type: "usage", usage: this.usage });
+    events.push({ type: "usage", usage });
   }
 
   private readPart(part: Json, events: StreamEvent[]): void {

@@ -9,7 +9,7 @@ import { customArguments } from "../shared/custom-tools.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { isObject } from "../shared/validate.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage } from "./map-usage.ts";
+import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 export function decodeResponse(body: unknown): Response {
@@ -18,13 +18,8 @@ export function decodeResponse(body: unknown): Response {
   if (body.status === "failed" && isObject(body.error)) throw decodeErrorObject(body.error);
   const output = Array.isArray(body.output) ? body.output.filter(isObject) : [];
   const content: OutputBlock[] = [];
-  let webSearches = 0;
-  for (const item of output) {
-    if (item.type === "web_search_call") webSearches++;
-    content.push(...itemBlocks(item));
-  }
-  const usage = fromResponsesUsage(body.usage);
-  usage.webSearchRequests = webSearches;
+  for (const item of output) content.push(...itemBlocks(item));
+  const usage = withHostedToolUnits(fromResponsesUsage(body.usage), output);
   return {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",

@@ -21,7 +21,7 @@ import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { toolArguments } from "./decode-response.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage } from "./map-usage.ts";
+import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;
@@ -47,7 +47,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private nextBlock = 0;
   private readonly items = new Map<number, ItemState>();
   private calledTools = false;
-  private webSearches = 0;
+  /** Output items other than client tool calls; hosted tools among them are billed per call. */
+  private readonly otherItems: Json[] = [];
   private out: StreamEvent[] = [];
 
   decode(event: SseEvent): StreamEvent[] {
@@ -132,8 +133,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
       this.calledTools = true;
       const id = typeof item.call_id === "string" && item.call_id ? item.call_id : newToolCallId();
       this.open(state, 0, { type: "tool_call", id, name: typeof item.name === "string" ? item.name : "" });
-    } else if (type === "web_search_call") {
-      this.webSearches++;
+    } else {
+      this.otherItems.push({ type });
     }
   }
 
@@ -212,8 +213,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
       for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
     this.items.clear();
     const body = isObject(response) ? response : {};
-    const usage = fromResponsesUsage(body.usage);
-    usage.webSearchRequests = this.webSearches;
+    const usage = withHostedToolUnits(fromResponsesUsage(body.usage), this.otherItems);
     this.out.push({ type: "usage", usage });
     this.out.push({
       type: "finish",
