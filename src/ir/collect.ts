@@ -59,6 +59,10 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
     case "usage":
       response.usage = event.usage;
       return;
+    case "logprobs":
+      if (response.logprobs) response.logprobs.push(...event.logprobs);
+      else response.logprobs = [...event.logprobs];
+      return;
     case "error":
       throw event.error;
   }

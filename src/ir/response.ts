@@ -21,6 +21,22 @@ export type FinishReason =
 
 export type OutputBlock = TextBlock | ToolCallBlock | ThinkingBlock | RedactedThinkingBlock;
 
+/** A token and its log probability (natural log), with its UTF-8 bytes when the upstream gave them. */
+export interface TokenProbability {
+  token: string;
+  logprob: number;
+  bytes?: number[];
+}
+
+/**
+ * One generated token of the answer's text: its log probability and the most likely alternatives
+ * at that step (chat `logprobs.content[]`, Gemini `logprobsResult` chosen + top candidates,
+ * Responses `output_text.logprobs[]`).
+ */
+export interface TokenLogprob extends TokenProbability {
+  top: TokenProbability[];
+}
+
 export interface Response {
   /** Upstream's id; the gateway replaces it with the generation id when encoding for the client. */
   id: string;
@@ -29,4 +45,6 @@ export interface Response {
   finishReason: FinishReason;
   stopSequence?: string;
   usage: Usage;
+  /** Per-token log probabilities of the text, in order, when the client asked and the upstream gave them. */
+  logprobs?: TokenLogprob[];
 }

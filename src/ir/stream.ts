@@ -1,5 +1,5 @@
 import type { GatewayError } from "./errors.ts";
-import type { FinishReason } from "./response.ts";
+import type { FinishReason, TokenLogprob } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 // A response as a stream of events. Blocks are numbered from 0 in the order they start; a block's
@@ -26,4 +26,6 @@ export type StreamEvent =
   | { type: "block_stop"; index: number }
   | { type: "finish"; reason: FinishReason; stopSequence?: string }
   | { type: "usage"; usage: Usage }
+  /** Log probabilities of text tokens produced since the last such event (they accumulate, in order). */
+  | { type: "logprobs"; logprobs: TokenLogprob[] }
   | { type: "error"; error: GatewayError };

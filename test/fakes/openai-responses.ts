@@ -220,7 +220,7 @@ function outputItems(reply: Reply, x: Exchange): Json[] {
   return blocksOf(reply).flatMap((b): Json[] => {
     const id = ids.get(b);
     if (!id) return [];
-    if (b.type === "text") return [messageItem(id.id, status, b.text)];
+    if (b.type === "text") return [messageItem(id.id, status, b.text, textLogprobs(reply))];
     if (b.type === "thinking") return [reasoningItem(id.id, b, want)];
     if (b.type === "tool_call")
       return [functionCallItem(id.id, id.callId ?? "", b, "completed", argumentsText(b.args))];
@@ -228,16 +228,26 @@ function outputItems(reply: Reply, x: Exchange): Json[] {
   });
 }
 
-function outputText(text: string): Json {
-  return { type: "output_text", annotations: [], logprobs: [], text };
+function outputText(text: string, logprobs: Json[] = []): Json {
+  return { type: "output_text", annotations: [], logprobs, text };
 }
 
-function messageItem(id: string, status: string, text: string | undefined): Json {
+/** `output_text.logprobs`: `[{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]`. */
+function textLogprobs(reply: Reply): Json[] {
+  const item = (t: { token: string; logprob: number }) => ({
+    token: t.token,
+    logprob: t.logprob,
+    bytes: [...Buffer.from(t.token, "utf8")],
+  });
+  return (reply.logprobs ?? []).map((l) => ({ ...item(l), top_logprobs: (l.top ?? []).map(item) }));
+}
+
+function messageItem(id: string, status: string, text: string | undefined, logprobs: Json[] = []): Json {
   return {
     id,
     type: "message",
     status,
-    content: text === undefined ? [] : [outputText(text)],
+    content: text === undefined ? [] : [outputText(text, logprobs)],
     role: "assistant",
   };
 }
@@ -330,11 +340,16 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
       });
       const at = { item_id: id.id, output_index, content_index: 0 };
       event("response.content_part.added", { ...at, part: outputText("") });
-      for (const delta of splitPieces(b.text, count))
-        event("response.output_text.delta", { ...at, delta, logprobs: [], obfuscation: "fk" });
-      event("response.output_text.done", { ...at, text: b.text, logprobs: [] });
-      event("response.content_part.done", { ...at, part: outputText(b.text) });
-      const item = messageItem(id.id, endStatus(reply), b.text);
+      // The whole text's logprobs ride on its last delta.
+      const logprobs = textLogprobs(reply);
+      const deltas = splitPieces(b.text, count);
+      deltas.forEach((delta, i) => {
+        const own = i === deltas.length - 1 ? logprobs : [];
+        event("response.output_text.delta", { ...at, delta, logprobs: own, obfuscation: "fk" });
+      });
+      event("response.output_text.done", { ...at, text: b.text, logprobs });
+      event("response.content_part.done", { ...at, part: outputText(b.text, logprobs) });
+      const item = messageItem(id.id, endStatus(reply), b.text, logprobs);
       event("response.output_item.done", { output_index, item });
       output.push(item);
     } else if (b.type === "thinking") {

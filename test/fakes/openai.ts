@@ -152,6 +152,33 @@ function extraContent(block: ToolCallBlock): Json {
   return block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
 }
 
+/** `choices[].logprobs` as OpenAI writes it: `{content: [{token, logprob, bytes, top_logprobs}], refusal}`. */
+function chatLogprobs(reply: Reply): Json | null {
+  if (!reply.logprobs) return null;
+  const item = (t: { token: string; logprob: number }) => ({
+    token: t.token,
+    logprob: t.logprob,
+    bytes: [...Buffer.from(t.token, "utf8")],
+  });
+  return {
+    content: reply.logprobs.map((l) => ({ ...item(l), top_logprobs: (l.top ?? []).map(item) })),
+    refusal: null,
+  };
+}
+
+/** A search model's `url_citation` annotations (UTF-16 offsets into the message content). */
+function annotations(reply: Reply, text: string): Json[] {
+  return (reply.search?.results ?? [])
+    .filter((r) => text.includes(r.cited))
+    .map((r) => {
+      const start = text.indexOf(r.cited);
+      return {
+        type: "url_citation",
+        url_citation: { start_index: start, end_index: start + r.cited.length, url: r.url, title: r.title },
+      };
+    });
+}
+
 function response(reply: Reply, x: Exchange, options: FakeOptions): object {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply);
@@ -163,7 +190,7 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
     role: "assistant",
     content: texts.length > 0 ? texts.join("") : null,
     refusal: null,
-    annotations: [],
+    annotations: annotations(reply, texts.join("")),
   };
   if (thinking.length > 0) message[field] = thinking.map((b) => b.text).join("");
   const details = thinking.flatMap((b, index) =>
@@ -190,7 +217,7 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
       object: "chat.completion",
       created: x.created,
       model: x.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[finishOf(reply)] }],
+      choices: [{ index: 0, message, logprobs: chatLogprobs(reply), finish_reason: FINISH[finishOf(reply)] }],
       usage: usage(reply),
       service_tier: "default",
       system_fingerprint: SYSTEM_FINGERPRINT,
@@ -205,7 +232,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply);
   const frame = (data: Json) => `data: ${JSON.stringify(withExtra(data, reply))}\n\n`;
-  const chunk = (delta: Json, finishReason: string | null = null) =>
+  const chunk = (delta: Json, finishReason: string | null = null, logprobs: Json | null = null) =>
     frame({
       id: x.responseId,
       object: "chat.completion.chunk",
@@ -213,7 +240,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
       model: x.model,
       service_tier: "default",
       system_fingerprint: SYSTEM_FINGERPRINT,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
       // With include_usage, every chunk but the last carries `usage: null`, as OpenAI sends it.
       ...(x.includeUsage ? { usage: null } : {}),
     });
@@ -225,7 +252,14 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   let toolIndex = 0;
   for (const block of blocks) {
     if (block.type === "text") {
-      for (const piece of splitPieces(block.text, count)) frames.push(chunk({ content: piece }));
+      // The whole text's logprobs and citations ride on its last piece.
+      const pieces = splitPieces(block.text, count);
+      pieces.forEach((piece, i) => {
+        const last = i === pieces.length - 1;
+        const cited = last ? annotations(reply, block.text) : [];
+        const delta: Json = { content: piece, ...(cited.length > 0 ? { annotations: cited } : {}) };
+        frames.push(chunk(delta, null, last ? chatLogprobs(reply) : null));
+      });
     } else if (block.type === "thinking") {
       const segment = thinkingIndex++;
       const pieces = splitPieces(block.text, count);

@@ -63,6 +63,9 @@ class MessagesStreamEncoder implements StreamEncoder {
       // counts) is in it: the SDK takes the cache split from message_start only.
       case "start":
         return "";
+      // The messages protocol has no log probabilities (docs/translation.md §13b).
+      case "logprobs":
+        return "";
       case "usage":
         return this.onUsage(event.usage);
       case "block_start":

@@ -20,6 +20,7 @@ import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
+import { logprobsFromGemini } from "./map-logprobs.ts";
 import { usageFromGemini } from "./map-usage.ts";
 import { OutputUnits } from "./output-units.ts";
 import { PartialArgs } from "./partial-args.ts";
@@ -53,6 +54,8 @@ export class CandidateReader {
       const content = candidate.content;
       const parts = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
       for (const part of parts) if (isObject(part)) this.readPart(part, events);
+      const logprobs = logprobsFromGemini(candidate);
+      if (logprobs.length > 0) events.push({ type: "logprobs", logprobs });
       const reason = candidate.finishReason;
       if (typeof reason === "string" && reason !== "" && !this.finished)
         this.finish(events, finishReasonFromGemini(reason, this.sawToolCall));

@@ -7,6 +7,7 @@ import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
 import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToGemini } from "./map-usage.ts";
 import { partsFromOutput } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
@@ -27,10 +28,15 @@ export function modelContent(parts: GeminiPart[]): GeminiCandidate["content"] {
 
 export function encodeResponse(response: Response, ctx: EncodeContext): GeminiResponse {
   const parts = partsFromOutput(response.content, showsThoughts(ctx.request) ? "all" : "none");
+  const candidate: GeminiCandidate = {
+    content: modelContent(parts),
+    finishReason: finishReasonToGemini(response.finishReason),
+    index: 0,
+  };
+  if (ctx.request.logprobs && response.logprobs)
+    Object.assign(candidate, logprobsToGemini(response.logprobs));
   return {
-    candidates: [
-      { content: modelContent(parts), finishReason: finishReasonToGemini(response.finishReason), index: 0 },
-    ],
+    candidates: [candidate],
     usageMetadata: usageToGemini(response.usage),
     modelVersion: ctx.model,
     createTime: createTime(ctx.created),

@@ -15,7 +15,7 @@
 // - An IR error event becomes a last chunk holding only the error object; nothing follows it.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { FinishReason, TokenLogprob } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
@@ -23,6 +23,7 @@ import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToGemini } from "./map-usage.ts";
 import { functionCallPart } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
@@ -41,6 +42,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private pendingSignature: string | undefined;
   private finishReason: FinishReason | undefined;
   private usage: Usage | undefined;
+  /** The text's token logprobs, written on the last chunk (a chunk of their own would need a part). */
+  private readonly logprobs: TokenLogprob[] = [];
   private closed = false;
 
   constructor(ctx: EncodeContext) {
@@ -63,6 +66,9 @@ class GeminiStreamEncoder implements StreamEncoder {
       case "usage":
         this.usage = event.usage;
         return "";
+      case "logprobs":
+        this.logprobs.push(...event.logprobs);
+        return "";
       case "error":
         return this.fail(event.error);
       default:
@@ -80,6 +86,8 @@ class GeminiStreamEncoder implements StreamEncoder {
       index: 0,
     };
     if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
+    if (this.ctx.request.logprobs && this.logprobs.length > 0)
+      Object.assign(candidate, logprobsToGemini(this.logprobs));
     return sseData(this.chunk(candidate, true));
   }
 

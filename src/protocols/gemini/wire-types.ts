@@ -50,10 +50,17 @@ export interface GeminiUsageMetadata {
   toolUsePromptTokenCount?: number;
 }
 
+export interface GeminiLogprobsResult {
+  topCandidates: Array<{ candidates: Array<{ token: string; logProbability: number }> }>;
+  chosenCandidates: Array<{ token: string; logProbability: number }>;
+}
+
 export interface GeminiCandidate {
   content: { role: "model"; parts?: GeminiPart[] };
   finishReason?: string;
   index: number;
+  logprobsResult?: GeminiLogprobsResult;
+  avgLogprobs?: number;
 }
 
 export interface GeminiResponse {

@@ -8,6 +8,7 @@ import type { ThinkingBlock, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
@@ -41,6 +42,8 @@ export function decodeResponse(body: unknown): Response {
     usage: fromChatUsage(body.usage),
   };
   if (response.finishReason === "stop_sequence") response.stopSequence = String(choice.stop_reason);
+  const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
+  if (logprobs.length > 0) response.logprobs = logprobs;
   return response;
 }
 

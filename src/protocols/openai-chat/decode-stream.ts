@@ -16,6 +16,7 @@
 import { GatewayError } from "../../ir/errors.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
@@ -94,6 +95,8 @@ class ChatStreamDecoder implements StreamDecoder {
         this.toolCall(call, i);
       });
     }
+    const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
+    if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
       const reason = fromChatFinishReason(choice.finish_reason, choice.stop_reason);

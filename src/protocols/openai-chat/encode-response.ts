@@ -7,6 +7,7 @@ import type { Request } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { toOpenAILogprobs, type WireTokenLogprob } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
 import { toChatUsage } from "./map-usage.ts";
@@ -30,10 +31,21 @@ export interface ChatCompletion {
   choices: Array<{
     index: 0;
     message: ChatCompletionMessage;
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
     finish_reason: WireFinishReason;
   }>;
   usage: WireUsage;
+}
+
+export interface ChatLogprobs {
+  content: WireTokenLogprob[];
+  refusal: null;
+}
+
+/** `choices[].logprobs`: present only when the client asked for logprobs (null otherwise). */
+export function chatLogprobs(request: Request, logprobs: Response["logprobs"]): ChatLogprobs | null {
+  if (!request.logprobs) return null;
+  return { content: toOpenAILogprobs(logprobs ?? []), refusal: null };
 }
 
 export function encodeResponse(response: Response, ctx: EncodeContext): ChatCompletion {
@@ -46,7 +58,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
       {
         index: 0,
         message: encodeMessage(response.content, ctx.request),
-        logprobs: null,
+        logprobs: chatLogprobs(ctx.request, response.logprobs),
         finish_reason: toChatFinishReason(response.finishReason),
       },
     ],

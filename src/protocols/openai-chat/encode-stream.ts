@@ -18,6 +18,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { type ChatLogprobs, chatLogprobs } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
 import { toChatUsage } from "./map-usage.ts";
@@ -74,6 +75,10 @@ class ChatStreamEncoder implements StreamEncoder {
       case "usage":
         this.usage = event.usage;
         return "";
+      case "logprobs":
+        // The tokens' log probabilities ride on a chunk of their own (the openai SDK appends them).
+        if (!this.ctx.request.logprobs || event.logprobs.length === 0) return "";
+        return this.open() + this.chunk({}, null, chatLogprobs(this.ctx.request, event.logprobs));
       case "error":
         this.failed = true;
         // OpenAI's own mid-stream error shape: no `choices`, so the openai SDK raises it as an
@@ -207,10 +212,14 @@ class ChatStreamEncoder implements StreamEncoder {
     };
   }
 
-  private chunk(delta: Delta, finishReason: WireFinishReason | null = null): string {
+  private chunk(
+    delta: Delta,
+    finishReason: WireFinishReason | null = null,
+    logprobs: ChatLogprobs | null = null,
+  ): string {
     return sseData({
       ...this.envelope(),
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
     });
   }
 }

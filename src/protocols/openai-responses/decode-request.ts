@@ -75,8 +75,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
   if (topP !== undefined) request.topP = topP;
-  if (optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 }) !== undefined)
-    ignored.push("top_logprobs");
+  decodeLogprobs(b, request, ignored);
   decodeText(b.text, request, ignored);
   const reasoning = decodeReasoning(b.reasoning);
   if (reasoning) request.reasoning = reasoning;
@@ -85,6 +84,20 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   decodeAcceptedButNotCarried(b, ignored);
   return request;
 }
+
+/**
+ * Logprobs are asked for with `include: ["message.output_text.logprobs"]`, `top_logprobs` saying how
+ * many alternatives per token; `top_logprobs` alone returns none, so it alone is named, not carried.
+ */
+function decodeLogprobs(b: Record<string, unknown>, request: Request, ignored: string[]): void {
+  const top = optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 });
+  const asked = Array.isArray(b.include) && b.include.includes(LOGPROBS_INCLUDE);
+  if (asked) request.logprobs = top === undefined ? {} : { topLogprobs: top };
+  else if (top !== undefined) ignored.push("top_logprobs");
+}
+
+/** The `include` value that asks for the output text's token logprobs. */
+export const LOGPROBS_INCLUDE = "message.output_text.logprobs";
 
 function decodeText(value: unknown, request: Request, ignored: string[]): void {
   if (!present(value)) return;

@@ -4,9 +4,10 @@
 // tools are the upstream's own business: a web search is counted for billing, the rest left out.
 
 import { GatewayError } from "../../ir/errors.ts";
-import type { OutputBlock, Response } from "../../ir/response.ts";
+import type { OutputBlock, Response, TokenLogprob } from "../../ir/response.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
 import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
@@ -20,7 +21,9 @@ export function decodeResponse(body: unknown): Response {
   const content: OutputBlock[] = [];
   for (const item of output) content.push(...itemBlocks(item));
   const usage = withHostedToolUnits(fromResponsesUsage(body.usage), output);
+  const logprobs = output.flatMap(textLogprobs);
   return {
+    ...(logprobs.length > 0 && { logprobs }),
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
@@ -31,6 +34,14 @@ export function decodeResponse(body: unknown): Response {
     ),
     usage,
   };
+}
+
+/** The token logprobs of a message item's text parts. */
+function textLogprobs(item: Record<string, unknown>): TokenLogprob[] {
+  if (item.type !== "message" || !Array.isArray(item.content)) return [];
+  return item.content.flatMap((part) =>
+    isObject(part) && part.type === "output_text" ? fromOpenAILogprobs(part.logprobs) : [],
+  );
 }
 
 /** The IR blocks of one output item (none for items of hosted tools). */

@@ -17,6 +17,7 @@ import { GatewayError } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { toolArguments } from "./decode-response.ts";
@@ -73,7 +74,13 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case "response.output_item.added":
         this.itemAdded(e);
         break;
-      case "response.output_text.delta":
+      case "response.output_text.delta": {
+        this.delta(e, "text");
+        // Each delta carries the logprobs of its own tokens (output_text.done repeats them all).
+        const logprobs = fromOpenAILogprobs(e.logprobs);
+        if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
+        break;
+      }
       case "response.refusal.delta":
         this.delta(e, "text");
         break;

@@ -22,7 +22,6 @@ export function droppedFields(request: Request, effortSent: ReasoningEffort | un
   dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);
   dropped.add("presence_penalty", request.presencePenalty !== undefined);
   dropped.add("seed", request.seed !== undefined);
-  dropped.add("logprobs", request.logprobs !== undefined);
   // As on chat-completions: reasoning switched off is said only as the client's own "none".
   dropped.add("reasoning", request.reasoning?.enabled === false && effortSent === undefined);
   dropped.add("cache_control", usesCacheControl(request));

@@ -9,6 +9,7 @@ import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import type { UpstreamCall } from "../types.ts";
+import { LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeInput } from "./encode-input.ts";
 
@@ -43,8 +44,14 @@ export function encodeRequest(
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
+  const include: string[] = [];
   if ((effort && effort !== "none") || carriesSignedReasoning(request))
-    body.include = ["reasoning.encrypted_content"];
+    include.push("reasoning.encrypted_content");
+  if (request.logprobs) {
+    include.push(LOGPROBS_INCLUDE);
+    if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
+  }
+  if (include.length > 0) body.include = include;
   return upstreamCall("/responses", body, droppedFields(request, effort));
 }
 

@@ -16,11 +16,12 @@
 // event is written by end(). An upstream failure is response.failed, then an `error` event.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { FinishReason, TokenLogprob } from "../../ir/response.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
+import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { toResponsesStatus } from "./map-finish-reason.ts";
 import { toResponsesUsage } from "./map-usage.ts";
@@ -97,6 +98,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
         return opening + this.closeAll();
       case "usage":
         this.usage = event.usage;
+        return opening;
+      case "logprobs":
+        this.addLogprobs(event.logprobs);
         return opening;
       case "error":
         return opening + this.fail(event.error);
@@ -247,6 +251,17 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return "";
   }
 
+  /**
+   * Token logprobs follow the text they are for: they join the open text part, written with its
+   * `output_text.done` and in the final response (the deltas already went out with none).
+   */
+  private addLogprobs(logprobs: TokenLogprob[]): void {
+    if (!this.ctx.request.logprobs) return;
+    let open: WireOutputText | undefined;
+    for (const state of this.blocks.values()) if (state.kind === "text" && !state.closed) open = state.part;
+    open?.logprobs.push(...toOpenAILogprobs(logprobs));
+  }
+
   private blockStop(state: BlockState | undefined): string {
     if (!state || state.kind === "other" || state.closed) return "";
     state.closed = true;
@@ -254,7 +269,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       const { message, contentIndex, part } = state;
       const at = { item_id: message.item.id, output_index: message.outputIndex, content_index: contentIndex };
       return (
-        this.event("response.output_text.done", { ...at, text: part.text, logprobs: [] }) +
+        this.event("response.output_text.done", { ...at, text: part.text, logprobs: part.logprobs }) +
         this.event("response.content_part.done", { ...at, part })
       );
     }
