@@ -33,7 +33,9 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
             ? { type: "thinking", text: "" }
             : b.type === "redacted_thinking"
               ? { type: "redacted_thinking", data: b.data }
-              : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
+              : b.type === "image"
+                ? { type: "image", source: { kind: "base64", mediaType: b.mediaType, data: b.data } }
+                : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
       if (block.type === "tool_call" && block.signature === undefined) delete block.signature;
       blocks.set(event.index, block);
       response.content.push(block);

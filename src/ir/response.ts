@@ -1,4 +1,11 @@
 import type { RedactedThinkingBlock, TextBlock, ThinkingBlock, ToolCallBlock } from "./request.ts";
+
+/** An image the model generated (Gemini `inlineData`), always as base64 bytes with their type. */
+export interface GeneratedImageBlock {
+  type: "image";
+  source: { kind: "base64"; mediaType: string; data: string };
+}
+
 import type { Usage } from "./usage.ts";
 
 /**
@@ -19,7 +26,12 @@ export type FinishReason =
   | "error"
   | "other";
 
-export type OutputBlock = TextBlock | ToolCallBlock | ThinkingBlock | RedactedThinkingBlock;
+export type OutputBlock =
+  | TextBlock
+  | ToolCallBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | GeneratedImageBlock;
 
 /** A token and its log probability (natural log), with its UTF-8 bytes when the upstream gave them. */
 export interface TokenProbability {

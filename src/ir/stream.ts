@@ -10,7 +10,9 @@ export type BlockStart =
   | { type: "text" }
   | { type: "thinking" }
   | { type: "redacted_thinking"; data: string }
-  | { type: "tool_call"; id: string; name: string; signature?: string };
+  | { type: "tool_call"; id: string; name: string; signature?: string }
+  /** A generated image arrives whole: its block has no deltas. */
+  | { type: "image"; mediaType: string; data: string };
 
 export type BlockDelta =
   | { type: "text"; text: string }

@@ -50,5 +50,15 @@ function encodeOutputBlock(block: OutputBlock): object[] {
           caller: { type: "direct" },
         },
       ];
+    case "image":
+      return [imageBlock(block.source.mediaType, block.source.data)];
   }
+}
+
+/**
+ * A generated image, in the shape the messages protocol gives images (its answers have no image
+ * block of their own: docs/translation.md §13d).
+ */
+export function imageBlock(mediaType: string, data: string): object {
+  return { type: "image", source: { type: "base64", media_type: mediaType, data } };
 }

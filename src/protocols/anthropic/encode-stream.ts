@@ -18,6 +18,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { imageBlock } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
 import { stopReasonToWire } from "./map-stop-reason.ts";
 import { deltaUsageToWire, usageToWire } from "./map-usage.ts";
@@ -239,6 +240,9 @@ class MessagesStreamEncoder implements StreamEncoder {
           input: {},
           caller: { type: "direct" },
         };
+        break;
+      case "image":
+        contentBlock = imageBlock(start.mediaType, start.data);
         break;
     }
     return sseEvent("content_block_start", {

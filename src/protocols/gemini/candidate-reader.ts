@@ -6,6 +6,7 @@
 // - Text parts continue an open text block. A `thoughtSignature` on a non-thought part becomes an
 //   empty-text thinking block holding the signature, placed before that part's text (the encoders put
 //   it back on the same text part; an empty `{text: "", thoughtSignature}` keeps just the signature).
+// - An inlineData part of an image/* type (a generated image) → a whole image block.
 // - A functionCall part → a whole tool_call block at once (start, one arguments delta, stop), its id
 //   made when Gemini sent none and its `thoughtSignature` kept as the block signature. A call streamed
 //   with `willContinue` / `partialArgs` is assembled and emitted when its closing part arrives.
@@ -106,10 +107,11 @@ export class CandidateReader {
     } else if (part.thought === true) {
       this.readThought(typeof part.text === "string" ? part.text : "", signature, events);
     } else {
-      // Text, or a part the IR has no output block for (inline images, code execution): either may
-      // carry a signature that must come back.
+      // Text, an image, or a part the IR has no output block for (code execution): any may carry a
+      // signature that must come back.
       if (signature !== undefined) this.pushSignatureCarrier(signature, events);
       if (typeof part.text === "string" && part.text !== "") this.readText(part.text, events);
+      else if (isObject(part.inlineData)) this.readImage(part.inlineData, events);
     }
   }
 
@@ -141,6 +143,17 @@ export class CandidateReader {
       events.push({ type: "block_start", index: open.index, block: { type: "text" } });
     }
     events.push({ type: "block_delta", index: open.index, delta: { type: "text", text } });
+  }
+
+  /** A generated image: a whole block at once. Other inline output (audio) has no IR block yet. */
+  private readImage(blob: Json, events: StreamEvent[]): void {
+    const { mimeType, data } = blob;
+    if (typeof mimeType !== "string" || !mimeType.startsWith("image/") || typeof data !== "string") return;
+    this.closeOpen(events);
+    this.closeStreamedCall(events);
+    const index = this.nextIndex++;
+    events.push({ type: "block_start", index, block: { type: "image", mediaType: mimeType, data } });
+    events.push({ type: "block_stop", index });
   }
 
   private pushSignatureCarrier(signature: string, events: StreamEvent[]): void {

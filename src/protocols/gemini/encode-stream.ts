@@ -102,6 +102,9 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     // A waiting signature rides only on a text part that comes right after its thought.
     const waiting = this.emit(this.takePending());
+    // A generated image goes out at once, whole, as Gemini sends it.
+    if (block.type === "image")
+      return waiting + this.emit([{ inlineData: { mimeType: block.mediaType, data: block.data } }]);
     if (block.type === "thinking") this.blocks.set(index, { type: "thinking", hasText: false });
     else
       this.blocks.set(index, {

@@ -13,6 +13,7 @@ import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -34,6 +35,8 @@ export function decodeResponse(body: unknown): Response {
   const refusal = typeof message.refusal === "string" ? message.refusal : "";
   if (refusal) content.push({ type: "text", text: refusal });
   content.push(...calls);
+  const images = imagesFrom(message.images);
+  content.push(...images);
   const response: Response = {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
@@ -42,6 +45,7 @@ export function decodeResponse(body: unknown): Response {
     usage: fromChatUsage(body.usage),
   };
   if (response.finishReason === "stop_sequence") response.stopSequence = String(choice.stop_reason);
+  if (images.length > 0) response.usage.imageOutputs = images.length;
   const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
   if (logprobs.length > 0) response.logprobs = logprobs;
   return response;

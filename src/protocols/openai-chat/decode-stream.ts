@@ -14,6 +14,7 @@
 // next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
 
 import { GatewayError } from "../../ir/errors.ts";
+import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
@@ -23,6 +24,7 @@ import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
 type Json = Record<string, unknown>;
@@ -36,6 +38,8 @@ class ChatStreamDecoder implements StreamDecoder {
   private finished = false;
   private failed = false;
   private nextBlock = 0;
+  /** Generated images seen, billed as image outputs. */
+  private images = 0;
   /** The open text or thinking block (only one at a time). */
   private flowing: { kind: "text" | "thinking"; block: number; segment?: unknown } | undefined;
   /** Upstream tool-call index → IR block index. */
@@ -74,7 +78,11 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isObject) : undefined;
     if (choice && !this.finished) this.readChoice(choice);
-    if (isObject(chunk.usage)) this.out.push({ type: "usage", usage: fromChatUsage(chunk.usage) });
+    if (isObject(chunk.usage)) {
+      const usage = fromChatUsage(chunk.usage);
+      if (this.images > 0) usage.imageOutputs = this.images;
+      this.out.push({ type: "usage", usage });
+    }
     return this.out;
   }
 
@@ -95,6 +103,7 @@ class ChatStreamDecoder implements StreamDecoder {
         this.toolCall(call, i);
       });
     }
+    for (const image of imagesFrom(delta.images)) this.image(image);
     const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
     if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
@@ -178,6 +187,16 @@ class ChatStreamDecoder implements StreamDecoder {
       return open.block;
     }
     return this.openFlowing("thinking", { type: "thinking" }, segment);
+  }
+
+  private image(image: GeneratedImageBlock): void {
+    this.flushPending();
+    this.closeFlowing();
+    const index = this.nextBlock++;
+    const { mediaType, data } = image.source;
+    this.out.push({ type: "block_start", index, block: { type: "image", mediaType, data } });
+    this.out.push({ type: "block_stop", index });
+    this.images++;
   }
 
   private text(text: string): void {

@@ -7,6 +7,7 @@ import type { Request } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { dataUrl } from "../shared/data-url.ts";
 import { toOpenAILogprobs, type WireTokenLogprob } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
@@ -21,6 +22,21 @@ export interface ChatCompletionMessage {
   tool_calls?: WireToolCall[];
   reasoning?: string;
   reasoning_details?: ReasoningDetail[];
+  images?: ChatImage[];
+}
+
+/**
+ * A generated image in a chat answer. OpenAI's chat protocol has no image output; this is the shape
+ * OpenAI-compatible gateways (OpenRouter) established: `message.images` (streamed: `delta.images`),
+ * each an `image_url` part holding a data URL, as a user message gives images.
+ */
+export interface ChatImage {
+  type: "image_url";
+  image_url: { url: string };
+}
+
+export function chatImage(mediaType: string, data: string): ChatImage {
+  return { type: "image_url", image_url: { url: dataUrl(mediaType, data) } };
 }
 
 export interface ChatCompletion {
@@ -80,6 +96,10 @@ function encodeMessage(blocks: OutputBlock[], request: Request): ChatCompletionM
       return { id, type: "function", function: { name: call.name, arguments: call.arguments || "{}" } };
     });
   }
+  const images = blocks.flatMap((b) =>
+    b.type === "image" ? [chatImage(b.source.mediaType, b.source.data)] : [],
+  );
+  if (images.length > 0) message.images = images;
   const reasoning = blocks.flatMap((b) =>
     b.type === "thinking" || b.type === "redacted_thinking" ? [b] : [],
   );

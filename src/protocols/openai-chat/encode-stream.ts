@@ -18,7 +18,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { type ChatLogprobs, chatLogprobs } from "./encode-response.ts";
+import { type ChatLogprobs, chatImage, chatLogprobs } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
 import { toChatUsage } from "./map-usage.ts";
@@ -128,6 +128,9 @@ class ChatStreamEncoder implements StreamEncoder {
         };
         return this.open() + this.chunk({ tool_calls: [opening] });
       }
+      case "image":
+        this.blocks.set(index, { kind: "other" });
+        return this.open() + this.chunk({ images: [chatImage(block.mediaType, block.data)] });
     }
   }
 

@@ -6,6 +6,7 @@ import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { reasoningEffort } from "./encode-request.ts";
 import { fromChatFinishReason } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -34,7 +35,10 @@ export const openaiChatRelay: Relay = {
   tap(text) {
     const body = parseObject(text);
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-    return { usage: fromChatUsage(body.usage), finishReason: fromChatFinishReason(choice?.finish_reason) };
+    const usage = fromChatUsage(body.usage);
+    const images = imagesFrom(choice?.message?.images).length;
+    if (images > 0) usage.imageOutputs = images;
+    return { usage, finishReason: fromChatFinishReason(choice?.finish_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

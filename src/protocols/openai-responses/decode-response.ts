@@ -4,7 +4,7 @@
 // tools are the upstream's own business: a web search is counted for billing, the rest left out.
 
 import { GatewayError } from "../../ir/errors.ts";
-import type { OutputBlock, Response, TokenLogprob } from "../../ir/response.ts";
+import type { GeneratedImageBlock, OutputBlock, Response, TokenLogprob } from "../../ir/response.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
@@ -64,9 +64,20 @@ export function itemBlocks(item: Record<string, unknown>): OutputBlock[] {
       const name = typeof item.name === "string" ? item.name : "";
       return [{ type: "tool_call", id, name, arguments: toolArguments(item) }];
     }
+    case "image_generation_call": {
+      const image = imageFromItem(item);
+      return image ? [image] : [];
+    }
     default:
       return [];
   }
+}
+
+/** The image of a finished `image_generation_call` (`result`: base64; `output_format`: png, jpeg, webp). */
+export function imageFromItem(item: Record<string, unknown>): GeneratedImageBlock | undefined {
+  if (typeof item.result !== "string" || item.result === "") return undefined;
+  const format = typeof item.output_format === "string" ? item.output_format : "png";
+  return { type: "image", source: { kind: "base64", mediaType: `image/${format}`, data: item.result } };
 }
 
 /** A call's arguments as JSON text; a custom tool's free text is the `input` member of an object. */

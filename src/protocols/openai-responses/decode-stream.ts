@@ -20,7 +20,7 @@ import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
-import { toolArguments } from "./decode-response.ts";
+import { imageFromItem, toolArguments } from "./decode-response.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
 import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
@@ -209,6 +209,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
       const json = toolArguments(item);
       if (block !== undefined && !state.sawArguments && json)
         this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
+    } else if (state.type === "image_generation_call") {
+      const image = imageFromItem(item);
+      if (image)
+        this.open(state, 0, { type: "image", mediaType: image.source.mediaType, data: image.source.data });
     }
     for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
   }

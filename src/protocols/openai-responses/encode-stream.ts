@@ -25,7 +25,7 @@ import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { toResponsesStatus } from "./map-finish-reason.ts";
 import { toResponsesUsage } from "./map-usage.ts";
-import { itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
+import { imageItem, itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,
@@ -151,6 +151,17 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.output.push(item);
       this.blocks.set(index, { kind: "other" });
       out += this.event("response.output_item.added", { output_index: outputIndex, item });
+      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    }
+    if (block.type === "image") {
+      const item = imageItem(
+        { type: "image", source: { kind: "base64", mediaType: block.mediaType, data: block.data } },
+        itemId(this.ctx, "ig", outputIndex),
+      );
+      this.output.push(item);
+      this.blocks.set(index, { kind: "other" });
+      const added = { ...item, status: "in_progress", result: null };
+      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
       return out + this.event("response.output_item.done", { output_index: outputIndex, item });
     }
     const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: "" };

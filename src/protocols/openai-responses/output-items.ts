@@ -3,7 +3,7 @@
 // one answer are told apart and an answer's ids never repeat another's.
 
 import type { Request, ToolCallBlock } from "../../ir/request.ts";
-import type { OutputBlock } from "../../ir/response.ts";
+import type { GeneratedImageBlock, OutputBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import type { EncodeContext } from "../types.ts";
@@ -11,6 +11,7 @@ import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,
   WireFunctionCallItem,
+  WireImageGenerationItem,
   WireMessageItem,
   WireOutputItem,
   WireOutputText,
@@ -142,9 +143,26 @@ export function outputItems(blocks: OutputBlock[], ctx: EncodeContext): WireOutp
     }
     message = undefined;
     if (block.type === "tool_call") items.push(toolCallItem(block, ctx, items.length, "completed"));
+    else if (block.type === "image") items.push(imageItem(block, itemId(ctx, "ig", items.length)));
     else items.push({ ...reasoningItem(block, itemId(ctx, "rs", items.length)) });
   }
   return items;
+}
+
+/**
+ * A generated image: the Responses API returns images as `image_generation_call` items (the result is
+ * the base64 image, `output_format` its type: png, jpeg or webp).
+ */
+export function imageItem(block: GeneratedImageBlock, id: string): WireImageGenerationItem {
+  const item: WireImageGenerationItem = {
+    id,
+    type: "image_generation_call",
+    status: "completed",
+    result: block.source.data,
+  };
+  const format = /^image\/(png|jpeg|webp)$/.exec(block.source.mediaType)?.[1];
+  if (format) item.output_format = format;
+  return item;
 }
 
 export function messageItem(id: string, status: WireMessageItem["status"]): WireMessageItem {

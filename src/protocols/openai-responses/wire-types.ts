@@ -52,11 +52,21 @@ export interface WireCustomToolCallItem {
   input: string;
 }
 
+/** An image the model generated: the image generation tool's call, `result` the base64 image. */
+export interface WireImageGenerationItem {
+  id: string;
+  type: "image_generation_call";
+  status: "in_progress" | "completed";
+  result: string | null;
+  output_format?: string;
+}
+
 export type WireOutputItem =
   | WireMessageItem
   | WireReasoningItem
   | WireFunctionCallItem
-  | WireCustomToolCallItem;
+  | WireCustomToolCallItem
+  | WireImageGenerationItem;
 
 export interface WireUsage {
   input_tokens: number;
