@@ -50,6 +50,8 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
       else if (d.type === "signature" && (block.type === "thinking" || block.type === "tool_call"))
         block.signature = (block.signature ?? "") + d.signature;
       else if (d.type === "tool_arguments" && block.type === "tool_call") block.arguments += d.json;
+      else if (d.type === "citation" && block.type === "text")
+        block.citations = [...(block.citations ?? []), d.citation];
       return;
     }
     case "block_stop":
@@ -57,6 +59,7 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
     case "finish":
       response.finishReason = event.reason;
       if (event.stopSequence !== undefined) response.stopSequence = event.stopSequence;
+      if (event.message !== undefined) response.finishMessage = event.message;
       return;
     case "usage":
       response.usage = event.usage;

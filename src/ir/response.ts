@@ -56,6 +56,11 @@ export interface Response {
   content: OutputBlock[];
   finishReason: FinishReason;
   stopSequence?: string;
+  /**
+   * Why the upstream stopped, in its words, when it said (Gemini `finishMessage`, a blocked
+   * prompt's `blockReasonMessage`): shown as a refusal where the client's protocol has one.
+   */
+  finishMessage?: string;
   usage: Usage;
   /** Per-token log probabilities of the text, in order, when the client asked and the upstream gave them. */
   logprobs?: TokenLogprob[];

@@ -1,4 +1,5 @@
 import type { GatewayError } from "./errors.ts";
+import type { Citation } from "./request.ts";
 import type { FinishReason, TokenLogprob } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
@@ -19,14 +20,16 @@ export type BlockDelta =
   | { type: "thinking"; text: string }
   | { type: "signature"; signature: string }
   /** A piece of the tool-call arguments JSON text; pieces concatenate to the whole. */
-  | { type: "tool_arguments"; json: string };
+  | { type: "tool_arguments"; json: string }
+  /** A citation of the text block (src/ir/citation.ts): it may follow the text it cites. */
+  | { type: "citation"; citation: Citation };
 
 export type StreamEvent =
   | { type: "start"; id?: string; model?: string }
   | { type: "block_start"; index: number; block: BlockStart }
   | { type: "block_delta"; index: number; delta: BlockDelta }
   | { type: "block_stop"; index: number }
-  | { type: "finish"; reason: FinishReason; stopSequence?: string }
+  | { type: "finish"; reason: FinishReason; stopSequence?: string; message?: string }
   | { type: "usage"; usage: Usage }
   /** Log probabilities of text tokens produced since the last such event (they accumulate, in order). */
   | { type: "logprobs"; logprobs: TokenLogprob[] }

@@ -189,6 +189,7 @@ function candidate(partList: Json[], finishReason?: string): Json {
  */
 function candidateMetadata(reply: Reply): Json {
   const meta: Json = {};
+  if (reply.finishMessage) meta.finishMessage = reply.finishMessage;
   if (reply.logprobs) {
     const step = (t: { token: string; logprob: number }) => ({ token: t.token, logProbability: t.logprob });
     meta.logprobsResult = {

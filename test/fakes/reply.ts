@@ -115,6 +115,8 @@ export interface Reply {
   /** Default: "tool_calls" when a tool call is among the blocks, else "stop". */
   finish?: Finish;
   stopSequence?: string;
+  /** Gemini only: the candidate's `finishMessage` (why it stopped, in words). */
+  finishMessage?: string;
   usage?: ReplyUsage;
   /** Log probabilities of the text's tokens (rendered by the protocols that carry them). */
   logprobs?: ReplyLogprob[];

@@ -2,6 +2,7 @@
 // goes out as soon as it arrives (TRAPS: input_json_delta must not stall into a burst).
 
 import { GatewayError } from "../../ir/errors.ts";
+import type { Citation } from "../../ir/request.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
@@ -173,8 +174,18 @@ class MessagesStreamDecoder implements StreamDecoder {
         return typeof delta.signature === "string" && delta.signature !== ""
           ? [{ type: "block_delta", index, delta: { type: "signature", signature: delta.signature } }]
           : [];
+      case "citations_delta":
+        return isObject(delta.citation) && typeof delta.citation.type === "string"
+          ? [
+              {
+                type: "block_delta",
+                index,
+                delta: { type: "citation", citation: delta.citation as Citation },
+              },
+            ]
+          : [];
       default:
-        // citations_delta and later kinds have no IR delta.
+        // Later kinds have no IR delta.
         return [];
     }
   }

@@ -1,6 +1,6 @@
 // IR response → the message object of POST /v1/messages, as @anthropic-ai/sdk types `Message`.
 
-import type { OutputBlock, Response } from "../../ir/response.ts";
+import type { FinishReason, OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { EncodeContext } from "../types.ts";
 import { stopReasonToWire } from "./map-stop-reason.ts";
@@ -17,10 +17,19 @@ export function encodeResponse(response: Response, ctx: EncodeContext) {
     content: response.content.flatMap(encodeOutputBlock),
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (response.stopSequence ?? null) : null,
-    stop_details: null,
+    stop_details: stopDetails(response.finishReason, response.finishMessage),
     container: null,
     usage: usageToWire(response.usage),
   };
+}
+
+/**
+ * `stop_details` of a refusal: the upstream's own explanation (Gemini `finishMessage`) when it gave
+ * one for withholding the answer; no category, which only Anthropic's classifier names.
+ */
+export function stopDetails(reason: FinishReason, message: string | undefined) {
+  if (!message || (reason !== "content_filter" && reason !== "refusal")) return null;
+  return { type: "refusal" as const, category: null, explanation: message };
 }
 
 /** One wire block, or none for a block a client must never see (an empty text block, TRAPS). */

@@ -18,7 +18,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { imageBlock } from "./encode-response.ts";
+import { imageBlock, stopDetails } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
 import { stopReasonToWire } from "./map-stop-reason.ts";
 import { deltaUsageToWire, usageToWire } from "./map-usage.ts";
@@ -49,7 +49,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   private readonly deferred: Deferred[] = [];
   private nextIndex = 0;
   private usage: Usage | undefined;
-  private finish: { reason: FinishReason; stopSequence?: string } | undefined;
+  private finish: { reason: FinishReason; stopSequence?: string; message?: string } | undefined;
   private deltaSent = false;
   private done = false;
 
@@ -76,7 +76,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case "block_stop":
         return this.messageStart() + this.onBlockStop(event.index);
       case "finish":
-        this.finish = { reason: event.reason, stopSequence: event.stopSequence };
+        this.finish = { reason: event.reason, stopSequence: event.stopSequence, message: event.message };
         return this.messageStart();
       case "error":
         this.done = true;
@@ -127,7 +127,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       delta: {
         stop_reason: stopReason,
         stop_sequence: stopReason === "stop_sequence" ? (this.finish?.stopSequence ?? null) : null,
-        stop_details: null,
+        stop_details: stopDetails(this.finish?.reason ?? "stop", this.finish?.message),
         container: null,
       },
       usage: deltaUsageToWire(this.usage ?? emptyUsage()),
@@ -200,6 +200,16 @@ class MessagesStreamEncoder implements StreamEncoder {
       if (kind === "thinking" || (kind === "tool_call" && block.clientIndex === undefined))
         block.signature += delta.signature;
       return "";
+    }
+    if (delta.type === "citation") {
+      // A citation joins its text block once that has opened (it never opens an empty one).
+      if (kind !== "text" || block.clientIndex === undefined) return "";
+      const wire = { type: "citations_delta", citation: delta.citation };
+      return sseEvent("content_block_delta", {
+        type: "content_block_delta",
+        index: block.clientIndex,
+        delta: wire,
+      });
     }
     let wire: object;
     if (delta.type === "text" && kind === "text") wire = { type: "text_delta", text: delta.text };

@@ -13,6 +13,8 @@
 // - usageMetadata is kept (each chunk carries the running totals) and emitted with the finish, and
 //   again if a later chunk changes it; generated images and search queries are added to it
 //   (output-units.ts). STOP after functionCall parts finishes as `tool_calls`.
+// - groundingMetadata (supports × chunks) and citationMetadata become citations of the open text
+//   block (map-citations.ts); finishMessage and a blocked prompt's blockReasonMessage ride on the finish.
 // - A prompt blocked before generation (promptFeedback.blockReason, no candidates) finishes as
 //   `content_filter`.
 
@@ -20,6 +22,7 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
+import { citationsOf } from "./map-citations.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
 import { logprobsFromGemini } from "./map-logprobs.ts";
 import { usageFromGemini } from "./map-usage.ts";
@@ -36,6 +39,9 @@ export class CandidateReader {
   private sawToolCall = false;
   private usage: Usage | undefined;
   private readonly units = new OutputUnits();
+  /** The answer's text so far: Gemini locates cited passages by UTF-8 byte offsets into it. */
+  private answerText = "";
+  private readonly cited = new Set<string>();
   private sentUsage: string | undefined;
   finished = false;
 
@@ -57,11 +63,17 @@ export class CandidateReader {
       for (const part of parts) if (isObject(part)) this.readPart(part, events);
       const logprobs = logprobsFromGemini(candidate);
       if (logprobs.length > 0) events.push({ type: "logprobs", logprobs });
+      this.readCitations(candidate, events);
       const reason = candidate.finishReason;
-      if (typeof reason === "string" && reason !== "" && !this.finished)
-        this.finish(events, finishReasonFromGemini(reason, this.sawToolCall));
+      if (typeof reason === "string" && reason !== "" && !this.finished) {
+        const message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
+        this.finish(events, finishReasonFromGemini(reason, this.sawToolCall), message);
+      }
     } else if (!this.finished && isBlockedPrompt(chunk.promptFeedback)) {
-      this.finish(events, "content_filter");
+      const feedback = chunk.promptFeedback as Json;
+      const message =
+        typeof feedback.blockReasonMessage === "string" ? feedback.blockReasonMessage : undefined;
+      this.finish(events, "content_filter", message);
     }
     if (this.finished) this.pushUsage(events);
     return events;
@@ -83,11 +95,15 @@ export class CandidateReader {
     return events;
   }
 
-  private finish(events: StreamEvent[], reason: ReturnType<typeof finishReasonFromGemini>): void {
+  private finish(
+    events: StreamEvent[],
+    reason: ReturnType<typeof finishReasonFromGemini>,
+    message?: string,
+  ): void {
     this.closeOpen(events);
     this.closeStreamedCall(events);
     this.pushUsage(events);
-    events.push({ type: "finish", reason });
+    events.push(message ? { type: "finish", reason, message } : { type: "finish", reason });
     this.finished = true;
   }
 
@@ -143,6 +159,22 @@ export class CandidateReader {
       events.push({ type: "block_start", index: open.index, block: { type: "text" } });
     }
     events.push({ type: "block_delta", index: open.index, delta: { type: "text", text } });
+    this.answerText += text;
+  }
+
+  /**
+   * Grounding supports and recitation citations → citations of the open text block (they come with
+   * or after the text they cite; once that block has closed they have nowhere to go).
+   */
+  private readCitations(candidate: Json, events: StreamEvent[]): void {
+    const open = this.open;
+    if (open?.type !== "text") return;
+    for (const citation of citationsOf(candidate, this.answerText)) {
+      const key = JSON.stringify(citation);
+      if (this.cited.has(key)) continue; // stream chunks may repeat the metadata
+      this.cited.add(key);
+      events.push({ type: "block_delta", index: open.index, delta: { type: "citation", citation } });
+    }
   }
 
   /** A generated image: a whole block at once. Other inline output (audio) has no IR block yet. */

@@ -4,8 +4,9 @@
 // Thought parts appear only when the client asked for them (thinkingConfig.includeThoughts).
 
 import type { Request } from "../../ir/request.ts";
-import type { Response } from "../../ir/response.ts";
+import type { OutputBlock, Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
+import { groundingFor } from "./map-citations.ts";
 import { finishReasonToGemini } from "./map-finish-reason.ts";
 import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToGemini } from "./map-usage.ts";
@@ -26,6 +27,16 @@ export function modelContent(parts: GeminiPart[]): GeminiCandidate["content"] {
   return parts.length > 0 ? { parts, role: "model" } : { role: "model" };
 }
 
+/** The text blocks' cited pages as the candidate's groundingMetadata (map-citations.ts). */
+export function addSources(candidate: GeminiCandidate, blocks: readonly OutputBlock[]): void {
+  const texts = blocks.flatMap((b) => (b.type === "text" ? [b] : []));
+  const grounding = groundingFor(
+    texts.map((b) => b.text).join(""),
+    texts.flatMap((b) => b.citations ?? []),
+  );
+  if (grounding) candidate.groundingMetadata = grounding;
+}
+
 export function encodeResponse(response: Response, ctx: EncodeContext): GeminiResponse {
   const parts = partsFromOutput(response.content, showsThoughts(ctx.request) ? "all" : "none");
   const candidate: GeminiCandidate = {
@@ -35,6 +46,8 @@ export function encodeResponse(response: Response, ctx: EncodeContext): GeminiRe
   };
   if (ctx.request.logprobs && response.logprobs)
     Object.assign(candidate, logprobsToGemini(response.logprobs));
+  addSources(candidate, response.content);
+  if (response.finishMessage) candidate.finishMessage = response.finishMessage;
   return {
     candidates: [candidate],
     usageMetadata: usageToGemini(response.usage),

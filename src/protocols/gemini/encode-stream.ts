@@ -15,12 +15,13 @@
 // - An IR error event becomes a last chunk holding only the error object; nothing follows it.
 
 import type { GatewayError } from "../../ir/errors.ts";
+import type { TextBlock } from "../../ir/request.ts";
 import type { FinishReason, TokenLogprob } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { createTime, modelContent, showsThoughts } from "./encode-response.ts";
+import { addSources, createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { finishReasonToGemini } from "./map-finish-reason.ts";
 import { logprobsToGemini } from "./map-logprobs.ts";
@@ -44,6 +45,9 @@ class GeminiStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   /** The text's token logprobs, written on the last chunk (a chunk of their own would need a part). */
   private readonly logprobs: TokenLogprob[] = [];
+  private finishMessage: string | undefined;
+  /** The text and its citations, whose sources go on the last chunk as groundingMetadata. */
+  private readonly cited: TextBlock = { type: "text", text: "" };
   private closed = false;
 
   constructor(ctx: EncodeContext) {
@@ -62,6 +66,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         return this.stop(event.index);
       case "finish":
         this.finishReason = event.reason;
+        this.finishMessage = event.message;
         return "";
       case "usage":
         this.usage = event.usage;
@@ -88,6 +93,8 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
     if (this.ctx.request.logprobs && this.logprobs.length > 0)
       Object.assign(candidate, logprobsToGemini(this.logprobs));
+    addSources(candidate, [this.cited]);
+    if (this.finishMessage) candidate.finishMessage = this.finishMessage;
     return sseData(this.chunk(candidate, true));
   }
 
@@ -120,8 +127,13 @@ class GeminiStreamEncoder implements StreamEncoder {
   private delta(index: number, delta: Extract<StreamEvent, { type: "block_delta" }>["delta"]): string {
     const block = this.blocks.get(index);
     if (!block) return "";
+    if (delta.type === "citation") {
+      this.cited.citations = [...(this.cited.citations ?? []), delta.citation];
+      return "";
+    }
     if (delta.type === "text" && block.type === "text") {
       if (delta.text === "") return "";
+      this.cited.text += delta.text;
       const part: GeminiPart = { text: delta.text };
       if (this.pendingSignature !== undefined) part.thoughtSignature = this.pendingSignature;
       this.pendingSignature = undefined;

@@ -1,3 +1,5 @@
+import type { GeminiGrounding } from "./map-citations.ts";
+
 // The content-generation wire shapes this module writes and reads, as @google/genai types them
 // (GenerateContentResponse, Candidate, Part, GenerateContentResponseUsageMetadata). Only the fields
 // the gateway produces or consumes are listed; upstream bodies are read defensively, never trusted.
@@ -61,6 +63,8 @@ export interface GeminiCandidate {
   index: number;
   logprobsResult?: GeminiLogprobsResult;
   avgLogprobs?: number;
+  groundingMetadata?: GeminiGrounding;
+  finishMessage?: string;
 }
 
 export interface GeminiResponse {

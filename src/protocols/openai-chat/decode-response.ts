@@ -8,6 +8,7 @@ import type { ThinkingBlock, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
@@ -31,7 +32,8 @@ export function decodeResponse(body: unknown): Response {
     : [];
   const content: OutputBlock[] = [...reasoningBlocks(message, calls)];
   const text = textOf(message.content);
-  if (text) content.push({ type: "text", text });
+  const citations = citationsFromAnnotations(text, message.annotations);
+  if (text) content.push(citations.length > 0 ? { type: "text", text, citations } : { type: "text", text });
   const refusal = typeof message.refusal === "string" ? message.refusal : "";
   if (refusal) content.push({ type: "text", text: refusal });
   content.push(...calls);

@@ -17,6 +17,7 @@ import { GatewayError } from "../../ir/errors.ts";
 import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
@@ -38,6 +39,8 @@ class ChatStreamDecoder implements StreamDecoder {
   private finished = false;
   private failed = false;
   private nextBlock = 0;
+  /** The message's text so far (annotations give offsets into it). */
+  private messageText = "";
   /** Generated images seen, billed as image outputs. */
   private images = 0;
   /** The open text or thinking block (only one at a time). */
@@ -104,6 +107,7 @@ class ChatStreamDecoder implements StreamDecoder {
       });
     }
     for (const image of imagesFrom(delta.images)) this.image(image);
+    this.annotations(delta.annotations);
     const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
     if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
@@ -189,6 +193,14 @@ class ChatStreamDecoder implements StreamDecoder {
     return this.openFlowing("thinking", { type: "thinking" }, segment);
   }
 
+  /** Annotations locate passages of the message's text so far: citations of the flowing text block. */
+  private annotations(value: unknown): void {
+    const flowing = this.flowing;
+    if (flowing?.kind !== "text") return;
+    for (const citation of citationsFromAnnotations(this.messageText, value))
+      this.out.push({ type: "block_delta", index: flowing.block, delta: { type: "citation", citation } });
+  }
+
   private image(image: GeneratedImageBlock): void {
     this.flushPending();
     this.closeFlowing();
@@ -201,6 +213,7 @@ class ChatStreamDecoder implements StreamDecoder {
 
   private text(text: string): void {
     this.flushPending();
+    this.messageText += text;
     const block =
       this.flowing?.kind === "text" ? this.flowing.block : this.openFlowing("text", { type: "text" });
     this.out.push({ type: "block_delta", index: block, delta: { type: "text", text } });

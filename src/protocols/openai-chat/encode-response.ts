@@ -4,10 +4,11 @@
 // call of a tool the request declared custom is a custom call (`{type: "custom", custom: {name, input}}`).
 
 import type { Request } from "../../ir/request.ts";
-import type { OutputBlock, Response } from "../../ir/response.ts";
+import type { FinishReason, OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { dataUrl } from "../shared/data-url.ts";
+import { citationSpans, type UrlCitationSpan } from "../shared/openai-annotations.ts";
 import { toOpenAILogprobs, type WireTokenLogprob } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
@@ -18,7 +19,8 @@ import type { ReasoningDetail, WireFinishReason, WireToolCall, WireUsage } from 
 export interface ChatCompletionMessage {
   role: "assistant";
   content: string | null;
-  refusal: null;
+  refusal: string | null;
+  annotations?: ChatAnnotation[];
   tool_calls?: WireToolCall[];
   reasoning?: string;
   reasoning_details?: ReasoningDetail[];
@@ -33,6 +35,29 @@ export interface ChatCompletionMessage {
 export interface ChatImage {
   type: "image_url";
   image_url: { url: string };
+}
+
+export interface ChatAnnotation {
+  type: "url_citation";
+  url_citation: UrlCitationSpan;
+}
+
+/** The text blocks' citations as annotations of the message they are joined into. */
+export function chatAnnotations(blocks: readonly OutputBlock[]): ChatAnnotation[] {
+  const out: ChatAnnotation[] = [];
+  let offset = 0;
+  for (const block of blocks) {
+    if (block.type !== "text") continue;
+    for (const span of citationSpans(block.text, block.citations ?? [], offset))
+      out.push({ type: "url_citation", url_citation: span });
+    offset += block.text.length;
+  }
+  return out;
+}
+
+/** What the upstream said when it withheld the answer: the chat protocol's `refusal`. */
+export function refusalText(reason: FinishReason, message: string | undefined): string | null {
+  return message && (reason === "content_filter" || reason === "refusal") ? message : null;
 }
 
 export function chatImage(mediaType: string, data: string): ChatImage {
@@ -73,7 +98,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
     choices: [
       {
         index: 0,
-        message: encodeMessage(response.content, ctx.request),
+        message: encodeMessage(response, ctx.request),
         logprobs: chatLogprobs(ctx.request, response.logprobs),
         finish_reason: toChatFinishReason(response.finishReason),
       },
@@ -82,10 +107,14 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
   };
 }
 
-function encodeMessage(blocks: OutputBlock[], request: Request): ChatCompletionMessage {
+function encodeMessage(response: Response, request: Request): ChatCompletionMessage {
+  const blocks = response.content;
   const excludeReasoning = request.reasoning?.exclude === true;
   const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-  const message: ChatCompletionMessage = { role: "assistant", content: text || null, refusal: null };
+  const refusal = refusalText(response.finishReason, response.finishMessage);
+  const message: ChatCompletionMessage = { role: "assistant", content: text || null, refusal };
+  const annotations = chatAnnotations(blocks);
+  if (annotations.length > 0) message.annotations = annotations;
   const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
   if (calls.length > 0) {
     message.tool_calls = calls.map((call): WireToolCall => {

@@ -16,9 +16,10 @@ import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { citationSpans } from "../shared/openai-annotations.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { type ChatLogprobs, chatImage, chatLogprobs } from "./encode-response.ts";
+import { type ChatLogprobs, chatImage, chatLogprobs, refusalText } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { toChatFinishReason } from "./map-finish-reason.ts";
 import { toChatUsage } from "./map-usage.ts";
@@ -53,6 +54,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private toolCalls = 0;
   private reasoningSegments = 0;
   private usage: Usage | undefined;
+  /** The message's text so far, where annotations are located. */
+  private text = "";
 
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
@@ -70,8 +73,11 @@ class ChatStreamEncoder implements StreamEncoder {
         return this.blockDelta(event.index, event.delta);
       case "block_stop":
         return this.blockStop(event.index);
-      case "finish":
-        return this.open() + this.closeToolCalls() + this.chunk({}, toChatFinishReason(event.reason));
+      case "finish": {
+        const refusal = refusalText(event.reason, event.message);
+        const said = refusal === null ? "" : this.chunk({ refusal });
+        return this.open() + this.closeToolCalls() + said + this.chunk({}, toChatFinishReason(event.reason));
+      }
       case "usage":
         this.usage = event.usage;
         return "";
@@ -137,7 +143,15 @@ class ChatStreamEncoder implements StreamEncoder {
   private blockDelta(index: number, delta: BlockDelta): string {
     const state = this.blocks.get(index);
     if (delta.type === "text") {
-      return delta.text ? this.open() + this.chunk({ content: delta.text }) : "";
+      if (!delta.text) return "";
+      this.text += delta.text;
+      return this.open() + this.chunk({ content: delta.text });
+    }
+    if (delta.type === "citation") {
+      // The passage is in the text sent so far (citations follow what they cite).
+      const spans = citationSpans(this.text, [delta.citation]);
+      const annotations = spans.map((span) => ({ type: "url_citation", url_citation: span }));
+      return annotations.length > 0 ? this.open() + this.chunk({ annotations }) : "";
     }
     if (state?.kind === "thinking") {
       if (!this.showReasoning) return "";

@@ -6,6 +6,7 @@
 import { GatewayError } from "../../ir/errors.ts";
 import type { GeneratedImageBlock, OutputBlock, Response, TokenLogprob } from "../../ir/response.ts";
 import { customArguments } from "../shared/custom-tools.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
@@ -51,7 +52,9 @@ export function itemBlocks(item: Record<string, unknown>): OutputBlock[] {
       const parts = Array.isArray(item.content) ? item.content.filter(isObject) : [];
       return parts.flatMap((part): OutputBlock[] => {
         const text = part.type === "refusal" ? part.refusal : part.text;
-        return typeof text === "string" && text ? [{ type: "text", text }] : [];
+        if (typeof text !== "string" || !text) return [];
+        const citations = citationsFromAnnotations(text, part.annotations);
+        return [citations.length > 0 ? { type: "text", text, citations } : { type: "text", text }];
       });
     }
     case "reasoning": {

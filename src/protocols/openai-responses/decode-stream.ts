@@ -16,6 +16,7 @@
 import { GatewayError } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
@@ -50,6 +51,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private calledTools = false;
   /** Output items other than client tool calls; hosted tools among them are billed per call. */
   private readonly otherItems: Json[] = [];
+  /** Each text block's text so far (annotations give offsets into it). */
+  private readonly texts = new Map<number, string>();
   private out: StreamEvent[] = [];
 
   decode(event: SseEvent): StreamEvent[] {
@@ -83,6 +86,9 @@ class ResponsesStreamDecoder implements StreamDecoder {
       }
       case "response.refusal.delta":
         this.delta(e, "text");
+        break;
+      case "response.output_text.annotation.added":
+        this.annotation(e);
         break;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
@@ -145,6 +151,14 @@ class ResponsesStreamDecoder implements StreamDecoder {
     }
   }
 
+  /** A `url_citation` of a text part: a citation of its block, the passage read from the text so far. */
+  private annotation(e: Json): void {
+    const block = this.items.get(outputIndex(e))?.blocks.get(contentIndex(e));
+    if (block === undefined) return;
+    for (const citation of citationsFromAnnotations(this.texts.get(block) ?? "", [e.annotation]))
+      this.out.push({ type: "block_delta", index: block, delta: { type: "citation", citation } });
+  }
+
   private delta(e: Json, kind: "text" | "thinking"): void {
     if (typeof e.delta !== "string" || !e.delta) return;
     const state = this.items.get(outputIndex(e));
@@ -154,6 +168,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (state.type !== owner) return;
     const block = state.blocks.get(key) ?? this.open(state, key, { type: kind });
     this.out.push({ type: "block_delta", index: block, delta: { type: kind, text: e.delta } });
+    if (kind === "text") this.texts.set(block, (this.texts.get(block) ?? "") + e.delta);
   }
 
   /** Summary parts after the first are one thinking text, set apart by a blank line. */

@@ -25,7 +25,15 @@ import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { toResponsesStatus } from "./map-finish-reason.ts";
 import { toResponsesUsage } from "./map-usage.ts";
-import { imageItem, itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
+import {
+  imageItem,
+  itemId,
+  messageItem,
+  outputText,
+  responseObject,
+  toolCallItem,
+  urlAnnotations,
+} from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,
@@ -210,6 +218,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private blockDelta(index: number, delta: BlockDelta): string {
     const state = this.blocks.get(index);
     if (!state) return "";
+    if (state.kind === "text" && delta.type === "citation" && !state.closed) {
+      // The passage is in the part's text so far (citations follow what they cite).
+      const [annotation] = urlAnnotations(state.part.text, [delta.citation]);
+      if (!annotation) return "";
+      state.part.annotations.push(annotation);
+      return this.event("response.output_text.annotation.added", {
+        item_id: state.message.item.id,
+        output_index: state.message.outputIndex,
+        content_index: state.contentIndex,
+        annotation_index: state.part.annotations.length - 1,
+        annotation,
+      });
+    }
     if (state.kind === "text" && delta.type === "text" && delta.text && !state.closed) {
       state.part.text += delta.text;
       return this.event("response.output_text.delta", {

@@ -2,10 +2,11 @@
 // the output items made from IR blocks. Item ids are made from the generation id, so the items of
 // one answer are told apart and an answer's ids never repeat another's.
 
-import type { Request, ToolCallBlock } from "../../ir/request.ts";
+import type { Citation, Request, ToolCallBlock } from "../../ir/request.ts";
 import type { GeneratedImageBlock, OutputBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { citationSpans } from "../shared/openai-annotations.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -120,8 +121,13 @@ function toolEcho(tool: Request["tools"][number]): Record<string, unknown> {
   };
 }
 
-export function outputText(text: string): WireOutputText {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+export function outputText(text: string, citations: readonly Citation[] = []): WireOutputText {
+  return { type: "output_text", text, annotations: urlAnnotations(text, citations), logprobs: [] };
+}
+
+/** A text's citations as `url_citation` annotations (offsets into that part's text). */
+export function urlAnnotations(text: string, citations: readonly Citation[]): WireOutputText["annotations"] {
+  return citationSpans(text, citations).map((span) => ({ type: "url_citation", ...span }));
 }
 
 /**
@@ -138,7 +144,7 @@ export function outputItems(blocks: OutputBlock[], ctx: EncodeContext): WireOutp
         message = messageItem(itemId(ctx, "msg", items.length), "completed");
         items.push(message);
       }
-      message.content.push(outputText(block.text));
+      message.content.push(outputText(block.text, block.citations));
       continue;
     }
     message = undefined;
