@@ -184,6 +184,12 @@ export interface Request {
   responseFormat?: ResponseFormat;
   reasoning?: ReasoningSettings;
   logprobs?: { topLogprobs?: number };
+  /**
+   * More than one candidate answer (content-generation `generationConfig.candidateCount` > 1; chat
+   * `n` stays 1). The IR answer has one candidate, so only a relay to a content-generation upstream
+   * can serve it; a translated route refuses it (src/gateway/route.ts).
+   */
+  candidateCount?: number;
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
   user?: string;
   stream: boolean;

@@ -124,10 +124,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return reject(400, "* GenerateContentRequest.contents: contents is not specified\n");
   }
+  const count = body.generationConfig?.candidateCount;
   return {
     ok: true,
     exchange: {
       model: decodeURIComponent(route[1]),
+      ...(typeof count === "number" && count > 1 && !stream ? { candidates: count } : {}),
       stream,
       includeUsage: false,
       responseId: randomId("", 22),
@@ -223,9 +225,11 @@ function candidateMetadata(reply: Reply): Json {
 function response(reply: Reply, x: Exchange): object {
   return withExtra(
     {
-      candidates: [
-        { ...candidate(parts(reply), FINISH_REASON[finishOf(reply)]), ...candidateMetadata(reply) },
-      ],
+      candidates: Array.from({ length: x.candidates ?? 1 }, (_, index) => ({
+        ...candidate(parts(reply), FINISH_REASON[finishOf(reply)]),
+        ...candidateMetadata(reply),
+        index,
+      })),
       usageMetadata: usageMetadata(reply),
       modelVersion: x.model,
       responseId: x.responseId,

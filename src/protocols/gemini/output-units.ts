@@ -17,8 +17,12 @@ export class OutputUnits {
   /** Reads one response or stream chunk (every chunk of a stream, in order). */
   read(chunk: Json): void {
     if (typeof chunk.modelVersion === "string") this.modelVersion = chunk.modelVersion;
-    const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
-    if (!isObject(candidate)) return;
+    // Every candidate's (a relayed answer may hold several: candidateCount).
+    const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+    for (const candidate of candidates) if (isObject(candidate)) this.readCandidate(candidate);
+  }
+
+  private readCandidate(candidate: Json): void {
     const content = candidate.content;
     const parts = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
     for (const part of parts) if (isGeneratedImage(part)) this.images++;

@@ -572,8 +572,8 @@ describe("decodeRequest: 400s name the field", () => {
     ["topK negative", { contents: hello, generationConfig: { topK: -1 } }, "generationConfig.topK"],
     ["topK fractional", { contents: hello, generationConfig: { topK: 1.5 } }, "generationConfig.topK"],
     [
-      "candidateCount 2",
-      { contents: hello, generationConfig: { candidateCount: 2 } },
+      "candidateCount 0",
+      { contents: hello, generationConfig: { candidateCount: 0 } },
       "generationConfig.candidateCount",
     ],
     [
