@@ -35,7 +35,9 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
               ? { type: "redacted_thinking", data: b.data }
               : b.type === "image"
                 ? { type: "image", source: { kind: "base64", mediaType: b.mediaType, data: b.data } }
-                : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
+                : b.type === "web_search"
+                  ? b.search
+                  : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
       if (block.type === "tool_call" && block.signature === undefined) delete block.signature;
       blocks.set(event.index, block);
       response.content.push(block);

@@ -153,6 +153,20 @@ export interface ReasoningSettings {
   adaptive?: boolean;
 }
 
+/**
+ * Web search run by the upstream itself (messages `web_search_20250305` tool, Gemini `googleSearch`
+ * tool, chat `web_search_options`, Responses `web_search` tool). Each field is what one of them can
+ * limit; a target that cannot names it dropped (docs/translation.md §13c).
+ */
+export interface WebSearchSettings {
+  maxUses?: number;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+  /** chat / Responses `search_context_size`. */
+  contextSize?: "low" | "medium" | "high";
+}
+
 /** Routing fields of the chat protocol (spec 2 `provider.routing`, `model_routing_config`). */
 export interface RoutingRequest {
   type?: "priority" | "round_robin" | "least_latency";
@@ -190,6 +204,7 @@ export interface Request {
    * can serve it; a translated route refuses it (src/gateway/route.ts).
    */
   candidateCount?: number;
+  webSearch?: WebSearchSettings;
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
   user?: string;
   stream: boolean;

@@ -26,12 +26,34 @@ export type FinishReason =
   | "error"
   | "other";
 
+/** One page a web search found. `encryptedContent` and `pageAge`: the messages protocol's, kept for it. */
+export interface SearchResult {
+  url: string;
+  title: string;
+  encryptedContent?: string;
+  pageAge?: string;
+}
+
+/**
+ * A web search the upstream ran on its own (messages server_tool_use + web_search_tool_result, a
+ * Responses web_search_call, a Gemini grounding query): the query and what it found. Arrives whole.
+ */
+export interface WebSearchBlock {
+  type: "web_search";
+  id: string;
+  query: string;
+  results: SearchResult[];
+  /** The upstream's error code when the search failed (messages `web_search_tool_result_error`). */
+  errorCode?: string;
+}
+
 export type OutputBlock =
   | TextBlock
   | ToolCallBlock
   | ThinkingBlock
   | RedactedThinkingBlock
-  | GeneratedImageBlock;
+  | GeneratedImageBlock
+  | WebSearchBlock;
 
 /** A token and its log probability (natural log), with its UTF-8 bytes when the upstream gave them. */
 export interface TokenProbability {

@@ -1,6 +1,6 @@
 import type { GatewayError } from "./errors.ts";
 import type { Citation } from "./request.ts";
-import type { FinishReason, TokenLogprob } from "./response.ts";
+import type { FinishReason, TokenLogprob, WebSearchBlock } from "./response.ts";
 import type { Usage } from "./usage.ts";
 
 // A response as a stream of events. Blocks are numbered from 0 in the order they start; a block's
@@ -13,7 +13,9 @@ export type BlockStart =
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_call"; id: string; name: string; signature?: string }
   /** A generated image arrives whole: its block has no deltas. */
-  | { type: "image"; mediaType: string; data: string };
+  | { type: "image"; mediaType: string; data: string }
+  /** A web search the upstream ran arrives whole too (src/ir/response.ts `WebSearchBlock`). */
+  | { type: "web_search"; search: WebSearchBlock };
 
 export type BlockDelta =
   | { type: "text"; text: string }

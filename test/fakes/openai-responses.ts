@@ -217,15 +217,37 @@ function outputItems(reply: Reply, x: Exchange): Json[] {
   const ids = itemIds(reply);
   const want = asked.get(x.responseId) ?? { summary: false, encrypted: false };
   const status = finishOf(reply) === "length" ? "incomplete" : "completed";
-  return blocksOf(reply).flatMap((b): Json[] => {
-    const id = ids.get(b);
-    if (!id) return [];
-    if (b.type === "text") return [messageItem(id.id, status, b.text, textLogprobs(reply))];
-    if (b.type === "thinking") return [reasoningItem(id.id, b, want)];
-    if (b.type === "tool_call")
-      return [functionCallItem(id.id, id.callId ?? "", b, "completed", argumentsText(b.args))];
-    return [];
-  });
+  return [
+    ...searchItems(reply),
+    ...blocksOf(reply).flatMap((b): Json[] => {
+      const id = ids.get(b);
+      if (!id) return [];
+      if (b.type === "text") return [messageItem(id.id, status, b.text, textLogprobs(reply))];
+      if (b.type === "thinking") return [reasoningItem(id.id, b, want)];
+      if (b.type === "tool_call")
+        return [functionCallItem(id.id, id.callId ?? "", b, "completed", argumentsText(b.args))];
+      return [];
+    }),
+  ];
+}
+
+/**
+ * The hosted web search's calls, before the answer: one `web_search_call` per query, its
+ * `action` `{type: "search", query, sources}` (the pages, on the first).
+ */
+function searchItems(reply: Reply): Json[] {
+  const search = reply.search;
+  if (!search) return [];
+  return search.queries.map((query, i) => ({
+    id: `ws_${String(i).padStart(48, "0")}`,
+    type: "web_search_call",
+    status: "completed",
+    action: {
+      type: "search",
+      query,
+      sources: i === 0 ? search.results.map((r) => ({ type: "url", url: r.url })) : [],
+    },
+  }));
 }
 
 function outputText(text: string, logprobs: Json[] = []): Json {
@@ -329,6 +351,14 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
   const output: Json[] = [];
   event("response.created", { response: responseObject(reply, x, "in_progress", [], false) });
   event("response.in_progress", { response: responseObject(reply, x, "in_progress", [], false) });
+  for (const item of searchItems(reply)) {
+    const output_index = output.length;
+    event("response.output_item.added", { output_index, item: { ...item, status: "in_progress" } });
+    for (const phase of ["in_progress", "searching", "completed"])
+      event(`response.web_search_call.${phase}`, { output_index, item_id: item.id });
+    event("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
   for (const b of blocksOf(reply)) {
     const id = ids.get(b);
     if (!id) continue;

@@ -10,6 +10,7 @@ import { errorFromWire } from "./errors.ts";
 import { isJsonTool } from "./json-mode.ts";
 import { stopReasonFromWire } from "./map-stop-reason.ts";
 import { mergeWireUsage, usageFromWire } from "./map-usage.ts";
+import { searchFromResult, searchQuery } from "./web-search.ts";
 
 type BlockKind = "text" | "thinking" | "redacted_thinking" | "tool_call" | "json_answer";
 
@@ -21,6 +22,10 @@ class MessagesStreamDecoder implements StreamDecoder {
   /** Upstream block index → IR index; server-tool blocks have no IR form and are not in it. */
   private readonly blocks = new Map<number, { index: number; kind: BlockKind }>();
   private nextIndex = 0;
+  /** Upstream index of a web search's server_tool_use → its id and input JSON so far. */
+  private readonly serverCalls = new Map<number, { id: string; input: string }>();
+  /** A finished search call's id → its query. */
+  private readonly queries = new Map<string, string>();
   private startUsage: Json | undefined;
   private toolCalls = 0;
   private jsonAnswer = false;
@@ -47,6 +52,8 @@ class MessagesStreamDecoder implements StreamDecoder {
       case "content_block_delta":
         return this.onBlockDelta(data);
       case "content_block_stop": {
+        const call = this.serverCalls.get(Number(data.index));
+        if (call) this.queries.set(call.id, searchQuery(call.input));
         const block = this.blocks.get(Number(data.index));
         return block ? [{ type: "block_stop", index: block.index }] : [];
       }
@@ -142,6 +149,23 @@ class MessagesStreamDecoder implements StreamDecoder {
         this.blocks.set(wireIndex, { index, kind: json ? "json_answer" : "tool_call" });
         break;
       }
+      case "server_tool_use":
+        // A search's query: held until its result block, where the IR block stands (web-search.ts).
+        if (block.name === "web_search" && typeof block.id === "string") {
+          const given = isObject(block.input) && Object.keys(block.input).length > 0;
+          this.serverCalls.set(wireIndex, { id: block.id, input: given ? JSON.stringify(block.input) : "" });
+        }
+        return [];
+      case "web_search_tool_result": {
+        const query = this.queries.get(String(block.tool_use_id)) ?? "";
+        events.push({
+          type: "block_start",
+          index,
+          block: { type: "web_search", search: searchFromResult(block, query) },
+        });
+        events.push({ type: "block_stop", index });
+        break;
+      }
       default:
         return [];
     }
@@ -152,6 +176,9 @@ class MessagesStreamDecoder implements StreamDecoder {
   private onBlockDelta(data: Json): StreamEvent[] {
     const block = this.blocks.get(Number(data.index));
     const delta = isObject(data.delta) ? data.delta : undefined;
+    const call = this.serverCalls.get(Number(data.index));
+    if (call && delta?.type === "input_json_delta" && typeof delta.partial_json === "string")
+      call.input += delta.partial_json;
     if (!block || !delta) return [];
     const index = block.index;
     switch (delta.type) {

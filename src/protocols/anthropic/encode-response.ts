@@ -1,6 +1,6 @@
 // IR response → the message object of POST /v1/messages, as @anthropic-ai/sdk types `Message`.
 
-import type { FinishReason, OutputBlock, Response } from "../../ir/response.ts";
+import type { FinishReason, OutputBlock, Response, WebSearchBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { EncodeContext } from "../types.ts";
 import { stopReasonToWire } from "./map-stop-reason.ts";
@@ -61,7 +61,40 @@ function encodeOutputBlock(block: OutputBlock): object[] {
       ];
     case "image":
       return [imageBlock(block.source.mediaType, block.source.data)];
+    case "web_search":
+      return [serverToolUse(block), searchResultBlock(block)];
   }
+}
+
+/** A web search's call, as the messages protocol shows the searches the API ran (`srvtoolu_` ids). */
+export function serverToolUse(search: WebSearchBlock) {
+  return {
+    type: "server_tool_use",
+    id: serverToolId(search.id),
+    name: "web_search",
+    input: { query: search.query },
+  };
+}
+
+/**
+ * Its result: the pages found (`encrypted_content` is empty for a page another vendor found: there is
+ * nothing to cite it by), or the upstream's error code.
+ */
+export function searchResultBlock(search: WebSearchBlock) {
+  const content = search.errorCode
+    ? { type: "web_search_tool_result_error", error_code: search.errorCode }
+    : search.results.map((r) => ({
+        type: "web_search_result",
+        url: r.url,
+        title: r.title,
+        encrypted_content: r.encryptedContent ?? "",
+        page_age: r.pageAge ?? null,
+      }));
+  return { type: "web_search_tool_result", tool_use_id: serverToolId(search.id), content };
+}
+
+function serverToolId(id: string): string {
+  return id.startsWith("srvtoolu_") ? id : `srvtoolu_${id}`;
 }
 
 /**

@@ -11,14 +11,14 @@
 // - `finish` waits for the next usage (or the end) so message_delta carries the final usage.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { FinishReason, WebSearchBlock } from "../../ir/response.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { imageBlock, stopDetails } from "./encode-response.ts";
+import { imageBlock, searchResultBlock, serverToolUse, stopDetails } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
 import { stopReasonToWire } from "./map-stop-reason.ts";
 import { deltaUsageToWire, usageToWire } from "./map-usage.ts";
@@ -254,12 +254,44 @@ class MessagesStreamEncoder implements StreamEncoder {
       case "image":
         contentBlock = imageBlock(start.mediaType, start.data);
         break;
+      case "web_search":
+        return this.searchBlocks(block, start.search);
     }
     return sseEvent("content_block_start", {
       type: "content_block_start",
       index: block.clientIndex,
       content_block: contentBlock,
     });
+  }
+
+  /**
+   * A web search is two client blocks: the server_tool_use (its query as one input_json_delta, as the
+   * API streams it) closed here, and the web_search_tool_result, whole, left open for close().
+   */
+  private searchBlocks(block: Block, search: WebSearchBlock): string {
+    const call = serverToolUse(search);
+    const callIndex = block.clientIndex;
+    const input = JSON.stringify(call.input);
+    let out = sseEvent("content_block_start", {
+      type: "content_block_start",
+      index: callIndex,
+      content_block: { ...call, input: {} },
+    });
+    out += sseEvent("content_block_delta", {
+      type: "content_block_delta",
+      index: callIndex,
+      delta: { type: "input_json_delta", partial_json: input },
+    });
+    out += sseEvent("content_block_stop", { type: "content_block_stop", index: callIndex });
+    block.clientIndex = this.nextIndex++;
+    return (
+      out +
+      sseEvent("content_block_start", {
+        type: "content_block_start",
+        index: block.clientIndex,
+        content_block: searchResultBlock(search),
+      })
+    );
   }
 
   private close(block: Block): string {

@@ -22,7 +22,7 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
-import { citationsOf } from "./map-citations.ts";
+import { citationsOf, searchesOf } from "./map-citations.ts";
 import { finishReasonFromGemini } from "./map-finish-reason.ts";
 import { logprobsFromGemini } from "./map-logprobs.ts";
 import { usageFromGemini } from "./map-usage.ts";
@@ -42,6 +42,7 @@ export class CandidateReader {
   /** The answer's text so far: Gemini locates cited passages by UTF-8 byte offsets into it. */
   private answerText = "";
   private readonly cited = new Set<string>();
+  private readonly searched = new Set<string>();
   private sentUsage: string | undefined;
   finished = false;
 
@@ -168,12 +169,22 @@ export class CandidateReader {
    */
   private readCitations(candidate: Json, events: StreamEvent[]): void {
     const open = this.open;
-    if (open?.type !== "text") return;
-    for (const citation of citationsOf(candidate, this.answerText)) {
-      const key = JSON.stringify(citation);
-      if (this.cited.has(key)) continue; // stream chunks may repeat the metadata
-      this.cited.add(key);
-      events.push({ type: "block_delta", index: open.index, delta: { type: "citation", citation } });
+    if (open?.type === "text")
+      for (const citation of citationsOf(candidate, this.answerText)) {
+        const key = JSON.stringify(citation);
+        if (this.cited.has(key)) continue; // stream chunks may repeat the metadata
+        this.cited.add(key);
+        events.push({ type: "block_delta", index: open.index, delta: { type: "citation", citation } });
+      }
+    // Then the searches behind them, each once, as whole web_search blocks after that text.
+    for (const search of searchesOf(candidate)) {
+      if (this.searched.has(search.query)) continue;
+      this.searched.add(search.query);
+      this.closeOpen(events);
+      this.closeStreamedCall(events);
+      const index = this.nextIndex++;
+      events.push({ type: "block_start", index, block: { type: "web_search", search } });
+      events.push({ type: "block_stop", index });
     }
   }
 

@@ -30,9 +30,11 @@ export function modelContent(parts: GeminiPart[]): GeminiCandidate["content"] {
 /** The text blocks' cited pages as the candidate's groundingMetadata (map-citations.ts). */
 export function addSources(candidate: GeminiCandidate, blocks: readonly OutputBlock[]): void {
   const texts = blocks.flatMap((b) => (b.type === "text" ? [b] : []));
+  const queries = blocks.flatMap((b) => (b.type === "web_search" ? [b.query] : []));
   const grounding = groundingFor(
     texts.map((b) => b.text).join(""),
     texts.flatMap((b) => b.citations ?? []),
+    queries,
   );
   if (grounding) candidate.groundingMetadata = grounding;
 }

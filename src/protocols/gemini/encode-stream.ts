@@ -16,7 +16,7 @@
 
 import type { GatewayError } from "../../ir/errors.ts";
 import type { TextBlock } from "../../ir/request.ts";
-import type { FinishReason, TokenLogprob } from "../../ir/response.ts";
+import type { FinishReason, TokenLogprob, WebSearchBlock } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
@@ -48,6 +48,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private finishMessage: string | undefined;
   /** The text and its citations, whose sources go on the last chunk as groundingMetadata. */
   private readonly cited: TextBlock = { type: "text", text: "" };
+  private readonly searches: WebSearchBlock[] = [];
   private closed = false;
 
   constructor(ctx: EncodeContext) {
@@ -93,7 +94,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
     if (this.ctx.request.logprobs && this.logprobs.length > 0)
       Object.assign(candidate, logprobsToGemini(this.logprobs));
-    addSources(candidate, [this.cited]);
+    addSources(candidate, [this.cited, ...this.searches]);
     if (this.finishMessage) candidate.finishMessage = this.finishMessage;
     return sseData(this.chunk(candidate, true));
   }
@@ -109,6 +110,11 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     // A waiting signature rides only on a text part that comes right after its thought.
     const waiting = this.emit(this.takePending());
+    // A search the upstream ran is told on the last chunk, in groundingMetadata.
+    if (block.type === "web_search") {
+      this.searches.push(block.search);
+      return waiting;
+    }
     // A generated image goes out at once, whole, as Gemini sends it.
     if (block.type === "image")
       return waiting + this.emit([{ inlineData: { mimeType: block.mediaType, data: block.data } }]);

@@ -10,6 +10,7 @@
 
 import { type CitedPage, citedPage, pageCitation, passageRange } from "../../ir/citation.ts";
 import type { Citation } from "../../ir/request.ts";
+import type { SearchResult, WebSearchBlock } from "../../ir/response.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 
 /** The passage between two UTF-8 byte offsets of `text` (what Gemini's indexes count). */
@@ -51,6 +52,25 @@ export function citationsOf(candidate: Json, answerText: string): Citation[] {
   return out;
 }
 
+/**
+ * The Google searches behind a grounded answer: one per `webSearchQueries` entry; the pages
+ * (`groundingChunks[].web`) cannot be told apart by query, so they are the first search's results.
+ */
+export function searchesOf(candidate: Json): WebSearchBlock[] {
+  const grounding = candidate.groundingMetadata;
+  if (!isObject(grounding) || !Array.isArray(grounding.webSearchQueries)) return [];
+  const chunks = Array.isArray(grounding.groundingChunks) ? grounding.groundingChunks : [];
+  const pages: SearchResult[] = [];
+  for (const chunk of chunks) {
+    const web = isObject(chunk) ? chunk.web : undefined;
+    if (isObject(web) && typeof web.uri === "string")
+      pages.push({ url: web.uri, title: typeof web.title === "string" ? web.title : "" });
+  }
+  return grounding.webSearchQueries
+    .filter((q): q is string => typeof q === "string")
+    .map((query, i) => ({ type: "web_search", id: `gsearch_${i}`, query, results: i === 0 ? pages : [] }));
+}
+
 export interface GeminiGrounding {
   groundingChunks: Array<{ web: { uri: string; title: string } }>;
   groundingSupports: Array<{
@@ -60,12 +80,20 @@ export interface GeminiGrounding {
   webSearchQueries?: string[];
 }
 
-/** A whole answer's cited pages → groundingMetadata over `text` (undefined when none is cited). */
-export function groundingFor(text: string, citations: readonly Citation[]): GeminiGrounding | undefined {
+/**
+ * A whole answer's search queries and cited pages → groundingMetadata over `text` (undefined when
+ * it has neither).
+ */
+export function groundingFor(
+  text: string,
+  citations: readonly Citation[],
+  queries: readonly string[] = [],
+): GeminiGrounding | undefined {
   const pages: CitedPage[] = citations.map(citedPage).filter((p) => p !== undefined);
-  if (pages.length === 0) return undefined;
+  if (pages.length === 0 && queries.length === 0) return undefined;
   const chunkOf = new Map<string, number>();
   const grounding: GeminiGrounding = { groundingChunks: [], groundingSupports: [] };
+  if (queries.length > 0) grounding.webSearchQueries = [...queries];
   for (const page of pages) {
     let chunk = chunkOf.get(page.url);
     if (chunk === undefined) {

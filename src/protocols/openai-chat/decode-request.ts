@@ -4,7 +4,7 @@
 // fields nobody defined are ignored silently.
 
 import { invalid } from "../../ir/errors.ts";
-import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import type { ReasoningEffort, ReasoningSettings, Request, WebSearchSettings } from "../../ir/request.ts";
 import {
   expectArray,
   expectNumber,
@@ -15,6 +15,7 @@ import {
   optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { decodeContextSize, decodeLocation } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import { decodeRouting } from "./decode-routing.ts";
@@ -69,6 +70,8 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   const routing = decodeRouting(b);
   if (routing) request.routing = routing;
   decodeAcceptedButNotCarried(b, ignored);
+  const webSearch = decodeWebSearch(b.web_search_options);
+  if (webSearch) request.webSearch = webSearch;
   for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
   return request;
 }
@@ -179,10 +182,25 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
   const verbosity = optionalString(b.verbosity, "verbosity");
   if (verbosity !== undefined && !VERBOSITIES.includes(verbosity))
     throw invalid("verbosity", "must be one of low, medium, high");
-  if (present(b.web_search_options)) {
-    if (!isObject(b.web_search_options)) throw invalid("web_search_options", "must be an object");
-    ignored.push("web_search_options");
+}
+
+/**
+ * `web_search_options` `{search_context_size, user_location: {type: "approximate", approximate}}`:
+ * the upstream searches (docs/translation.md §13c).
+ */
+function decodeWebSearch(value: unknown): WebSearchSettings | undefined {
+  if (!present(value)) return undefined;
+  const options = expectObject(value, "web_search_options");
+  const search: WebSearchSettings = {};
+  const size = decodeContextSize(options.search_context_size, "web_search_options.search_context_size");
+  if (size) search.contextSize = size;
+  if (present(options.user_location)) {
+    const at = "web_search_options.user_location";
+    const location = expectObject(options.user_location, at);
+    const place = decodeLocation(location.approximate, `${at}.approximate`);
+    if (place) search.userLocation = place;
   }
+  return search;
 }
 
 function present(value: unknown): boolean {

@@ -5,10 +5,17 @@
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
 // user message after the tool messages. Custom tools (free-text input) go as custom tools.
 
-import type { Request, ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type {
+  Request,
+  ResponseFormat,
+  ToolChoice,
+  ToolDefinition,
+  WebSearchSettings,
+} from "../../ir/request.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
+import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
@@ -52,6 +59,7 @@ export function encodeRequest(
     body.logprobs = true;
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
   }
+  if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
   return upstreamCall("/chat/completions", body, droppedFields(request, effort));
 }
 
@@ -88,4 +96,15 @@ function encodeResponseFormat(format: ResponseFormat): Json {
   if (format.description !== undefined) spec.description = format.description;
   if (format.strict !== undefined) spec.strict = format.strict;
   return { type: "json_schema", json_schema: spec };
+}
+
+/** `web_search_options`: the context size and where the user is (domains and a use limit: §13c). */
+function webSearchOptions(search: WebSearchSettings): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  if (search.contextSize) options.search_context_size = search.contextSize;
+  if (search.userLocation) {
+    const { type, ...approximate } = approximateLocation(search.userLocation);
+    options.user_location = { type, approximate };
+  }
+  return options;
 }

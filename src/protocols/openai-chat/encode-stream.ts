@@ -137,6 +137,10 @@ class ChatStreamEncoder implements StreamEncoder {
       case "image":
         this.blocks.set(index, { kind: "other" });
         return this.open() + this.chunk({ images: [chatImage(block.mediaType, block.data)] });
+      // The chat protocol cannot show a search; its citations become annotations (§13e).
+      case "web_search":
+        this.blocks.set(index, { kind: "other" });
+        return this.open();
     }
   }
 

@@ -18,9 +18,10 @@ import {
   optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeInput, STATELESS } from "./decode-input.ts";
-import { decodeTextFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     system,
     messages,
     tools: decodeTools(b.tools, ignored),
+    ...withWebSearch(decodeWebSearchTool(b.tools)),
     stopSequences: [],
     stream: optionalBoolean(b.stream, "stream") ?? false,
     // The Responses API always reports usage, in its `response.completed` event.

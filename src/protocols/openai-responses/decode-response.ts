@@ -4,7 +4,13 @@
 // tools are the upstream's own business: a web search is counted for billing, the rest left out.
 
 import { GatewayError } from "../../ir/errors.ts";
-import type { GeneratedImageBlock, OutputBlock, Response, TokenLogprob } from "../../ir/response.ts";
+import type {
+  GeneratedImageBlock,
+  OutputBlock,
+  Response,
+  TokenLogprob,
+  WebSearchBlock,
+} from "../../ir/response.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
@@ -71,9 +77,30 @@ export function itemBlocks(item: Record<string, unknown>): OutputBlock[] {
       const image = imageFromItem(item);
       return image ? [image] : [];
     }
+    case "web_search_call": {
+      const search = searchFromItem(item);
+      return search ? [search] : [];
+    }
     default:
       return [];
   }
+}
+
+/** A `web_search_call` whose action is a search: its query (or queries, joined) and `sources`. */
+export function searchFromItem(item: Record<string, unknown>): WebSearchBlock | undefined {
+  const action = isObject(item.action) ? item.action : undefined;
+  if (action?.type !== "search") return undefined;
+  const queries = Array.isArray(action.queries) ? action.queries.filter((q) => typeof q === "string") : [];
+  const query = typeof action.query === "string" ? action.query : queries.join(" | ");
+  const sources = Array.isArray(action.sources) ? action.sources.filter(isObject) : [];
+  const search: WebSearchBlock = {
+    type: "web_search",
+    id: typeof item.id === "string" ? item.id : "",
+    query,
+    results: sources.flatMap((s) => (typeof s.url === "string" ? [{ url: s.url, title: "" }] : [])),
+  };
+  if (item.status === "failed") search.errorCode = "unavailable";
+  return search;
 }
 
 /** The image of a finished `image_generation_call` (`result`: base64; `output_format`: png, jpeg, webp). */

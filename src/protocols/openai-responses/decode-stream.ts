@@ -21,7 +21,7 @@ import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
-import { imageFromItem, toolArguments } from "./decode-response.ts";
+import { imageFromItem, searchFromItem, toolArguments } from "./decode-response.ts";
 import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
 import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
@@ -224,6 +224,9 @@ class ResponsesStreamDecoder implements StreamDecoder {
       const json = toolArguments(item);
       if (block !== undefined && !state.sawArguments && json)
         this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
+    } else if (state.type === "web_search_call") {
+      const search = searchFromItem(item);
+      if (search) this.open(state, 0, { type: "web_search", search });
     } else if (state.type === "image_generation_call") {
       const image = imageFromItem(item);
       if (image)

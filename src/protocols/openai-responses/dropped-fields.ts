@@ -13,10 +13,17 @@ import {
   usesCacheControl,
   usesCitations,
 } from "../shared/dropped-fields.ts";
+import { dropUnsupported } from "../shared/web-search.ts";
 
 /** `effortSent`: the `reasoning.effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
   const dropped = new DroppedFields();
+  // The web search limits this target's search tool takes (docs/translation.md §13c).
+  dropUnsupported(dropped, request.webSearch, {
+    allowedDomains: true,
+    userLocation: true,
+    contextSize: true,
+  });
   dropped.add("top_k", request.topK !== undefined);
   dropped.add("stop", request.stopSequences.length > 0);
   dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);

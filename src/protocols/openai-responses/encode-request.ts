@@ -5,9 +5,10 @@
 // the call's `dropped` (dropped-fields.ts): stop sequences, penalties, seed, top_k, cache_control…;
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
 
-import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
+import type { Request, ResponseFormat, ToolChoice, WebSearchSettings } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
+import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
 import { LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { droppedFields } from "./dropped-fields.ts";
@@ -41,6 +42,8 @@ export function encodeRequest(
     if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
+  if (request.webSearch)
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), webSearchTool(request.webSearch)];
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
@@ -94,4 +97,13 @@ function carriesSignedReasoning(request: Request): boolean {
         block.type === "redacted_thinking" || (block.type === "thinking" && block.signature !== undefined),
     ),
   );
+}
+
+/** The hosted `web_search` tool with the settings it takes (a use limit, blocked domains: §13c). */
+function webSearchTool(search: WebSearchSettings): Json {
+  const tool: Json = { type: "web_search" };
+  if (search.allowedDomains) tool.filters = { allowed_domains: search.allowedDomains };
+  if (search.userLocation) tool.user_location = approximateLocation(search.userLocation);
+  if (search.contextSize) tool.search_context_size = search.contextSize;
+  return tool;
 }

@@ -33,6 +33,7 @@ import {
   responseObject,
   toolCallItem,
   urlAnnotations,
+  webSearchItem,
 } from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -170,6 +171,18 @@ class ResponsesStreamEncoder implements StreamEncoder {
       this.blocks.set(index, { kind: "other" });
       const added = { ...item, status: "in_progress", result: null };
       out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
+      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    }
+    if (block.type === "web_search") {
+      const item = webSearchItem(block.search, itemId(this.ctx, "ws", outputIndex));
+      this.output.push(item);
+      this.blocks.set(index, { kind: "other" });
+      const added = { ...item, status: "in_progress" };
+      const at = { output_index: outputIndex, item_id: item.id };
+      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
+      out += this.event("response.web_search_call.in_progress", at);
+      out += this.event("response.web_search_call.searching", at);
+      out += this.event("response.web_search_call.completed", at);
       return out + this.event("response.output_item.done", { output_index: outputIndex, item });
     }
     const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: "" };

@@ -3,7 +3,7 @@
 // one answer are told apart and an answer's ids never repeat another's.
 
 import type { Citation, Request, ToolCallBlock } from "../../ir/request.ts";
-import type { GeneratedImageBlock, OutputBlock } from "../../ir/response.ts";
+import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { citationSpans } from "../shared/openai-annotations.ts";
@@ -17,6 +17,7 @@ import type {
   WireOutputItem,
   WireOutputText,
   WireResponse,
+  WireWebSearchItem,
 } from "./wire-types.ts";
 
 /** The id of the output item at `index`: `msg_…`, `rs_…`, `fc_…`, `ctc_…`. */
@@ -150,6 +151,7 @@ export function outputItems(blocks: OutputBlock[], ctx: EncodeContext): WireOutp
     message = undefined;
     if (block.type === "tool_call") items.push(toolCallItem(block, ctx, items.length, "completed"));
     else if (block.type === "image") items.push(imageItem(block, itemId(ctx, "ig", items.length)));
+    else if (block.type === "web_search") items.push(webSearchItem(block, itemId(ctx, "ws", items.length)));
     else items.push({ ...reasoningItem(block, itemId(ctx, "rs", items.length)) });
   }
   return items;
@@ -169,6 +171,20 @@ export function imageItem(block: GeneratedImageBlock, id: string): WireImageGene
   const format = /^image\/(png|jpeg|webp)$/.exec(block.source.mediaType)?.[1];
   if (format) item.output_format = format;
   return item;
+}
+
+/** A web search the upstream ran, as the Responses API shows its own (`sources`: the pages found). */
+export function webSearchItem(block: WebSearchBlock, id: string): WireWebSearchItem {
+  return {
+    id,
+    type: "web_search_call",
+    status: block.errorCode ? "failed" : "completed",
+    action: {
+      type: "search",
+      query: block.query,
+      sources: block.results.map((r) => ({ type: "url", url: r.url })),
+    },
+  };
 }
 
 export function messageItem(id: string, status: WireMessageItem["status"]): WireMessageItem {

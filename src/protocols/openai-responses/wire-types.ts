@@ -61,12 +61,21 @@ export interface WireImageGenerationItem {
   output_format?: string;
 }
 
+/** A web search the upstream ran: `action.query` and the pages it found as `sources`. */
+export interface WireWebSearchItem {
+  id: string;
+  type: "web_search_call";
+  status: "in_progress" | "searching" | "completed" | "failed";
+  action: { type: "search"; query: string; sources: Array<{ type: "url"; url: string }> };
+}
+
 export type WireOutputItem =
   | WireMessageItem
   | WireReasoningItem
   | WireFunctionCallItem
   | WireCustomToolCallItem
-  | WireImageGenerationItem;
+  | WireImageGenerationItem
+  | WireWebSearchItem;
 
 export interface WireUsage {
   input_tokens: number;

@@ -266,7 +266,8 @@ describe("decodeRequest: model, stream, contents", () => {
     assert.deepEqual(request.stopSequences, ["Title"]);
     assert.deepEqual(request.reasoning, { exclude: false, enabled: true, budgetTokens: 1024 });
     assert.deepEqual(request.tools, []);
-    assert.deepEqual(request.ignored.sort(), ["safetySettings", "tools.googleSearch"]);
+    assert.deepEqual(request.ignored.sort(), ["safetySettings"]);
+    assert.deepEqual(request.webSearch, {}, "googleSearch is carried as the IR's web search");
   });
 
   test("code execution parts and cachedContent are dropped and named", () => {
