@@ -55,6 +55,20 @@ const GEMINI_SHAPE = {
 const AVERAGE = (-0.25 + -0.125) / 2;
 
 const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${mx.gw.url}/v1`, maxRetries: 0 });
+
+/** A streamed chat request for logprobs, and the logprobs its chunks carried, in order. */
+async function streamedChatLogprobs(model: string): Promise<unknown[]> {
+  const stream = await openai().chat.completions.create({
+    model,
+    messages: [{ role: "user", content: "hi" }],
+    logprobs: true,
+    top_logprobs: 2,
+    stream: true,
+  });
+  const got: unknown[] = [];
+  for await (const chunk of stream) got.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+  return got;
+}
 const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: mx.gw.url } });
 
 describe("logprobs through the IR (issue 12 item 1)", () => {
@@ -74,16 +88,7 @@ describe("logprobs through the IR (issue 12 item 1)", () => {
 
   test("chat client → Gemini upstream, streamed: the chunks' logprobs add up to the tokens", async () => {
     mx.fakes.gemini.script(REPLY);
-    const stream = await openai().chat.completions.create({
-      model: MODEL.gemini,
-      messages: [{ role: "user", content: "hi" }],
-      logprobs: true,
-      top_logprobs: 2,
-      stream: true,
-    });
-    const got: unknown[] = [];
-    for await (const chunk of stream) got.push(...(chunk.choices[0]?.logprobs?.content ?? []));
-    assert.deepEqual(got, OPENAI_SHAPE);
+    assert.deepEqual(await streamedChatLogprobs(MODEL.gemini), OPENAI_SHAPE);
   });
 
   test("chat client without logprobs: none, as before", async () => {
@@ -168,16 +173,7 @@ describe("logprobs through the IR (issue 12 item 1)", () => {
 
   test("chat client → Responses upstream, streamed: asked with include, read from the deltas", async () => {
     mx.fakes["openai-responses"].script(REPLY);
-    const stream = await openai().chat.completions.create({
-      model: MODEL["openai-responses"],
-      messages: [{ role: "user", content: "hi" }],
-      logprobs: true,
-      top_logprobs: 2,
-      stream: true,
-    });
-    const got: unknown[] = [];
-    for await (const chunk of stream) got.push(...(chunk.choices[0]?.logprobs?.content ?? []));
-    assert.deepEqual(got, OPENAI_SHAPE);
+    assert.deepEqual(await streamedChatLogprobs(MODEL["openai-responses"]), OPENAI_SHAPE);
     const sent = mx.fakes["openai-responses"].requests[0].body;
     assert.ok(sent.include.includes("message.output_text.logprobs"));
     assert.equal(sent.top_logprobs, 2);
