@@ -71,7 +71,7 @@ export interface ToolResultBlock {
 
 export interface ThinkingBlock {
   type: "thinking";
-  /** May be empty while `signature` is set: such blocks must still be replayed (TRAPS). */
+  /** May be empty while `signature` is set: such blocks must still be replayed (docs/architecture.md §10). */
   text: string;
   signature?: string;
 }
@@ -167,7 +167,7 @@ export interface WebSearchSettings {
   contextSize?: "low" | "medium" | "high";
 }
 
-/** Routing fields of the chat protocol (spec 2 `provider.routing`, `model_routing_config`). */
+/** Routing fields of the chat protocol: `provider.routing`, `model_routing_config` (docs/architecture.md §7). */
 export interface RoutingRequest {
   type?: "priority" | "round_robin" | "least_latency";
   primaryFactor?: "cost" | "speed" | "quality";
@@ -205,6 +205,8 @@ export interface Request {
    */
   candidateCount?: number;
   webSearch?: WebSearchSettings;
+  /** How long an answer to aim for (chat `verbosity`, Responses `text.verbosity`). */
+  verbosity?: "low" | "medium" | "high";
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
   user?: string;
   stream: boolean;

@@ -54,7 +54,8 @@ export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefin
 /**
  * Custom tools become IR tools, the web search tool the IR's webSearch. Anthropic's other server
  * tools (`bash_20250124`, `text_editor_*`, …) run inside Anthropic and cannot be translated: they are
- * dropped and named.
+ * dropped and named. The code-execution tool is not offered at all (its beta is refused: headers.ts):
+ * a 400 on every route, relay included, rather than an upstream's refusal of a tool used without its beta.
  */
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -63,8 +64,11 @@ export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[]
     const param = `tools[${i}]`;
     const tool = expectObject(item, param);
     if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
+      const type = expectString(tool.type, `${param}.type`);
+      if (type.startsWith("code_execution_"))
+        throw invalid(`${param}.type`, `${type}: the code execution tool is not available`);
       // The web search tool becomes the IR's webSearch (decodeWebSearchTool); others cannot cross.
-      if (!isWebSearchTool(expectString(tool.type, `${param}.type`))) ignored.push(param);
+      if (!isWebSearchTool(type)) ignored.push(param);
       return;
     }
     const name = expectString(tool.name, `${param}.name`);

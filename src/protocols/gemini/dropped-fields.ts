@@ -23,6 +23,7 @@ export function droppedFields(request: Request): DroppedFields {
   // The web search limits this target's search tool takes (docs/translation.md §13c).
   dropUnsupported(dropped, request.webSearch, {});
   dropped.add("user", request.user !== undefined);
+  dropped.add("verbosity", request.verbosity !== undefined);
   dropped.add("response_format.json_schema.description", usesSchemaDescription(request));
   dropped.add("tools[].strict", usesStrictTools(request));
   // One call per turn has no Gemini setting; it matters only when calls may be made.

@@ -12,7 +12,7 @@ import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason } from "./map-finish-reason.ts";
+import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
@@ -43,10 +43,10 @@ export function decodeResponse(body: unknown): Response {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
-    finishReason: refusal ? "refusal" : fromChatFinishReason(choice.finish_reason, choice.stop_reason),
+    finishReason: refusal ? "refusal" : fromChatFinishReason(choice.finish_reason, matchedStop(choice)),
     usage: fromChatUsage(body.usage),
   };
-  if (response.finishReason === "stop_sequence") response.stopSequence = String(choice.stop_reason);
+  if (response.finishReason === "stop_sequence") response.stopSequence = matchedStop(choice);
   if (images.length > 0) response.usage.imageOutputs = images.length;
   const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
   if (logprobs.length > 0) response.logprobs = logprobs;

@@ -135,7 +135,8 @@ describe("IR → a Responses API upstream", () => {
 
   test("what the Responses API cannot be told is dropped and named", () => {
     const call = encode({
-      stopSequences: ["END"],
+      // Beyond 4096 characters the gateway does not cut at them itself (src/ir/stop-sequences.ts).
+      stopSequences: ["END", "x".repeat(4096)],
       topK: 5,
       frequencyPenalty: 0.1,
       presencePenalty: 0.1,
@@ -168,6 +169,12 @@ describe("IR → a Responses API upstream", () => {
     assert.deepEqual(body.include, ["message.output_text.logprobs"]);
     assert.equal(body.top_logprobs, 3);
     assert.equal(body.input.length, 2, "unsigned thinking is left out");
+  });
+
+  test("a few stop sequences are not named: the gateway cuts the answer at them itself", () => {
+    const call = encode({ stopSequences: ["END"] });
+    assert.equal(call.dropped, undefined);
+    assert.equal((call.body as any).stop, undefined);
   });
 
   test("media: data URLs, URLs, file ids and inline files with a filename", () => {
