@@ -4,10 +4,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { GoogleGenAI } from "@google/genai";
 import { PAYG_KEY } from "../../support/gateway.ts";
 import { lookupSettled } from "../../support/lookup.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
+import { geminiClient } from "./support.ts";
 
 let mx: Matrix;
 before(async () => {
@@ -16,7 +16,7 @@ before(async () => {
 after(() => mx?.close());
 beforeEach(() => mx.reset());
 
-const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: mx.gw.url } });
+const gemini = () => geminiClient(mx.gw);
 
 describe("candidateCount (issue 12 item 8)", () => {
   test("content-generation relay: two candidates come back, the upstream's usage is metered", async () => {

@@ -7,12 +7,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
-import { GoogleGenAI } from "@google/genai";
-import OpenAI from "openai";
 import type { Reply } from "../../fakes/reply.ts";
 import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
+import { anthropicClient, geminiClient, openaiClient } from "./support.ts";
 
 let mx: Matrix;
 before(async () => {
@@ -42,9 +40,9 @@ const PAGE_CITATIONS = SEARCH.results.map((r) => ({
   cited_text: r.cited,
 }));
 
-const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${mx.gw.url}/v1`, maxRetries: 0 });
-const anthropic = () => new Anthropic({ apiKey: PAYG_KEY, baseURL: mx.gw.url, maxRetries: 0 });
-const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: mx.gw.url } });
+const openai = () => openaiClient(mx.gw);
+const anthropic = () => anthropicClient(mx.gw);
+const gemini = () => geminiClient(mx.gw);
 
 /** A citation without its opaque index (empty: the page came from another vendor). */
 function withoutIndex(citations: unknown[] | null | undefined) {

@@ -4,11 +4,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import type { Reply } from "../../fakes/reply.ts";
 import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
+import { anthropicClient, openaiClient } from "./support.ts";
 
 let mx: Matrix;
 before(async () => {
@@ -26,8 +25,8 @@ const REPLY: Reply = {
 };
 const DATA_URL = `data:image/png;base64,${PNG}`;
 
-const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${mx.gw.url}/v1`, maxRetries: 0 });
-const anthropic = () => new Anthropic({ apiKey: PAYG_KEY, baseURL: mx.gw.url, maxRetries: 0 });
+const openai = () => openaiClient(mx.gw);
+const anthropic = () => anthropicClient(mx.gw);
 
 describe("generated images reach every client protocol (issue 12 item 5)", () => {
   test("chat client: message.images holds the image as a data URL", async () => {

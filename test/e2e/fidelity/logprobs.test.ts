@@ -5,11 +5,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { GoogleGenAI } from "@google/genai";
-import OpenAI from "openai";
 import type { ReplyLogprob } from "../../fakes/reply.ts";
 import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
+import { geminiClient, openaiClient } from "./support.ts";
 
 let mx: Matrix;
 before(async () => {
@@ -54,7 +53,7 @@ const GEMINI_SHAPE = {
 };
 const AVERAGE = (-0.25 + -0.125) / 2;
 
-const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${mx.gw.url}/v1`, maxRetries: 0 });
+const openai = () => openaiClient(mx.gw);
 
 /** A streamed chat request for logprobs, and the logprobs its chunks carried, in order. */
 async function streamedChatLogprobs(model: string): Promise<unknown[]> {
@@ -69,7 +68,7 @@ async function streamedChatLogprobs(model: string): Promise<unknown[]> {
   for await (const chunk of stream) got.push(...(chunk.choices[0]?.logprobs?.content ?? []));
   return got;
 }
-const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: mx.gw.url } });
+const gemini = () => geminiClient(mx.gw);
 
 describe("logprobs through the IR (issue 12 item 1)", () => {
   test("chat client → Gemini upstream: logprobsResult becomes choices[].logprobs", async () => {

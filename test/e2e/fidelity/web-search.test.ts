@@ -7,12 +7,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
-import { GoogleGenAI } from "@google/genai";
-import OpenAI from "openai";
 import type { Reply } from "../../fakes/reply.ts";
 import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
+import { anthropicClient, geminiClient, openaiClient } from "./support.ts";
 
 let mx: Matrix;
 before(async () => {
@@ -29,9 +27,9 @@ const SEARCH = {
 const SEARCHED: Reply = { blocks: [{ type: "text", text: TEXT }], search: SEARCH };
 const LOCATION = { city: "Paris", country: "FR", timezone: "Europe/Paris" };
 
-const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${mx.gw.url}/v1`, maxRetries: 0 });
-const anthropic = () => new Anthropic({ apiKey: PAYG_KEY, baseURL: mx.gw.url, maxRetries: 0 });
-const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: mx.gw.url } });
+const openai = () => openaiClient(mx.gw);
+const anthropic = () => anthropicClient(mx.gw);
+const gemini = () => geminiClient(mx.gw);
 
 const SEARCH_TOOL = {
   type: "web_search_20250305" as const,
