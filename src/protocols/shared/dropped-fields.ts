@@ -29,6 +29,7 @@ export const DROPPED_FIELD_NAMES = [
   "document.context",
   "tool_result.is_error",
   "thinking",
+  "web_search",
   "web_search.max_uses",
   "web_search.allowed_domains",
   "web_search.blocked_domains",

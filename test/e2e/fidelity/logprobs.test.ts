@@ -178,6 +178,18 @@ describe("logprobs through the IR (issue 12 item 1)", () => {
     assert.equal(sent.top_logprobs, 2);
   });
 
+  test("a local model has no logprobs: none in the answer, named in x-switchyard-ignored", async () => {
+    const { data, response } = await openai()
+      .chat.completions.create({
+        model: "local/echo-1",
+        messages: [{ role: "user", content: "hi" }],
+        logprobs: true,
+      })
+      .withResponse();
+    assert.deepEqual(data.choices[0].logprobs, { content: [], refusal: null });
+    assert.equal(response.headers.get("x-switchyard-ignored"), "logprobs");
+  });
+
   test("chat client → Responses upstream: read from the whole answer", async () => {
     mx.fakes["openai-responses"].script(REPLY);
     const { data: res, response } = await openai()

@@ -193,6 +193,18 @@ describe("web search crosses protocols (issue 12 item 2)", () => {
     assert.deepEqual(done, SEARCH.queries);
   });
 
+  test("a local model cannot search: answered, and web_search named in x-switchyard-ignored", async () => {
+    const { response } = await anthropic()
+      .messages.create({
+        model: "local/echo-1",
+        max_tokens: 100,
+        tools: [{ type: "web_search_20250305", name: "web_search" }],
+        messages: [{ role: "user", content: "weather?" }],
+      })
+      .withResponse();
+    assert.equal(response.headers.get("x-switchyard-ignored"), "web_search");
+  });
+
   test("Gemini client → Responses upstream: the hosted web_search tool; its calls as queries", async () => {
     mx.fakes["openai-responses"].script(SEARCHED);
     const res = await gemini().models.generateContent({
