@@ -24,9 +24,9 @@ import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { citationsOf, searchesOf } from "./map-citations.ts";
-import { finishReasonFromGemini } from "./map-finish-reason.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { logprobsFromGemini } from "./map-logprobs.ts";
-import { usageFromGemini } from "./map-usage.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { OutputUnits } from "./output-units.ts";
 import { PartialArgs } from "./partial-args.ts";
 
@@ -56,7 +56,7 @@ export class CandidateReader {
       if (typeof chunk.modelVersion === "string") start.model = chunk.modelVersion;
       events.push(start);
     }
-    if (isObject(chunk.usageMetadata)) this.usage = usageFromGemini(chunk.usageMetadata);
+    if (isObject(chunk.usageMetadata)) this.usage = usageFromWire(chunk.usageMetadata);
     this.units.read(chunk);
     const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
     if (isObject(candidate)) {
@@ -69,7 +69,7 @@ export class CandidateReader {
       const reason = candidate.finishReason;
       if (typeof reason === "string" && reason !== "" && !this.finished) {
         const message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
-        this.finish(events, finishReasonFromGemini(reason, this.sawToolCall), message);
+        this.finish(events, finishReasonFromWire(reason, this.sawToolCall), message);
       }
     } else if (!this.finished && isBlockedPrompt(chunk.promptFeedback)) {
       const feedback = chunk.promptFeedback as Json;
@@ -99,7 +99,7 @@ export class CandidateReader {
 
   private finish(
     events: StreamEvent[],
-    reason: ReturnType<typeof finishReasonFromGemini>,
+    reason: ReturnType<typeof finishReasonFromWire>,
     message?: string,
   ): void {
     this.closeOpen(events);

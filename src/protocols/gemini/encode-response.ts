@@ -7,9 +7,9 @@ import type { Request } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
 import { groundingFor } from "./map-citations.ts";
-import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 import { logprobsToGemini } from "./map-logprobs.ts";
-import { usageToGemini } from "./map-usage.ts";
+import { usageToWire } from "./map-usage.ts";
 import { partsFromOutput } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
 
@@ -43,7 +43,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): GeminiRe
   const parts = partsFromOutput(response.content, showsThoughts(ctx.request) ? "all" : "none");
   const candidate: GeminiCandidate = {
     content: modelContent(parts),
-    finishReason: finishReasonToGemini(response.finishReason),
+    finishReason: finishReasonToWire(response.finishReason),
     index: 0,
   };
   if (ctx.request.logprobs && response.logprobs)
@@ -52,7 +52,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): GeminiRe
   if (response.finishMessage) candidate.finishMessage = response.finishMessage;
   return {
     candidates: [candidate],
-    usageMetadata: usageToGemini(response.usage),
+    usageMetadata: usageToWire(response.usage),
     modelVersion: ctx.model,
     createTime: createTime(ctx.created),
     responseId: ctx.id,

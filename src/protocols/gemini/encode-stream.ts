@@ -23,9 +23,9 @@ import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { addSources, createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
-import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 import { logprobsToGemini } from "./map-logprobs.ts";
-import { usageToGemini } from "./map-usage.ts";
+import { usageToWire } from "./map-usage.ts";
 import { functionCallPart } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
 
@@ -91,7 +91,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       content: modelContent(parts.length > 0 ? parts : [{ text: "" }]),
       index: 0,
     };
-    if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
+    if (this.finishReason !== undefined) candidate.finishReason = finishReasonToWire(this.finishReason);
     if (this.ctx.request.logprobs && this.logprobs.length > 0)
       Object.assign(candidate, logprobsToGemini(this.logprobs));
     addSources(candidate, [this.cited, ...this.searches]);
@@ -191,7 +191,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {
     return {
       candidates: [candidate],
-      ...(last && this.usage && { usageMetadata: usageToGemini(this.usage) }),
+      ...(last && this.usage && { usageMetadata: usageToWire(this.usage) }),
       modelVersion: this.ctx.model,
       createTime: createTime(this.ctx.created),
       responseId: this.ctx.id,

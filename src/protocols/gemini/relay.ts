@@ -4,8 +4,8 @@
 import { identityEdits, withIdentity } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
-import { finishReasonFromGemini } from "./map-finish-reason.ts";
-import { usageFromGemini } from "./map-usage.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { OutputUnits } from "./output-units.ts";
 
 export const geminiRelay: Relay = {
@@ -28,8 +28,8 @@ export const geminiRelay: Relay = {
     const units = new OutputUnits();
     units.read(body);
     return {
-      usage: units.apply(usageFromGemini(body.usageMetadata)),
-      finishReason: finishReasonFromGemini(candidate?.finishReason ?? "STOP", calls),
+      usage: units.apply(usageFromWire(body.usageMetadata)),
+      finishReason: finishReasonFromWire(candidate?.finishReason ?? "STOP", calls),
     };
   },
 

@@ -12,8 +12,8 @@ import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
@@ -43,8 +43,8 @@ export function decodeResponse(body: unknown): Response {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
-    finishReason: refusal ? "refusal" : fromChatFinishReason(choice.finish_reason, matchedStop(choice)),
-    usage: fromChatUsage(body.usage),
+    finishReason: refusal ? "refusal" : finishReasonFromWire(choice.finish_reason, matchedStop(choice)),
+    usage: usageFromWire(body.usage),
   };
   if (response.finishReason === "stop_sequence") response.stopSequence = matchedStop(choice);
   if (images.length > 0) response.usage.imageOutputs = images.length;

@@ -23,8 +23,8 @@ import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -82,7 +82,7 @@ class ChatStreamDecoder implements StreamDecoder {
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isObject) : undefined;
     if (choice && !this.finished) this.readChoice(choice);
     if (isObject(chunk.usage)) {
-      const usage = fromChatUsage(chunk.usage);
+      const usage = usageFromWire(chunk.usage);
       if (this.images > 0) usage.imageOutputs = this.images;
       this.out.push({ type: "usage", usage });
     }
@@ -113,7 +113,7 @@ class ChatStreamDecoder implements StreamDecoder {
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
       const stopped = matchedStop(choice);
-      const reason = fromChatFinishReason(choice.finish_reason, stopped);
+      const reason = finishReasonFromWire(choice.finish_reason, stopped);
       const finish: StreamEvent = { type: "finish", reason };
       if (stopped !== undefined && reason === "stop_sequence") finish.stopSequence = stopped;
       this.out.push(finish);

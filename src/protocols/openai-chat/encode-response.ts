@@ -11,8 +11,8 @@ import { dataUrl } from "../shared/data-url.ts";
 import { citationSpans, type UrlCitationSpan } from "../shared/openai-annotations.ts";
 import { toOpenAILogprobs, type WireTokenLogprob } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
-import { toChatFinishReason } from "./map-finish-reason.ts";
-import { toChatUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { reasoningDetailsFromBlocks } from "./reasoning-details.ts";
 import type { ReasoningDetail, WireFinishReason, WireToolCall, WireUsage } from "./wire-types.ts";
 
@@ -100,10 +100,10 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
         index: 0,
         message: encodeMessage(response, ctx.request),
         logprobs: chatLogprobs(ctx.request, response.logprobs),
-        finish_reason: toChatFinishReason(response.finishReason),
+        finish_reason: finishReasonToWire(response.finishReason),
       },
     ],
-    usage: toChatUsage(response.usage),
+    usage: usageToWire(response.usage),
   };
 }
 

@@ -22,8 +22,8 @@ import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { type ChatLogprobs, chatImage, chatLogprobs, refusalText } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
-import { toChatFinishReason } from "./map-finish-reason.ts";
-import { toChatUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { REASONING_FORMAT, reasoningDetail } from "./reasoning-details.ts";
 import type { WireFinishReason } from "./wire-types.ts";
 
@@ -77,7 +77,7 @@ class ChatStreamEncoder implements StreamEncoder {
       case "finish": {
         const refusal = refusalText(event.reason, event.message);
         const said = refusal === null ? "" : this.chunk({ refusal });
-        return this.open() + this.closeToolCalls() + said + this.chunk({}, toChatFinishReason(event.reason));
+        return this.open() + this.closeToolCalls() + said + this.chunk({}, finishReasonToWire(event.reason));
       }
       case "usage":
         this.usage = event.usage;
@@ -98,7 +98,7 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.failed) return "";
     const usage =
       this.usage && this.ctx.request.streamUsage
-        ? sseData({ ...this.envelope(), choices: [], usage: toChatUsage(this.usage) })
+        ? sseData({ ...this.envelope(), choices: [], usage: usageToWire(this.usage) })
         : "";
     return `${usage}data: [DONE]\n\n`;
   }

@@ -12,8 +12,8 @@ import {
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
-import { fromChatFinishReason } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
@@ -61,10 +61,10 @@ export const openaiChatRelay: Relay = {
   tap(text) {
     const body = parseObject(text);
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-    const usage = fromChatUsage(body.usage);
+    const usage = usageFromWire(body.usage);
     const images = imagesFrom(choice?.message?.images).length;
     if (images > 0) usage.imageOutputs = images;
-    return { usage, finishReason: fromChatFinishReason(choice?.finish_reason) };
+    return { usage, finishReason: finishReasonFromWire(choice?.finish_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

@@ -16,8 +16,8 @@ import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
-import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
+import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
+import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 export function decodeResponse(body: unknown): Response {
@@ -27,14 +27,14 @@ export function decodeResponse(body: unknown): Response {
   const output = Array.isArray(body.output) ? body.output.filter(isObject) : [];
   const content: OutputBlock[] = [];
   for (const item of output) content.push(...itemBlocks(item));
-  const usage = withHostedToolUnits(fromResponsesUsage(body.usage), output);
+  const usage = withHostedToolUnits(usageFromWire(body.usage), output);
   const logprobs = output.flatMap(textLogprobs);
   return {
     ...(logprobs.length > 0 && { logprobs }),
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
-    finishReason: fromResponsesStatus(
+    finishReason: finishReasonFromWire(
       body.status,
       body.incomplete_details,
       output.some((item) => isClientToolCall(item.type)),

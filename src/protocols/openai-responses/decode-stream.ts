@@ -22,8 +22,8 @@ import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { imageFromItem, searchFromItem, toolArguments } from "./decode-response.ts";
-import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage, withHostedToolUnits } from "./map-usage.ts";
+import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
+import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;
@@ -242,11 +242,11 @@ class ResponsesStreamDecoder implements StreamDecoder {
       for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
     this.items.clear();
     const body = isObject(response) ? response : {};
-    const usage = withHostedToolUnits(fromResponsesUsage(body.usage), this.otherItems);
+    const usage = withHostedToolUnits(usageFromWire(body.usage), this.otherItems);
     this.out.push({ type: "usage", usage });
     this.out.push({
       type: "finish",
-      reason: fromResponsesStatus(body.status, body.incomplete_details, this.calledTools),
+      reason: finishReasonFromWire(body.status, body.incomplete_details, this.calledTools),
     });
     this.ended = true;
   }

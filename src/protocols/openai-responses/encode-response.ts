@@ -5,8 +5,8 @@
 import type { Response } from "../../ir/response.ts";
 import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
-import { toResponsesStatus } from "./map-finish-reason.ts";
-import { toResponsesUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { outputItems, responseObject } from "./output-items.ts";
 import type { WireResponse } from "./wire-types.ts";
 
@@ -18,8 +18,8 @@ export function encodeResponse(response: Response, ctx: EncodeContext): WireResp
     text?.logprobs.push(...toOpenAILogprobs(response.logprobs));
   }
   return responseObject(ctx, {
-    ...toResponsesStatus(response.finishReason),
+    ...finishReasonToWire(response.finishReason),
     output,
-    usage: toResponsesUsage(response.usage),
+    usage: usageToWire(response.usage),
   });
 }

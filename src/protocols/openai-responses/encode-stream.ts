@@ -23,8 +23,8 @@ import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
 import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { toResponsesStatus } from "./map-finish-reason.ts";
-import { toResponsesUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import {
   imageItem,
   itemId,
@@ -120,10 +120,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.done) return "";
     const text = this.open() + this.closeAll();
     this.done = true;
-    const ending = toResponsesStatus(this.reason);
+    const ending = finishReasonToWire(this.reason);
     const response = this.snapshot({
       ...ending,
-      usage: this.usage ? toResponsesUsage(this.usage) : null,
+      usage: this.usage ? usageToWire(this.usage) : null,
     });
     const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
     return text + this.event(type, { response });
@@ -392,7 +392,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const detail = errorBody(error).error;
     const response = this.snapshot({
       status: "failed",
-      usage: this.usage ? toResponsesUsage(this.usage) : null,
+      usage: this.usage ? usageToWire(this.usage) : null,
       error: {
         code: error.kind === "rate_limit" ? "rate_limit_exceeded" : "server_error",
         message: error.message,
