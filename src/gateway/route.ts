@@ -7,6 +7,7 @@
 // The pipeline (src/gateway/inference.ts) knows only this interface: a protocol is added as a module
 // under src/protocols/ and a line in its tables, never as another branch of the request path.
 
+import { invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
@@ -173,6 +174,7 @@ class TranslatedRoute implements Route {
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {
     const { call } = this;
+    refuseCandidates(call.request);
     const response = await this.adapter.complete(call.request, this.target, signal, this.report);
     return {
       tapped: response,
@@ -181,6 +183,7 @@ class TranslatedRoute implements Route {
   }
 
   async *stream(signal: AbortSignal): AsyncIterable<Piece> {
+    refuseCandidates(this.call.request);
     const encoder = this.call.protocol.streamEncoder(this.call.ctx);
     for await (const batch of this.adapter.stream(this.call.request, this.target, signal, this.report)) {
       // An error is a piece of its own, after what came before it (see the relayed route).
@@ -193,4 +196,16 @@ class TranslatedRoute implements Route {
     }
     yield { text: encoder.end(), events: [] };
   }
+}
+
+/**
+ * An IR answer has one candidate: several (content-generation `candidateCount`) are served only by
+ * a relay to a content-generation upstream, which returns them all (docs/translation.md §13f).
+ */
+function refuseCandidates(request: Request): void {
+  if (request.candidateCount !== undefined && request.candidateCount > 1)
+    throw invalid(
+      "generationConfig.candidateCount",
+      "more than 1 candidate is served only by a content-generation upstream; this model's endpoint speaks another protocol",
+    );
 }

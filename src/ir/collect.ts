@@ -33,7 +33,11 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
             ? { type: "thinking", text: "" }
             : b.type === "redacted_thinking"
               ? { type: "redacted_thinking", data: b.data }
-              : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
+              : b.type === "image"
+                ? { type: "image", source: { kind: "base64", mediaType: b.mediaType, data: b.data } }
+                : b.type === "web_search"
+                  ? b.search
+                  : { type: "tool_call", id: b.id, name: b.name, arguments: "", signature: b.signature };
       if (block.type === "tool_call" && block.signature === undefined) delete block.signature;
       blocks.set(event.index, block);
       response.content.push(block);
@@ -48,6 +52,8 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
       else if (d.type === "signature" && (block.type === "thinking" || block.type === "tool_call"))
         block.signature = (block.signature ?? "") + d.signature;
       else if (d.type === "tool_arguments" && block.type === "tool_call") block.arguments += d.json;
+      else if (d.type === "citation" && block.type === "text")
+        block.citations = [...(block.citations ?? []), d.citation];
       return;
     }
     case "block_stop":
@@ -55,9 +61,14 @@ function applyEvent(response: Response, blocks: Map<number, OutputBlock>, event:
     case "finish":
       response.finishReason = event.reason;
       if (event.stopSequence !== undefined) response.stopSequence = event.stopSequence;
+      if (event.message !== undefined) response.finishMessage = event.message;
       return;
     case "usage":
       response.usage = event.usage;
+      return;
+    case "logprobs":
+      if (response.logprobs) response.logprobs.push(...event.logprobs);
+      else response.logprobs = [...event.logprobs];
       return;
     case "error":
       throw event.error;

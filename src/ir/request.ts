@@ -153,6 +153,20 @@ export interface ReasoningSettings {
   adaptive?: boolean;
 }
 
+/**
+ * Web search run by the upstream itself (messages `web_search_20250305` tool, Gemini `googleSearch`
+ * tool, chat `web_search_options`, Responses `web_search` tool). Each field is what one of them can
+ * limit; a target that cannot names it dropped (docs/translation.md §13c).
+ */
+export interface WebSearchSettings {
+  maxUses?: number;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+  /** chat / Responses `search_context_size`. */
+  contextSize?: "low" | "medium" | "high";
+}
+
 /** Routing fields of the chat protocol: `provider.routing`, `model_routing_config` (docs/architecture.md §7). */
 export interface RoutingRequest {
   type?: "priority" | "round_robin" | "least_latency";
@@ -184,6 +198,13 @@ export interface Request {
   responseFormat?: ResponseFormat;
   reasoning?: ReasoningSettings;
   logprobs?: { topLogprobs?: number };
+  /**
+   * More than one candidate answer (content-generation `generationConfig.candidateCount` > 1; chat
+   * `n` stays 1). The IR answer has one candidate, so only a relay to a content-generation upstream
+   * can serve it; a translated route refuses it (src/gateway/route.ts).
+   */
+  candidateCount?: number;
+  webSearch?: WebSearchSettings;
   /** How long an answer to aim for (chat `verbosity`, Responses `text.verbosity`). */
   verbosity?: "low" | "medium" | "high";
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */

@@ -140,6 +140,51 @@ function startUsage(reply: Reply): Json {
   };
 }
 
+/**
+ * The blocks of a web search the API ran itself (`web_search_20250305`): per query a
+ * `server_tool_use` and its `web_search_tool_result` (the pages, each with opaque
+ * `encrypted_content`), all before the answer, as the live API places them.
+ */
+function searchBlocks(reply: Reply): Json[] {
+  const search = reply.search;
+  if (!search) return [];
+  return search.queries.flatMap((query, i) => {
+    const id = `srvtoolu_01${String(i).padStart(20, "0")}`;
+    const results = i === 0 ? search.results : [];
+    return [
+      { type: "server_tool_use", id, name: "web_search", input: { query } },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: id,
+        content: results.map((r) => ({
+          type: "web_search_result",
+          url: r.url,
+          title: r.title,
+          encrypted_content: `enc-${r.url}`,
+          page_age: "April 30, 2025",
+        })),
+      },
+    ];
+  });
+}
+
+/** `web_search_result_location` citations of the pages whose cited text is in `text`. */
+function textCitations(text: string, reply: Reply): Json[] {
+  return (reply.search?.results ?? [])
+    .filter((r) => text.includes(r.cited))
+    .map((r) => ({
+      type: "web_search_result_location",
+      url: r.url,
+      title: r.title,
+      encrypted_index: `idx-${r.url}`,
+      cited_text: r.cited,
+    }));
+}
+
+function serverToolUse(reply: Reply): Json | undefined {
+  return reply.search ? { web_search_requests: reply.search.queries.length } : undefined;
+}
+
 function stopSequence(reply: Reply): string | null {
   return finishOf(reply) === "stop_sequence" ? (reply.stopSequence ?? null) : null;
 }
@@ -153,18 +198,34 @@ function toolIds(reply: Reply): Map<ReplyBlock, string> {
 
 function response(reply: Reply, x: Exchange): object {
   const ids = toolIds(reply);
-  const content = blocksOf(reply).map((b): Json => {
+  const answer = blocksOf(reply).flatMap((b): Json[] => {
     switch (b.type) {
-      case "text":
-        return { type: "text", text: b.text };
+      case "text": {
+        const citations = textCitations(b.text, reply);
+        return [{ type: "text", text: b.text, ...(citations.length > 0 ? { citations } : {}) }];
+      }
+      case "image":
+        return [];
+      default:
+        return [block(b)];
+    }
+  });
+  const content = [...searchBlocks(reply), ...answer];
+  function block(b: ReplyBlock): Json {
+    switch (b.type) {
       case "thinking":
         return { type: "thinking", thinking: b.text, signature: b.signature ?? "" };
       case "redacted_thinking":
         return { type: "redacted_thinking", data: b.data };
-      default:
+      case "tool_call":
         return { type: "tool_use", id: ids.get(b), name: b.name, input: argumentsObject(b.args) };
+      default:
+        return {};
     }
-  });
+  }
+  const usage = startUsage(reply);
+  const server = serverToolUse(reply);
+  if (server) usage.server_tool_use = server;
   return withExtra(
     {
       id: x.responseId,
@@ -174,7 +235,7 @@ function response(reply: Reply, x: Exchange): object {
       content,
       stop_reason: STOP_REASON[finishOf(reply)],
       stop_sequence: stopSequence(reply),
-      usage: startUsage(reply),
+      usage,
     },
     reply,
   );
@@ -207,53 +268,71 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
   );
   frames.push(event({ type: "ping" }));
 
-  blocksOf(reply).forEach((block, index) => {
-    const delta = (d: Json) => frames.push(event({ type: "content_block_delta", index, delta: d }));
-    switch (block.type) {
-      case "text":
-        frames.push(event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
-        for (const text of splitPieces(block.text, count)) delta({ type: "text_delta", text });
-        break;
-      case "thinking":
-        frames.push(
-          event({
-            type: "content_block_start",
-            index,
-            content_block: { type: "thinking", thinking: "", signature: "" },
-          }),
-        );
-        for (const thinking of splitPieces(block.text, count)) delta({ type: "thinking_delta", thinking });
-        if (block.signature) delta({ type: "signature_delta", signature: block.signature });
-        break;
-      case "redacted_thinking":
-        frames.push(
-          event({
-            type: "content_block_start",
-            index,
-            content_block: { type: "redacted_thinking", data: block.data },
-          }),
-        );
-        break;
-      case "tool_call": {
-        frames.push(
-          event({
-            type: "content_block_start",
-            index,
-            content_block: { type: "tool_use", id: ids.get(block), name: block.name, input: {} },
-          }),
-        );
-        // The live API opens every tool input with an empty piece; an argument-less call sends only that.
-        delta({ type: "input_json_delta", partial_json: "" });
-        const json = argumentsText(block.args);
-        if (json !== "{}") {
-          for (const partial_json of splitPieces(json, count))
-            delta({ type: "input_json_delta", partial_json });
-        }
-        break;
-      }
-    }
+  const server = searchBlocks(reply);
+  server.forEach((block, index) => {
+    if (block.type === "server_tool_use") {
+      frames.push(event({ type: "content_block_start", index, content_block: { ...block, input: {} } }));
+      const partial_json = JSON.stringify(block.input);
+      frames.push(
+        event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }),
+      );
+    } else frames.push(event({ type: "content_block_start", index, content_block: block }));
     frames.push(event({ type: "content_block_stop", index }));
   });
+  blocksOf(reply)
+    .filter((block) => block.type !== "image")
+    .forEach((block, at) => {
+      const index = at + server.length;
+      const delta = (d: Json) => frames.push(event({ type: "content_block_delta", index, delta: d }));
+      switch (block.type) {
+        case "text":
+          frames.push(
+            event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+          );
+          for (const text of splitPieces(block.text, count)) delta({ type: "text_delta", text });
+          for (const citation of textCitations(block.text, reply))
+            delta({ type: "citations_delta", citation });
+          break;
+        case "thinking":
+          frames.push(
+            event({
+              type: "content_block_start",
+              index,
+              content_block: { type: "thinking", thinking: "", signature: "" },
+            }),
+          );
+          for (const thinking of splitPieces(block.text, count)) delta({ type: "thinking_delta", thinking });
+          if (block.signature) delta({ type: "signature_delta", signature: block.signature });
+          break;
+        case "redacted_thinking":
+          frames.push(
+            event({
+              type: "content_block_start",
+              index,
+              content_block: { type: "redacted_thinking", data: block.data },
+            }),
+          );
+          break;
+        case "tool_call": {
+          frames.push(
+            event({
+              type: "content_block_start",
+              index,
+              content_block: { type: "tool_use", id: ids.get(block), name: block.name, input: {} },
+            }),
+          );
+          // The live API opens every tool input with an empty piece; an argument-less call sends only that.
+          delta({ type: "input_json_delta", partial_json: "" });
+          const json = argumentsText(block.args);
+          if (json !== "{}") {
+            for (const partial_json of splitPieces(json, count))
+              delta({ type: "input_json_delta", partial_json });
+          }
+          break;
+        }
+      }
+      frames.push(event({ type: "content_block_stop", index }));
+    });
 
   frames.push(
     event({
@@ -264,6 +343,7 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
         cache_creation_input_tokens: u.cacheWrite5m + u.cacheWrite1h,
         cache_read_input_tokens: u.cacheRead,
         output_tokens: u.output + u.reasoning,
+        ...(serverToolUse(reply) ? { server_tool_use: serverToolUse(reply) } : {}),
       },
     }),
   );

@@ -42,6 +42,8 @@ export interface Exchange {
   /** openai: `stream_options.include_usage` was set. */
   includeUsage: boolean;
   responseId: string;
+  /** gemini: `generationConfig.candidateCount` of a whole answer (each candidate repeats the reply). */
+  candidates?: number;
   /** Unix seconds. */
   created: number;
 }

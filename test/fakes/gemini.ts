@@ -124,10 +124,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return reject(400, "* GenerateContentRequest.contents: contents is not specified\n");
   }
+  const count = body.generationConfig?.candidateCount;
   return {
     ok: true,
     exchange: {
       model: decodeURIComponent(route[1]),
+      ...(typeof count === "number" && count > 1 && !stream ? { candidates: count } : {}),
       stream,
       includeUsage: false,
       responseId: randomId("", 22),
@@ -163,6 +165,8 @@ function parts(reply: Reply): Json[] {
         return [{ text: b.text, thought: true, ...(b.signature ? { thoughtSignature: b.signature } : {}) }];
       case "tool_call":
         return [functionCallPart(b)];
+      case "image":
+        return [{ inlineData: { mimeType: b.mediaType, data: b.data } }];
       default:
         return [];
     }
@@ -179,10 +183,53 @@ function candidate(partList: Json[], finishReason?: string): Json {
   return { content: { parts: partList, role: "model" }, ...(finishReason ? { finishReason } : {}), index: 0 };
 }
 
+/**
+ * What a candidate says beside its content: `logprobsResult` (one chosen candidate and the top
+ * alternatives per decoding step) with `avgLogprobs`, and `groundingMetadata` when the answer was
+ * grounded with Google Search (queries, the pages as `groundingChunks`, and `groundingSupports`
+ * tying a segment of the text, by UTF-8 byte offsets, to the chunks that support it).
+ */
+function candidateMetadata(reply: Reply): Json {
+  const meta: Json = {};
+  if (reply.finishMessage) meta.finishMessage = reply.finishMessage;
+  if (reply.logprobs) {
+    const step = (t: { token: string; logprob: number }) => ({ token: t.token, logProbability: t.logprob });
+    meta.logprobsResult = {
+      topCandidates: reply.logprobs.map((l) => ({ candidates: (l.top ?? []).map(step) })),
+      chosenCandidates: reply.logprobs.map(step),
+    };
+    const sum = reply.logprobs.reduce((s, l) => s + l.logprob, 0);
+    meta.avgLogprobs = reply.logprobs.length > 0 ? sum / reply.logprobs.length : 0;
+  }
+  if (reply.search) {
+    const text = blocksOf(reply)
+      .map((b) => (b.type === "text" ? b.text : ""))
+      .join("");
+    meta.groundingMetadata = {
+      webSearchQueries: reply.search.queries,
+      searchEntryPoint: { renderedContent: '<div class="container">search</div>' },
+      groundingChunks: reply.search.results.map((r) => ({
+        web: { uri: r.url, title: r.title, domain: new URL(r.url).hostname },
+      })),
+      groundingSupports: reply.search.results.map((r, i) => {
+        const at = text.indexOf(r.cited);
+        const startIndex = Buffer.byteLength(text.slice(0, Math.max(0, at)));
+        const endIndex = startIndex + Buffer.byteLength(r.cited);
+        return { segment: { startIndex, endIndex, text: r.cited }, groundingChunkIndices: [i] };
+      }),
+    };
+  }
+  return meta;
+}
+
 function response(reply: Reply, x: Exchange): object {
   return withExtra(
     {
-      candidates: [candidate(parts(reply), FINISH_REASON[finishOf(reply)])],
+      candidates: Array.from({ length: x.candidates ?? 1 }, (_, index) => ({
+        ...candidate(parts(reply), FINISH_REASON[finishOf(reply)]),
+        ...candidateMetadata(reply),
+        index,
+      })),
       usageMetadata: usageMetadata(reply),
       modelVersion: x.model,
       responseId: x.responseId,
@@ -211,13 +258,17 @@ function stream(reply: Reply, x: Exchange, _options: FakeOptions): StreamPlan {
     } else if (b.type === "tool_call") {
       // Gemini sends a function call whole, in one part.
       pieces.push(functionCallPart(b));
+    } else if (b.type === "image") {
+      pieces.push({ inlineData: { mimeType: b.mediaType, data: b.data } });
     }
   }
   if (pieces.length === 0) pieces.push({ text: "" });
   const frames = pieces.map((part, i) => {
     const last = i === pieces.length - 1;
+    // The last chunk carries the candidate's metadata for the whole answer.
+    const metadata = last ? candidateMetadata(reply) : {};
     const data: Json = {
-      candidates: [candidate([part], last ? FINISH_REASON[finishOf(reply)] : undefined)],
+      candidates: [{ ...candidate([part], last ? FINISH_REASON[finishOf(reply)] : undefined), ...metadata }],
       ...(last ? { usageMetadata: usageMetadata(reply) } : {}),
       modelVersion: x.model,
       responseId: x.responseId,

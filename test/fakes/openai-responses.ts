@@ -217,27 +217,59 @@ function outputItems(reply: Reply, x: Exchange): Json[] {
   const ids = itemIds(reply);
   const want = asked.get(x.responseId) ?? { summary: false, encrypted: false };
   const status = finishOf(reply) === "length" ? "incomplete" : "completed";
-  return blocksOf(reply).flatMap((b): Json[] => {
-    const id = ids.get(b);
-    if (!id) return [];
-    if (b.type === "text") return [messageItem(id.id, status, b.text)];
-    if (b.type === "thinking") return [reasoningItem(id.id, b, want)];
-    if (b.type === "tool_call")
-      return [functionCallItem(id.id, id.callId ?? "", b, "completed", argumentsText(b.args))];
-    return [];
+  return [
+    ...searchItems(reply),
+    ...blocksOf(reply).flatMap((b): Json[] => {
+      const id = ids.get(b);
+      if (!id) return [];
+      if (b.type === "text") return [messageItem(id.id, status, b.text, textLogprobs(reply))];
+      if (b.type === "thinking") return [reasoningItem(id.id, b, want)];
+      if (b.type === "tool_call")
+        return [functionCallItem(id.id, id.callId ?? "", b, "completed", argumentsText(b.args))];
+      return [];
+    }),
+  ];
+}
+
+/**
+ * The hosted web search's calls, before the answer: one `web_search_call` per query, its
+ * `action` `{type: "search", query, sources}` (the pages, on the first).
+ */
+function searchItems(reply: Reply): Json[] {
+  const search = reply.search;
+  if (!search) return [];
+  return search.queries.map((query, i) => ({
+    id: `ws_${String(i).padStart(48, "0")}`,
+    type: "web_search_call",
+    status: "completed",
+    action: {
+      type: "search",
+      query,
+      sources: i === 0 ? search.results.map((r) => ({ type: "url", url: r.url })) : [],
+    },
+  }));
+}
+
+function outputText(text: string, logprobs: Json[] = []): Json {
+  return { type: "output_text", annotations: [], logprobs, text };
+}
+
+/** `output_text.logprobs`: `[{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]`. */
+function textLogprobs(reply: Reply): Json[] {
+  const item = (t: { token: string; logprob: number }) => ({
+    token: t.token,
+    logprob: t.logprob,
+    bytes: [...Buffer.from(t.token, "utf8")],
   });
+  return (reply.logprobs ?? []).map((l) => ({ ...item(l), top_logprobs: (l.top ?? []).map(item) }));
 }
 
-function outputText(text: string): Json {
-  return { type: "output_text", annotations: [], logprobs: [], text };
-}
-
-function messageItem(id: string, status: string, text: string | undefined): Json {
+function messageItem(id: string, status: string, text: string | undefined, logprobs: Json[] = []): Json {
   return {
     id,
     type: "message",
     status,
-    content: text === undefined ? [] : [outputText(text)],
+    content: text === undefined ? [] : [outputText(text, logprobs)],
     role: "assistant",
   };
 }
@@ -319,6 +351,14 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
   const output: Json[] = [];
   event("response.created", { response: responseObject(reply, x, "in_progress", [], false) });
   event("response.in_progress", { response: responseObject(reply, x, "in_progress", [], false) });
+  for (const item of searchItems(reply)) {
+    const output_index = output.length;
+    event("response.output_item.added", { output_index, item: { ...item, status: "in_progress" } });
+    for (const phase of ["in_progress", "searching", "completed"])
+      event(`response.web_search_call.${phase}`, { output_index, item_id: item.id });
+    event("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
   for (const b of blocksOf(reply)) {
     const id = ids.get(b);
     if (!id) continue;
@@ -330,11 +370,16 @@ function stream(reply: Reply, x: Exchange): StreamPlan {
       });
       const at = { item_id: id.id, output_index, content_index: 0 };
       event("response.content_part.added", { ...at, part: outputText("") });
-      for (const delta of splitPieces(b.text, count))
-        event("response.output_text.delta", { ...at, delta, logprobs: [], obfuscation: "fk" });
-      event("response.output_text.done", { ...at, text: b.text, logprobs: [] });
-      event("response.content_part.done", { ...at, part: outputText(b.text) });
-      const item = messageItem(id.id, endStatus(reply), b.text);
+      // The whole text's logprobs ride on its last delta.
+      const logprobs = textLogprobs(reply);
+      const deltas = splitPieces(b.text, count);
+      deltas.forEach((delta, i) => {
+        const own = i === deltas.length - 1 ? logprobs : [];
+        event("response.output_text.delta", { ...at, delta, logprobs: own, obfuscation: "fk" });
+      });
+      event("response.output_text.done", { ...at, text: b.text, logprobs });
+      event("response.content_part.done", { ...at, part: outputText(b.text, logprobs) });
+      const item = messageItem(id.id, endStatus(reply), b.text, logprobs);
       event("response.output_item.done", { output_index, item });
       output.push(item);
     } else if (b.type === "thinking") {

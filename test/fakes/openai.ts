@@ -152,6 +152,33 @@ function extraContent(block: ToolCallBlock): Json {
   return block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
 }
 
+/** `choices[].logprobs` as OpenAI writes it: `{content: [{token, logprob, bytes, top_logprobs}], refusal}`. */
+function chatLogprobs(reply: Reply): Json | null {
+  if (!reply.logprobs) return null;
+  const item = (t: { token: string; logprob: number }) => ({
+    token: t.token,
+    logprob: t.logprob,
+    bytes: [...Buffer.from(t.token, "utf8")],
+  });
+  return {
+    content: reply.logprobs.map((l) => ({ ...item(l), top_logprobs: (l.top ?? []).map(item) })),
+    refusal: null,
+  };
+}
+
+/** A search model's `url_citation` annotations (UTF-16 offsets into the message content). */
+function annotations(reply: Reply, text: string): Json[] {
+  return (reply.search?.results ?? [])
+    .filter((r) => text.includes(r.cited))
+    .map((r) => {
+      const start = text.indexOf(r.cited);
+      return {
+        type: "url_citation",
+        url_citation: { start_index: start, end_index: start + r.cited.length, url: r.url, title: r.title },
+      };
+    });
+}
+
 /** vLLM / SGLang: the matched stop sequence beside `finish_reason: "stop"` (null when none matched). */
 function matched(reply: Reply, options: FakeOptions): Json {
   if (!options.stopField) return {};
@@ -170,7 +197,7 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
     role: "assistant",
     content: texts.length > 0 ? texts.join("") : null,
     refusal: null,
-    annotations: [],
+    annotations: annotations(reply, texts.join("")),
   };
   if (thinking.length > 0) message[field] = thinking.map((b) => b.text).join("");
   const details = thinking.flatMap((b, index) =>
@@ -201,7 +228,7 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
         {
           index: 0,
           message,
-          logprobs: null,
+          logprobs: chatLogprobs(reply),
           finish_reason: FINISH[finishOf(reply)],
           ...matched(reply, options),
         },
@@ -240,7 +267,15 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   let toolIndex = 0;
   for (const block of blocks) {
     if (block.type === "text") {
-      for (const piece of splitPieces(block.text, count)) frames.push(chunk({ content: piece }));
+      // The whole text's logprobs and citations ride on its last piece.
+      const pieces = splitPieces(block.text, count);
+      pieces.forEach((piece, i) => {
+        const last = i === pieces.length - 1;
+        const cited = last ? annotations(reply, block.text) : [];
+        const delta: Json = { content: piece, ...(cited.length > 0 ? { annotations: cited } : {}) };
+        const logprobs = last ? chatLogprobs(reply) : null;
+        frames.push(chunk(delta, null, logprobs ? { logprobs } : {}));
+      });
     } else if (block.type === "thinking") {
       const segment = thinkingIndex++;
       const pieces = splitPieces(block.text, count);

@@ -61,7 +61,25 @@ export type ReplyBlock =
       args: object | string;
       signature?: string;
       custom?: boolean;
-    };
+    }
+  /** A generated image (base64 bytes): Gemini renders an `inlineData` part; the others leave it out. */
+  | { type: "image"; mediaType: string; data: string };
+
+/** One generated token's log probability and its most likely alternatives. */
+export interface ReplyLogprob {
+  token: string;
+  logprob: number;
+  top?: Array<{ token: string; logprob: number }>;
+}
+
+/**
+ * A web search the upstream ran on its own before answering: the queries it issued and the pages it
+ * cites (each citing the text `cited`, which must occur in the reply's text).
+ */
+export interface ReplySearch {
+  queries: string[];
+  results: Array<{ url: string; title: string; cited: string }>;
+}
 
 export type Finish = "stop" | "length" | "tool_calls" | "stop_sequence" | "content_filter";
 
@@ -97,7 +115,13 @@ export interface Reply {
   /** Default: "tool_calls" when a tool call is among the blocks, else "stop". */
   finish?: Finish;
   stopSequence?: string;
+  /** Gemini only: the candidate's `finishMessage` (why it stopped, in words). */
+  finishMessage?: string;
   usage?: ReplyUsage;
+  /** Log probabilities of the text's tokens (rendered by the protocols that carry them). */
+  logprobs?: ReplyLogprob[];
+  /** A server-side web search behind the answer (grounding, web_search tool, url citations). */
+  search?: ReplySearch;
   /** Pieces each text/thinking block and each tool call's arguments are split into when streaming. */
   chunks?: number;
   /** Pause before each stream chunk after the first. */

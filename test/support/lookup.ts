@@ -1,5 +1,7 @@
 // Reading generation records back in tests.
 
+import { usd } from "./money.ts";
+
 const RAW = Symbol("raw JSON text");
 
 /**
@@ -25,4 +27,12 @@ export function rawNumber(body: any, key: string): string {
   const m = new RegExp(`"${key}":(-?[0-9.eE+-]+)`).exec(body[RAW]);
   if (!m) throw new Error(`no number "${key}" in ${body[RAW]}`);
   return m[1];
+}
+
+/** A settled lookup's fee items: feeItemCode → billAmount, as normalized decimal text. */
+export function billedItems(body: any): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of body.ratingResponses.ratingDetails)
+    out[d.feeItemCode] = usd.normalize(String(d.billAmount));
+  return out;
 }

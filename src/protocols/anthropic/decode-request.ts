@@ -13,10 +13,11 @@ import {
   optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeContent, decodeText } from "./decode-content.ts";
 import { decodeOutputConfig, decodeThinking } from "./decode-thinking.ts";
-import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 import { checkMessagesHeaders, INTERLEAVED_THINKING_BETA, messagesBetas } from "./headers.ts";
 
 const MAX_MESSAGES = 100_000;
@@ -57,6 +58,7 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     system,
     messages,
     tools: decodeTools(b.tools, ignored),
+    ...withWebSearch(decodeWebSearchTool(b.tools)),
     maxOutputTokens: maxTokens,
     stopSequences: decodeStopSequences(b.stop_sequences),
     stream: optionalBoolean(b.stream, "stream") ?? false,

@@ -7,6 +7,7 @@ import { isObject, type Json } from "../shared/validate.ts";
 import { isJsonTool } from "./json-mode.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { searchFromResult, searchQuery } from "./web-search.ts";
 
 export function decodeResponse(body: unknown): Response {
   if (!isObject(body) || !Array.isArray(body.content))
@@ -16,8 +17,17 @@ export function decodeResponse(body: unknown): Response {
   const content: OutputBlock[] = [];
   let jsonAnswer = false;
   let toolCalls = 0;
+  const queries = new Map<string, string>();
   for (const item of body.content) {
     if (!isObject(item)) continue;
+    if (item.type === "server_tool_use" && item.name === "web_search" && typeof item.id === "string") {
+      queries.set(item.id, searchQuery(item.input));
+      continue;
+    }
+    if (item.type === "web_search_tool_result") {
+      content.push(searchFromResult(item, queries.get(String(item.tool_use_id)) ?? ""));
+      continue;
+    }
     if (item.type === "tool_use" && isJsonTool(item.name)) {
       jsonAnswer = true;
       content.push({ type: "text", text: JSON.stringify(item.input ?? {}) });
@@ -42,8 +52,8 @@ export function decodeResponse(body: unknown): Response {
 }
 
 /**
- * One content block; Anthropic's server-tool blocks (server_tool_use, web_search_tool_result, …) have
- * no IR form and are left out (their web searches are still counted in usage).
+ * One content block; the other server-tool blocks (web fetch, code execution, …) have no IR form
+ * and are left out (web searches: web-search.ts).
  */
 function decodeOutputBlock(item: Json): OutputBlock | undefined {
   switch (item.type) {

@@ -2,6 +2,7 @@
 // goes out as soon as it arrives (docs/architecture.md §10: input_json_delta must not stall into a burst).
 
 import { GatewayError } from "../../ir/errors.ts";
+import type { Citation } from "../../ir/request.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
@@ -9,6 +10,7 @@ import { errorFromWire } from "./errors.ts";
 import { isJsonTool } from "./json-mode.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { mergeWireUsage, usageFromWire } from "./map-usage.ts";
+import { searchFromResult, searchQuery } from "./web-search.ts";
 
 type BlockKind = "text" | "thinking" | "redacted_thinking" | "tool_call" | "json_answer";
 
@@ -20,6 +22,10 @@ class MessagesStreamDecoder implements StreamDecoder {
   /** Upstream block index → IR index; server-tool blocks have no IR form and are not in it. */
   private readonly blocks = new Map<number, { index: number; kind: BlockKind }>();
   private nextIndex = 0;
+  /** Upstream index of a web search's server_tool_use → its id and input JSON so far. */
+  private readonly serverCalls = new Map<number, { id: string; input: string }>();
+  /** A finished search call's id → its query. */
+  private readonly queries = new Map<string, string>();
   private startUsage: Json | undefined;
   private toolCalls = 0;
   private jsonAnswer = false;
@@ -46,6 +52,8 @@ class MessagesStreamDecoder implements StreamDecoder {
       case "content_block_delta":
         return this.onBlockDelta(data);
       case "content_block_stop": {
+        const call = this.serverCalls.get(Number(data.index));
+        if (call) this.queries.set(call.id, searchQuery(call.input));
         const block = this.blocks.get(Number(data.index));
         return block ? [{ type: "block_stop", index: block.index }] : [];
       }
@@ -142,6 +150,23 @@ class MessagesStreamDecoder implements StreamDecoder {
         this.blocks.set(wireIndex, { index, kind: json ? "json_answer" : "tool_call" });
         break;
       }
+      case "server_tool_use":
+        // A search's query: held until its result block, where the IR block stands (web-search.ts).
+        if (block.name === "web_search" && typeof block.id === "string") {
+          const given = isObject(block.input) && Object.keys(block.input).length > 0;
+          this.serverCalls.set(wireIndex, { id: block.id, input: given ? JSON.stringify(block.input) : "" });
+        }
+        return [];
+      case "web_search_tool_result": {
+        const query = this.queries.get(String(block.tool_use_id)) ?? "";
+        events.push({
+          type: "block_start",
+          index,
+          block: { type: "web_search", search: searchFromResult(block, query) },
+        });
+        events.push({ type: "block_stop", index });
+        break;
+      }
       default:
         return [];
     }
@@ -152,6 +177,9 @@ class MessagesStreamDecoder implements StreamDecoder {
   private onBlockDelta(data: Json): StreamEvent[] {
     const block = this.blocks.get(Number(data.index));
     const delta = isObject(data.delta) ? data.delta : undefined;
+    const call = this.serverCalls.get(Number(data.index));
+    if (call && delta?.type === "input_json_delta" && typeof delta.partial_json === "string")
+      call.input += delta.partial_json;
     if (!block || !delta) return [];
     const index = block.index;
     switch (delta.type) {
@@ -174,8 +202,18 @@ class MessagesStreamDecoder implements StreamDecoder {
         return typeof delta.signature === "string" && delta.signature !== ""
           ? [{ type: "block_delta", index, delta: { type: "signature", signature: delta.signature } }]
           : [];
+      case "citations_delta":
+        return isObject(delta.citation) && typeof delta.citation.type === "string"
+          ? [
+              {
+                type: "block_delta",
+                index,
+                delta: { type: "citation", citation: delta.citation as Citation },
+              },
+            ]
+          : [];
       default:
-        // citations_delta and later kinds have no IR delta.
+        // Later kinds have no IR delta.
         return [];
     }
   }

@@ -1,15 +1,18 @@
 // `tools` and `tool_choice` of a messages-protocol request → IR tool definitions and tool choice.
 
 import { invalid } from "../../ir/errors.ts";
-import type { ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type { ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { checkJsonSchema } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
   expectString,
+  isObject,
   optionalBoolean,
+  optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { decodeDomains, decodeLocation } from "../shared/web-search.ts";
 import { decodeCacheControl } from "./cache-control.ts";
 
 const MAX_TOOL_NAME = 128;
@@ -21,11 +24,38 @@ const UNTRANSLATED_TOOL_FIELDS = [
   "input_examples",
 ];
 
+/** `web_search_20250305` and later versions of Anthropic's web search server tool. */
+function isWebSearchTool(type: string): boolean {
+  return /^web_search_\d{8}$/.test(type);
+}
+
 /**
- * Custom tools become IR tools. Anthropic's server tools (`web_search_20250305`, `bash_20250124`,
- * `text_editor_*`, …) run inside Anthropic and cannot be translated: they are dropped and named.
- * The code-execution tool is not offered at all (its beta is refused: headers.ts): a 400 on every
- * route, relay included, rather than an upstream's refusal of a tool used without its beta.
+ * The web search tool's limits (`max_uses`, `allowed_domains`, `blocked_domains`, `user_location`):
+ * the IR's webSearch, which any upstream with search runs (docs/translation.md §13c).
+ */
+export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const at = value.findIndex((t) => isObject(t) && typeof t.type === "string" && isWebSearchTool(t.type));
+  if (at < 0) return undefined;
+  const param = `tools[${at}]`;
+  const tool = value[at] as Record<string, unknown>;
+  const search: WebSearchSettings = {};
+  const maxUses = optionalNumber(tool.max_uses, `${param}.max_uses`, { integer: true, min: 1 });
+  if (maxUses !== undefined) search.maxUses = maxUses;
+  const allowed = decodeDomains(tool.allowed_domains, `${param}.allowed_domains`);
+  if (allowed) search.allowedDomains = allowed;
+  const blocked = decodeDomains(tool.blocked_domains, `${param}.blocked_domains`);
+  if (blocked) search.blockedDomains = blocked;
+  const location = decodeLocation(tool.user_location, `${param}.user_location`);
+  if (location) search.userLocation = location;
+  return search;
+}
+
+/**
+ * Custom tools become IR tools, the web search tool the IR's webSearch. Anthropic's other server
+ * tools (`bash_20250124`, `text_editor_*`, …) run inside Anthropic and cannot be translated: they are
+ * dropped and named. The code-execution tool is not offered at all (its beta is refused: headers.ts):
+ * a 400 on every route, relay included, rather than an upstream's refusal of a tool used without its beta.
  */
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -37,7 +67,8 @@ export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[]
       const type = expectString(tool.type, `${param}.type`);
       if (type.startsWith("code_execution_"))
         throw invalid(`${param}.type`, `${type}: the code execution tool is not available`);
-      ignored.push(param);
+      // The web search tool becomes the IR's webSearch (decodeWebSearchTool); others cannot cross.
+      if (!isWebSearchTool(type)) ignored.push(param);
       return;
     }
     const name = expectString(tool.name, `${param}.name`);

@@ -14,11 +14,19 @@ import {
   usesSchemaDescription,
   usesStrictTools,
 } from "../shared/dropped-fields.ts";
+import { dropUnsupported } from "../shared/web-search.ts";
 import type { WireThinking } from "./encode-thinking.ts";
 
 /** `thinking`: what the encoder sent as `thinking`, if anything. */
 export function droppedFields(request: Request, thinking: WireThinking | undefined): DroppedFields {
   const dropped = new DroppedFields();
+  // The web search limits this target's search tool takes (docs/translation.md §13c).
+  dropUnsupported(dropped, request.webSearch, {
+    maxUses: true,
+    allowedDomains: true,
+    blockedDomains: true,
+    userLocation: true,
+  });
   // The protocol refuses these sampling settings while thinking is on (encode-request.ts).
   const thinkingOn = thinking !== undefined && thinking.type !== "disabled";
   dropped.add("temperature", thinkingOn && request.temperature !== undefined);

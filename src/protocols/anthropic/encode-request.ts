@@ -5,8 +5,9 @@
 // top_k are left out and top_p below 0.95 too (the protocol refuses them with thinking). What the
 // client asked for and the upstream does not get is named in the call's `dropped` (dropped-fields.ts).
 
-import type { Request, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type { Request, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
+import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
 import { cacheControlField } from "./cache-control.ts";
 import { droppedFields } from "./dropped-fields.ts";
@@ -35,6 +36,7 @@ export function encodeRequest(
   if (thinking) body.thinking = thinking;
 
   const tools: object[] = req.tools.map(encodeTool);
+  if (req.webSearch) tools.push(webSearchTool(req.webSearch));
   let toolChoice = encodeToolChoice(req.toolChoice, req.parallelToolCalls);
   const outputConfig: Record<string, unknown> = {};
   if (effort) outputConfig.effort = effort;
@@ -87,4 +89,14 @@ function encodeToolChoice(choice: ToolChoice | undefined, parallel: boolean | un
     case "none":
       return { type: "none" };
   }
+}
+
+/** Anthropic's web search server tool with the limits it takes (the context size: §13c). */
+function webSearchTool(search: WebSearchSettings): Record<string, unknown> {
+  const tool: Record<string, unknown> = { type: "web_search_20250305", name: "web_search" };
+  if (search.maxUses !== undefined) tool.max_uses = search.maxUses;
+  if (search.allowedDomains) tool.allowed_domains = search.allowedDomains;
+  if (search.blockedDomains) tool.blocked_domains = search.blockedDomains;
+  if (search.userLocation) tool.user_location = approximateLocation(search.userLocation);
+  return tool;
 }

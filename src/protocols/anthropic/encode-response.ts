@@ -1,6 +1,6 @@
 // IR response → the message object of POST /v1/messages, as @anthropic-ai/sdk types `Message`.
 
-import type { OutputBlock, Response } from "../../ir/response.ts";
+import type { FinishReason, OutputBlock, Response, WebSearchBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { EncodeContext } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
@@ -17,10 +17,19 @@ export function encodeResponse(response: Response, ctx: EncodeContext) {
     content: response.content.flatMap(encodeOutputBlock),
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (response.stopSequence ?? null) : null,
-    stop_details: null,
+    stop_details: stopDetails(response.finishReason, response.finishMessage),
     container: null,
     usage: usageToWire(response.usage),
   };
+}
+
+/**
+ * `stop_details` of a refusal: the upstream's own explanation (Gemini `finishMessage`) when it gave
+ * one for withholding the answer; no category, which only Anthropic's classifier names.
+ */
+export function stopDetails(reason: FinishReason, message: string | undefined) {
+  if (!message || (reason !== "content_filter" && reason !== "refusal")) return null;
+  return { type: "refusal" as const, category: null, explanation: message };
 }
 
 /** One wire block, or none for a block a client must never see (an empty text block, docs/architecture.md §10). */
@@ -51,5 +60,48 @@ function encodeOutputBlock(block: OutputBlock): object[] {
           caller: { type: "direct" },
         },
       ];
+    case "image":
+      return [imageBlock(block.source.mediaType, block.source.data)];
+    case "web_search":
+      return [serverToolUse(block), searchResultBlock(block)];
   }
+}
+
+/** A web search's call, as the messages protocol shows the searches the API ran (`srvtoolu_` ids). */
+export function serverToolUse(search: WebSearchBlock) {
+  return {
+    type: "server_tool_use",
+    id: serverToolId(search.id),
+    name: "web_search",
+    input: { query: search.query },
+  };
+}
+
+/**
+ * Its result: the pages found (`encrypted_content` is empty for a page another vendor found: there is
+ * nothing to cite it by), or the upstream's error code.
+ */
+export function searchResultBlock(search: WebSearchBlock) {
+  const content = search.errorCode
+    ? { type: "web_search_tool_result_error", error_code: search.errorCode }
+    : search.results.map((r) => ({
+        type: "web_search_result",
+        url: r.url,
+        title: r.title,
+        encrypted_content: r.encryptedContent ?? "",
+        page_age: r.pageAge ?? null,
+      }));
+  return { type: "web_search_tool_result", tool_use_id: serverToolId(search.id), content };
+}
+
+function serverToolId(id: string): string {
+  return id.startsWith("srvtoolu_") ? id : `srvtoolu_${id}`;
+}
+
+/**
+ * A generated image, in the shape the messages protocol gives images (its answers have no image
+ * block of their own: docs/translation.md §13d).
+ */
+export function imageBlock(mediaType: string, data: string): object {
+  return { type: "image", source: { type: "base64", media_type: mediaType, data } };
 }

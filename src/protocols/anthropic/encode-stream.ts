@@ -12,13 +12,14 @@
 // - `finish` waits for the next usage (or the end) so message_delta carries the final usage.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { FinishReason, WebSearchBlock } from "../../ir/response.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { imageBlock, searchResultBlock, serverToolUse, stopDetails } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { deltaUsageToWire, usageToWire } from "./map-usage.ts";
@@ -49,7 +50,7 @@ class MessagesStreamEncoder implements StreamEncoder {
   private readonly deferred: Deferred[] = [];
   private nextIndex = 0;
   private usage: Usage | undefined;
-  private finish: { reason: FinishReason; stopSequence?: string } | undefined;
+  private finish: { reason: FinishReason; stopSequence?: string; message?: string } | undefined;
   private deltaSent = false;
   private done = false;
 
@@ -64,6 +65,9 @@ class MessagesStreamEncoder implements StreamEncoder {
       // counts) is in it: the SDK takes the cache split from message_start only.
       case "start":
         return "";
+      // The messages protocol has no log probabilities (docs/translation.md §13b).
+      case "logprobs":
+        return "";
       case "usage":
         return this.onUsage(event.usage);
       case "block_start":
@@ -73,7 +77,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       case "block_stop":
         return this.messageStart() + this.onBlockStop(event.index);
       case "finish":
-        this.finish = { reason: event.reason, stopSequence: event.stopSequence };
+        this.finish = { reason: event.reason, stopSequence: event.stopSequence, message: event.message };
         return this.messageStart();
       case "error":
         this.done = true;
@@ -124,7 +128,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       delta: {
         stop_reason: stopReason,
         stop_sequence: stopReason === "stop_sequence" ? (this.finish?.stopSequence ?? null) : null,
-        stop_details: null,
+        stop_details: stopDetails(this.finish?.reason ?? "stop", this.finish?.message),
         container: null,
       },
       usage: deltaUsageToWire(this.usage ?? emptyUsage()),
@@ -198,6 +202,16 @@ class MessagesStreamEncoder implements StreamEncoder {
         block.signature += delta.signature;
       return "";
     }
+    if (delta.type === "citation") {
+      // A citation joins its text block once that has opened (it never opens an empty one).
+      if (kind !== "text" || block.clientIndex === undefined) return "";
+      const wire = { type: "citations_delta", citation: delta.citation };
+      return sseEvent("content_block_delta", {
+        type: "content_block_delta",
+        index: block.clientIndex,
+        delta: wire,
+      });
+    }
     let wire: object;
     if (delta.type === "text" && kind === "text") wire = { type: "text_delta", text: delta.text };
     else if (delta.type === "thinking" && kind === "thinking")
@@ -238,12 +252,47 @@ class MessagesStreamEncoder implements StreamEncoder {
           caller: { type: "direct" },
         };
         break;
+      case "image":
+        contentBlock = imageBlock(start.mediaType, start.data);
+        break;
+      case "web_search":
+        return this.searchBlocks(block, start.search);
     }
     return sseEvent("content_block_start", {
       type: "content_block_start",
       index: block.clientIndex,
       content_block: contentBlock,
     });
+  }
+
+  /**
+   * A web search is two client blocks: the server_tool_use (its query as one input_json_delta, as the
+   * API streams it) closed here, and the web_search_tool_result, whole, left open for close().
+   */
+  private searchBlocks(block: Block, search: WebSearchBlock): string {
+    const call = serverToolUse(search);
+    const callIndex = block.clientIndex;
+    const input = JSON.stringify(call.input);
+    let out = sseEvent("content_block_start", {
+      type: "content_block_start",
+      index: callIndex,
+      content_block: { ...call, input: {} },
+    });
+    out += sseEvent("content_block_delta", {
+      type: "content_block_delta",
+      index: callIndex,
+      delta: { type: "input_json_delta", partial_json: input },
+    });
+    out += sseEvent("content_block_stop", { type: "content_block_stop", index: callIndex });
+    block.clientIndex = this.nextIndex++;
+    return (
+      out +
+      sseEvent("content_block_start", {
+        type: "content_block_start",
+        index: block.clientIndex,
+        content_block: searchResultBlock(search),
+      })
+    );
   }
 
   private close(block: Block): string {

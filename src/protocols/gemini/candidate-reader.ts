@@ -7,11 +7,15 @@
 // - Text parts continue an open text block. A `thoughtSignature` on a non-thought part becomes an
 //   empty-text thinking block holding the signature, placed before that part's text (the encoders put
 //   it back on the same text part; an empty `{text: "", thoughtSignature}` keeps just the signature).
+// - An inlineData part of an image/* type (a generated image) → a whole image block.
 // - A functionCall part → a whole tool_call block at once (start, one arguments delta, stop), its id
 //   made when Gemini sent none and its `thoughtSignature` kept as the block signature. A call streamed
 //   with `willContinue` / `partialArgs` is assembled and emitted when its closing part arrives.
 // - usageMetadata is kept (each chunk carries the running totals) and emitted with the finish, and
-//   again if a later chunk changes it. STOP after functionCall parts finishes as `tool_calls`.
+//   again if a later chunk changes it; generated images and search queries are added to it
+//   (output-units.ts). STOP after functionCall parts finishes as `tool_calls`.
+// - groundingMetadata (supports × chunks) and citationMetadata become citations of the open text
+//   block (map-citations.ts); finishMessage and a blocked prompt's blockReasonMessage ride on the finish.
 // - A prompt blocked before generation (promptFeedback.blockReason, no candidates) finishes as
 //   `content_filter`.
 
@@ -19,8 +23,11 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
+import { citationsOf, searchesOf } from "./map-citations.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { logprobsFromGemini } from "./map-logprobs.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { OutputUnits } from "./output-units.ts";
 import { PartialArgs } from "./partial-args.ts";
 
 type Open = { type: "text"; index: number } | { type: "thinking"; index: number; signed: boolean };
@@ -32,6 +39,11 @@ export class CandidateReader {
   private started = false;
   private sawToolCall = false;
   private usage: Usage | undefined;
+  private readonly units = new OutputUnits();
+  /** The answer's text so far: Gemini locates cited passages by UTF-8 byte offsets into it. */
+  private answerText = "";
+  private readonly cited = new Set<string>();
+  private readonly searched = new Set<string>();
   private sentUsage: string | undefined;
   finished = false;
 
@@ -45,16 +57,25 @@ export class CandidateReader {
       events.push(start);
     }
     if (isObject(chunk.usageMetadata)) this.usage = usageFromWire(chunk.usageMetadata);
+    this.units.read(chunk);
     const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
     if (isObject(candidate)) {
       const content = candidate.content;
       const parts = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
       for (const part of parts) if (isObject(part)) this.readPart(part, events);
+      const logprobs = logprobsFromGemini(candidate);
+      if (logprobs.length > 0) events.push({ type: "logprobs", logprobs });
+      this.readCitations(candidate, events);
       const reason = candidate.finishReason;
-      if (typeof reason === "string" && reason !== "" && !this.finished)
-        this.finish(events, finishReasonFromWire(reason, this.sawToolCall));
+      if (typeof reason === "string" && reason !== "" && !this.finished) {
+        const message = typeof candidate.finishMessage === "string" ? candidate.finishMessage : undefined;
+        this.finish(events, finishReasonFromWire(reason, this.sawToolCall), message);
+      }
     } else if (!this.finished && isBlockedPrompt(chunk.promptFeedback)) {
-      this.finish(events, "content_filter");
+      const feedback = chunk.promptFeedback as Json;
+      const message =
+        typeof feedback.blockReasonMessage === "string" ? feedback.blockReasonMessage : undefined;
+      this.finish(events, "content_filter", message);
     }
     if (this.finished) this.pushUsage(events);
     return events;
@@ -76,20 +97,25 @@ export class CandidateReader {
     return events;
   }
 
-  private finish(events: StreamEvent[], reason: ReturnType<typeof finishReasonFromWire>): void {
+  private finish(
+    events: StreamEvent[],
+    reason: ReturnType<typeof finishReasonFromWire>,
+    message?: string,
+  ): void {
     this.closeOpen(events);
     this.closeStreamedCall(events);
     this.pushUsage(events);
-    events.push({ type: "finish", reason });
+    events.push(message ? { type: "finish", reason, message } : { type: "finish", reason });
     this.finished = true;
   }
 
   private pushUsage(events: StreamEvent[]): void {
     if (!this.usage) return;
-    const key = JSON.stringify(this.usage);
+    const usage = this.units.apply(this.usage);
+    const key = JSON.stringify(usage);
     if (key === this.sentUsage) return;
     this.sentUsage = key;
-    events.push({ type: "usage", usage: this.usage });
+    events.push({ type: "usage", usage });
   }
 
   private readPart(part: Json, events: StreamEvent[]): void {
@@ -99,10 +125,11 @@ export class CandidateReader {
     } else if (part.thought === true) {
       this.readThought(typeof part.text === "string" ? part.text : "", signature, events);
     } else {
-      // Text, or a part the IR has no output block for (inline images, code execution): either may
-      // carry a signature that must come back.
+      // Text, an image, or a part the IR has no output block for (code execution): any may carry a
+      // signature that must come back.
       if (signature !== undefined) this.pushSignatureCarrier(signature, events);
       if (typeof part.text === "string" && part.text !== "") this.readText(part.text, events);
+      else if (isObject(part.inlineData)) this.readImage(part.inlineData, events);
     }
   }
 
@@ -134,6 +161,43 @@ export class CandidateReader {
       events.push({ type: "block_start", index: open.index, block: { type: "text" } });
     }
     events.push({ type: "block_delta", index: open.index, delta: { type: "text", text } });
+    this.answerText += text;
+  }
+
+  /**
+   * Grounding supports and recitation citations → citations of the open text block (they come with
+   * or after the text they cite; once that block has closed they have nowhere to go).
+   */
+  private readCitations(candidate: Json, events: StreamEvent[]): void {
+    const open = this.open;
+    if (open?.type === "text")
+      for (const citation of citationsOf(candidate, this.answerText)) {
+        const key = JSON.stringify(citation);
+        if (this.cited.has(key)) continue; // stream chunks may repeat the metadata
+        this.cited.add(key);
+        events.push({ type: "block_delta", index: open.index, delta: { type: "citation", citation } });
+      }
+    // Then the searches behind them, each once, as whole web_search blocks after that text.
+    for (const search of searchesOf(candidate)) {
+      if (this.searched.has(search.query)) continue;
+      this.searched.add(search.query);
+      this.closeOpen(events);
+      this.closeStreamedCall(events);
+      const index = this.nextIndex++;
+      events.push({ type: "block_start", index, block: { type: "web_search", search } });
+      events.push({ type: "block_stop", index });
+    }
+  }
+
+  /** A generated image: a whole block at once. Other inline output (audio) has no IR block yet. */
+  private readImage(blob: Json, events: StreamEvent[]): void {
+    const { mimeType, data } = blob;
+    if (typeof mimeType !== "string" || !mimeType.startsWith("image/") || typeof data !== "string") return;
+    this.closeOpen(events);
+    this.closeStreamedCall(events);
+    const index = this.nextIndex++;
+    events.push({ type: "block_start", index, block: { type: "image", mediaType: mimeType, data } });
+    events.push({ type: "block_stop", index });
   }
 
   private pushSignatureCarrier(signature: string, events: StreamEvent[]): void {

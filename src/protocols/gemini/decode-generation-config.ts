@@ -38,6 +38,7 @@ export interface DecodedGenerationConfig {
   responseFormat?: ResponseFormat;
   logprobs?: { topLogprobs?: number };
   reasoning?: ReasoningSettings;
+  candidateCount?: number;
 }
 
 /** Fields read by this decoder (under either spelling); every other field is reported as ignored. */
@@ -70,10 +71,13 @@ export function decodeGenerationConfig(value: unknown, ignored: Set<string>): De
     if (!READ.has(name) && config[key] !== null) ignored.add(`${AT}.${name}`);
   }
   const read = (name: string) => field(config, name);
-  const candidateCount = optionalNumber(read("candidateCount"), `${AT}.candidateCount`, { integer: true });
-  if (candidateCount !== undefined && candidateCount !== 1)
-    throw invalid(`${AT}.candidateCount`, "only 1 candidate is supported");
+  // Several candidates: answered by a content-generation upstream (relayed), refused on a translation.
+  const candidates = optionalNumber(read("candidateCount"), `${AT}.candidateCount`, {
+    integer: true,
+    min: 1,
+  });
   const decoded: DecodedGenerationConfig = {
+    candidateCount: candidates !== undefined && candidates > 1 ? candidates : undefined,
     temperature: optionalNumber(read("temperature"), `${AT}.temperature`, { min: 0, max: 2 }),
     topP: optionalNumber(read("topP"), `${AT}.topP`, { min: 0, max: 1 }),
     topK: optionalNumber(read("topK"), `${AT}.topK`, { integer: true, min: 0 }),

@@ -9,7 +9,7 @@ import { expectArray, expectObject, expectString } from "../shared/validate.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeContents } from "./decode-contents.ts";
 import { decodeGenerationConfig } from "./decode-generation-config.ts";
-import { decodeToolConfig, decodeTools } from "./decode-tools.ts";
+import { decodeToolConfig, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 import { camelName, field } from "./read-field.ts";
 import { checkSafetySettings } from "./safety-settings.ts";
 
@@ -41,6 +41,8 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     ignored: [...ignored],
   };
   if (toolChoice) request.toolChoice = toolChoice;
+  const webSearch = decodeWebSearchTool(field(root, "tools"));
+  if (webSearch) request.webSearch = webSearch;
   return request;
 }
 

@@ -10,11 +10,35 @@
 // the IR has no "any of these" choice, and a model offered only those tools can call only those.
 
 import { invalid } from "../../ir/errors.ts";
-import type { ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type { ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { checkJsonSchema } from "../shared/json-schema.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
+import { decodeDomains } from "../shared/web-search.ts";
 import { camelName, field } from "./read-field.ts";
 import { geminiSchemaToJsonSchema } from "./schema.ts";
+
+/** `googleSearch`, and `googleSearchRetrieval`, its form for 1.5 models. */
+const SEARCH_TOOLS = new Set(["googleSearch", "googleSearchRetrieval"]);
+
+/**
+ * Grounding with Google Search → the IR's webSearch, which any upstream with search runs
+ * (docs/translation.md §13c); `excludeDomains` (Vertex) is its blocked domains.
+ */
+export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefined {
+  if (!Array.isArray(value)) return undefined;
+  for (const [i, item] of value.entries()) {
+    if (!isObject(item)) continue;
+    for (const [key, entry] of Object.entries(item)) {
+      if (!SEARCH_TOOLS.has(camelName(key))) continue;
+      const search: WebSearchSettings = {};
+      const options = isObject(entry) ? entry : {};
+      const blocked = decodeDomains(field(options, "excludeDomains"), `tools[${i}].${key}.excludeDomains`);
+      if (blocked) search.blockedDomains = blocked;
+      return search;
+    }
+  }
+  return undefined;
+}
 
 export function decodeTools(value: unknown, ignored: Set<string>): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -24,7 +48,8 @@ export function decodeTools(value: unknown, ignored: Set<string>): ToolDefinitio
     for (const [key, entry] of Object.entries(tool)) {
       const name = camelName(key);
       if (name !== "functionDeclarations") {
-        ignored.add(`tools.${name}`);
+        // Google Search grounding becomes the IR's webSearch (decodeWebSearchTool).
+        if (!SEARCH_TOOLS.has(name)) ignored.add(`tools.${name}`);
         continue;
       }
       expectArray(entry, `tools[${i}].functionDeclarations`).forEach((declaration, j) => {

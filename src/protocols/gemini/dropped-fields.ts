@@ -16,9 +16,12 @@ import {
   usesSchemaDescription,
   usesStrictTools,
 } from "../shared/dropped-fields.ts";
+import { dropUnsupported } from "../shared/web-search.ts";
 
 export function droppedFields(request: Request): DroppedFields {
   const dropped = new DroppedFields();
+  // The web search limits this target's search tool takes (docs/translation.md §13c).
+  dropUnsupported(dropped, request.webSearch, {});
   dropped.add("user", request.user !== undefined);
   dropped.add("verbosity", request.verbosity !== undefined);
   dropped.add("response_format.json_schema.description", usesSchemaDescription(request));

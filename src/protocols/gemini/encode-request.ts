@@ -30,11 +30,15 @@ export function encodeRequest(
   const body: Json = { contents: encodeContents(request.messages, target.model) };
   if (request.system.length > 0)
     body.systemInstruction = { parts: request.system.map((block) => ({ text: block.text })) };
+  const tools: Json[] = [];
   if (request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: request.tools.map(functionDeclaration) }];
+    tools.push({ functionDeclarations: request.tools.map(functionDeclaration) });
     if (request.toolChoice)
       body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
   }
+  // Grounding with Google Search takes no limits (§13c).
+  if (request.webSearch) tools.push({ googleSearch: {} });
+  if (tools.length > 0) body.tools = tools;
   const generationConfig = encodeGenerationConfig(request, target);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return upstreamCall(`/v1beta/models/${target.model}:${method}`, body, droppedFields(request));

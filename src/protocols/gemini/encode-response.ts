@@ -4,9 +4,11 @@
 // Thought parts appear only when the client asked for them (thinkingConfig.includeThoughts).
 
 import type { Request } from "../../ir/request.ts";
-import type { Response } from "../../ir/response.ts";
+import type { OutputBlock, Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
+import { groundingFor } from "./map-citations.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
+import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToWire } from "./map-usage.ts";
 import { partsFromOutput } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
@@ -25,12 +27,31 @@ export function modelContent(parts: GeminiPart[]): GeminiCandidate["content"] {
   return parts.length > 0 ? { parts, role: "model" } : { role: "model" };
 }
 
+/** The text blocks' cited pages as the candidate's groundingMetadata (map-citations.ts). */
+export function addSources(candidate: GeminiCandidate, blocks: readonly OutputBlock[]): void {
+  const texts = blocks.flatMap((b) => (b.type === "text" ? [b] : []));
+  const queries = blocks.flatMap((b) => (b.type === "web_search" ? [b.query] : []));
+  const grounding = groundingFor(
+    texts.map((b) => b.text).join(""),
+    texts.flatMap((b) => b.citations ?? []),
+    queries,
+  );
+  if (grounding) candidate.groundingMetadata = grounding;
+}
+
 export function encodeResponse(response: Response, ctx: EncodeContext): GeminiResponse {
   const parts = partsFromOutput(response.content, showsThoughts(ctx.request) ? "all" : "none");
+  const candidate: GeminiCandidate = {
+    content: modelContent(parts),
+    finishReason: finishReasonToWire(response.finishReason),
+    index: 0,
+  };
+  if (ctx.request.logprobs && response.logprobs)
+    Object.assign(candidate, logprobsToGemini(response.logprobs));
+  addSources(candidate, response.content);
+  if (response.finishMessage) candidate.finishMessage = response.finishMessage;
   return {
-    candidates: [
-      { content: modelContent(parts), finishReason: finishReasonToWire(response.finishReason), index: 0 },
-    ],
+    candidates: [candidate],
     usageMetadata: usageToWire(response.usage),
     modelVersion: ctx.model,
     createTime: createTime(ctx.created),

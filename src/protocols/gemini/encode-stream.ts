@@ -15,14 +15,16 @@
 // - An IR error event becomes a last chunk holding only the error object; nothing follows it.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { TextBlock } from "../../ir/request.ts";
+import type { FinishReason, TokenLogprob, WebSearchBlock } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { createTime, modelContent, showsThoughts } from "./encode-response.ts";
+import { addSources, createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
+import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToWire } from "./map-usage.ts";
 import { functionCallPart } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
@@ -41,6 +43,12 @@ class GeminiStreamEncoder implements StreamEncoder {
   private pendingSignature: string | undefined;
   private finishReason: FinishReason | undefined;
   private usage: Usage | undefined;
+  /** The text's token logprobs, written on the last chunk (a chunk of their own would need a part). */
+  private readonly logprobs: TokenLogprob[] = [];
+  private finishMessage: string | undefined;
+  /** The text and its citations, whose sources go on the last chunk as groundingMetadata. */
+  private readonly cited: TextBlock = { type: "text", text: "" };
+  private readonly searches: WebSearchBlock[] = [];
   private closed = false;
 
   constructor(ctx: EncodeContext) {
@@ -59,9 +67,13 @@ class GeminiStreamEncoder implements StreamEncoder {
         return this.stop(event.index);
       case "finish":
         this.finishReason = event.reason;
+        this.finishMessage = event.message;
         return "";
       case "usage":
         this.usage = event.usage;
+        return "";
+      case "logprobs":
+        this.logprobs.push(...event.logprobs);
         return "";
       case "error":
         return this.fail(event.error);
@@ -80,6 +92,10 @@ class GeminiStreamEncoder implements StreamEncoder {
       index: 0,
     };
     if (this.finishReason !== undefined) candidate.finishReason = finishReasonToWire(this.finishReason);
+    if (this.ctx.request.logprobs && this.logprobs.length > 0)
+      Object.assign(candidate, logprobsToGemini(this.logprobs));
+    addSources(candidate, [this.cited, ...this.searches]);
+    if (this.finishMessage) candidate.finishMessage = this.finishMessage;
     return sseData(this.chunk(candidate, true));
   }
 
@@ -94,6 +110,14 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     // A waiting signature rides only on a text part that comes right after its thought.
     const waiting = this.emit(this.takePending());
+    // A search the upstream ran is told on the last chunk, in groundingMetadata.
+    if (block.type === "web_search") {
+      this.searches.push(block.search);
+      return waiting;
+    }
+    // A generated image goes out at once, whole, as Gemini sends it.
+    if (block.type === "image")
+      return waiting + this.emit([{ inlineData: { mimeType: block.mediaType, data: block.data } }]);
     if (block.type === "thinking") this.blocks.set(index, { type: "thinking", hasText: false });
     else
       this.blocks.set(index, {
@@ -109,8 +133,13 @@ class GeminiStreamEncoder implements StreamEncoder {
   private delta(index: number, delta: Extract<StreamEvent, { type: "block_delta" }>["delta"]): string {
     const block = this.blocks.get(index);
     if (!block) return "";
+    if (delta.type === "citation") {
+      this.cited.citations = [...(this.cited.citations ?? []), delta.citation];
+      return "";
+    }
     if (delta.type === "text" && block.type === "text") {
       if (delta.text === "") return "";
+      this.cited.text += delta.text;
       const part: GeminiPart = { text: delta.text };
       if (this.pendingSignature !== undefined) part.thoughtSignature = this.pendingSignature;
       this.pendingSignature = undefined;

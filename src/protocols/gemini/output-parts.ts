@@ -13,6 +13,7 @@
 // - redacted_thinking has no Gemini form and is left out.
 
 import type { ContentBlock } from "../../ir/request.ts";
+import type { OutputBlock } from "../../ir/response.ts";
 import { mediaPart } from "./media.ts";
 import type { GeminiPart } from "./wire-types.ts";
 
@@ -44,7 +45,11 @@ export function functionCallPart(
 /** Which thinking text goes out as thought parts. */
 export type ThoughtPolicy = "all" | "signed" | "none";
 
-export function partsFromOutput(blocks: readonly ContentBlock[], thoughts: ThoughtPolicy): GeminiPart[] {
+/** Blocks without a part (a web search the upstream ran) are left out: see map-citations.ts. */
+export function partsFromOutput(
+  blocks: readonly (ContentBlock | OutputBlock)[],
+  thoughts: ThoughtPolicy,
+): GeminiPart[] {
   const parts: GeminiPart[] = [];
   let pendingSignature: string | undefined;
   const flush = () => {

@@ -6,6 +6,7 @@ import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { OutputUnits } from "./output-units.ts";
 
 export const geminiRelay: Relay = {
   request(raw, _request, target) {
@@ -24,8 +25,10 @@ export const geminiRelay: Relay = {
     const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
     const parts: unknown[] = candidate?.content?.parts ?? [];
     const calls = parts.some((p) => typeof p === "object" && p !== null && "functionCall" in p);
+    const units = new OutputUnits();
+    units.read(body);
     return {
-      usage: usageFromWire(body.usageMetadata),
+      usage: units.apply(usageFromWire(body.usageMetadata)),
       finishReason: finishReasonFromWire(candidate?.finishReason ?? "STOP", calls),
     };
   },

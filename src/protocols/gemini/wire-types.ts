@@ -1,3 +1,5 @@
+import type { GeminiGrounding } from "./map-citations.ts";
+
 // The content-generation wire shapes this module writes and reads, as @google/genai types them
 // (GenerateContentResponse, Candidate, Part, GenerateContentResponseUsageMetadata). Only the fields
 // the gateway produces or consumes are listed; upstream bodies are read defensively, never trusted.
@@ -50,10 +52,19 @@ export interface GeminiUsageMetadata {
   toolUsePromptTokenCount?: number;
 }
 
+export interface GeminiLogprobsResult {
+  topCandidates: Array<{ candidates: Array<{ token: string; logProbability: number }> }>;
+  chosenCandidates: Array<{ token: string; logProbability: number }>;
+}
+
 export interface GeminiCandidate {
   content: { role: "model"; parts?: GeminiPart[] };
   finishReason?: string;
   index: number;
+  logprobsResult?: GeminiLogprobsResult;
+  avgLogprobs?: number;
+  groundingMetadata?: GeminiGrounding;
+  finishMessage?: string;
 }
 
 export interface GeminiResponse {

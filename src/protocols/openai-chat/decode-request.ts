@@ -4,7 +4,7 @@
 // refused; fields nobody defined are ignored silently.
 
 import { invalid } from "../../ir/errors.ts";
-import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import type { ReasoningEffort, ReasoningSettings, Request, WebSearchSettings } from "../../ir/request.ts";
 import {
   expectArray,
   expectNumber,
@@ -15,6 +15,7 @@ import {
   optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { decodeContextSize, decodeLocation } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import { decodeRouting } from "./decode-routing.ts";
@@ -70,6 +71,8 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   const routing = decodeRouting(b);
   if (routing) request.routing = routing;
   decodeAcceptedButNotCarried(b, ignored);
+  const webSearch = decodeWebSearch(b.web_search_options);
+  if (webSearch) request.webSearch = webSearch;
   ignored.push(...assistantAudio(b.messages as unknown[]));
   for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
   return request;
@@ -160,10 +163,6 @@ function effort(value: string, param: string): ReasoningEffort {
   return value as ReasoningEffort;
 }
 
-/**
- * Fields the API supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
- * accepts it only beside `store`, which is dropped.
- */
 /** `verbosity` crosses to the OpenAI protocols; the other encoders name it as dropped. */
 function decodeVerbosity(b: Json): Request["verbosity"] {
   const verbosity = optionalString(b.verbosity, "verbosity");
@@ -172,6 +171,10 @@ function decodeVerbosity(b: Json): Request["verbosity"] {
   return verbosity as Request["verbosity"];
 }
 
+/**
+ * Fields the API supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
+ * accepts it only beside `store`, which is dropped.
+ */
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
   if (present(b.metadata)) {
     const metadata = expectObject(b.metadata, "metadata");
@@ -184,10 +187,25 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     }
     ignored.push("metadata");
   }
-  if (present(b.web_search_options)) {
-    if (!isObject(b.web_search_options)) throw invalid("web_search_options", "must be an object");
-    ignored.push("web_search_options");
+}
+
+/**
+ * `web_search_options` `{search_context_size, user_location: {type: "approximate", approximate}}`:
+ * the upstream searches (docs/translation.md §13c).
+ */
+function decodeWebSearch(value: unknown): WebSearchSettings | undefined {
+  if (!present(value)) return undefined;
+  const options = expectObject(value, "web_search_options");
+  const search: WebSearchSettings = {};
+  const size = decodeContextSize(options.search_context_size, "web_search_options.search_context_size");
+  if (size) search.contextSize = size;
+  if (present(options.user_location)) {
+    const at = "web_search_options.user_location";
+    const location = expectObject(options.user_location, at);
+    const place = decodeLocation(location.approximate, `${at}.approximate`);
+    if (place) search.userLocation = place;
   }
+  return search;
 }
 
 /**

@@ -8,10 +8,13 @@ import type { ThinkingBlock, ToolCallBlock } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -29,10 +32,13 @@ export function decodeResponse(body: unknown): Response {
     : [];
   const content: OutputBlock[] = [...reasoningBlocks(message, calls)];
   const text = textOf(message.content);
-  if (text) content.push({ type: "text", text });
+  const citations = citationsFromAnnotations(text, message.annotations);
+  if (text) content.push(citations.length > 0 ? { type: "text", text, citations } : { type: "text", text });
   const refusal = typeof message.refusal === "string" ? message.refusal : "";
   if (refusal) content.push({ type: "text", text: refusal });
   content.push(...calls);
+  const images = imagesFrom(message.images);
+  content.push(...images);
   const response: Response = {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
@@ -41,6 +47,9 @@ export function decodeResponse(body: unknown): Response {
     usage: usageFromWire(body.usage),
   };
   if (response.finishReason === "stop_sequence") response.stopSequence = matchedStop(choice);
+  if (images.length > 0) response.usage.imageOutputs = images.length;
+  const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
+  if (logprobs.length > 0) response.logprobs = logprobs;
   return response;
 }
 

@@ -14,14 +14,18 @@
 // next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
 
 import { GatewayError } from "../../ir/errors.ts";
+import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
 import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
 type Json = Record<string, unknown>;
@@ -35,6 +39,10 @@ class ChatStreamDecoder implements StreamDecoder {
   private finished = false;
   private failed = false;
   private nextBlock = 0;
+  /** The message's text so far (annotations give offsets into it). */
+  private messageText = "";
+  /** Generated images seen, billed as image outputs. */
+  private images = 0;
   /** The open text or thinking block (only one at a time). */
   private flowing: { kind: "text" | "thinking"; block: number; segment?: unknown } | undefined;
   /** Upstream tool-call index → IR block index. */
@@ -73,7 +81,11 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isObject) : undefined;
     if (choice && !this.finished) this.readChoice(choice);
-    if (isObject(chunk.usage)) this.out.push({ type: "usage", usage: usageFromWire(chunk.usage) });
+    if (isObject(chunk.usage)) {
+      const usage = usageFromWire(chunk.usage);
+      if (this.images > 0) usage.imageOutputs = this.images;
+      this.out.push({ type: "usage", usage });
+    }
     return this.out;
   }
 
@@ -94,6 +106,10 @@ class ChatStreamDecoder implements StreamDecoder {
         this.toolCall(call, i);
       });
     }
+    for (const image of imagesFrom(delta.images)) this.image(image);
+    this.annotations(delta.annotations);
+    const logprobs = isObject(choice.logprobs) ? fromOpenAILogprobs(choice.logprobs.content) : [];
+    if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
       const stopped = matchedStop(choice);
@@ -179,8 +195,27 @@ class ChatStreamDecoder implements StreamDecoder {
     return this.openFlowing("thinking", { type: "thinking" }, segment);
   }
 
+  /** Annotations locate passages of the message's text so far: citations of the flowing text block. */
+  private annotations(value: unknown): void {
+    const flowing = this.flowing;
+    if (flowing?.kind !== "text") return;
+    for (const citation of citationsFromAnnotations(this.messageText, value))
+      this.out.push({ type: "block_delta", index: flowing.block, delta: { type: "citation", citation } });
+  }
+
+  private image(image: GeneratedImageBlock): void {
+    this.flushPending();
+    this.closeFlowing();
+    const index = this.nextBlock++;
+    const { mediaType, data } = image.source;
+    this.out.push({ type: "block_start", index, block: { type: "image", mediaType, data } });
+    this.out.push({ type: "block_stop", index });
+    this.images++;
+  }
+
   private text(text: string): void {
     this.flushPending();
+    this.messageText += text;
     const block =
       this.flowing?.kind === "text" ? this.flowing.block : this.openFlowing("text", { type: "text" });
     this.out.push({ type: "block_delta", index: block, delta: { type: "text", text } });

@@ -6,10 +6,13 @@
 
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
 import { DroppedFields, requestBlocks, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
+import { dropUnsupported } from "../shared/web-search.ts";
 
 /** `effortSent`: the `reasoning_effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
   const dropped = new DroppedFields();
+  // The web search limits this target's search tool takes (docs/translation.md §13c).
+  dropUnsupported(dropped, request.webSearch, { userLocation: true, contextSize: true });
   dropped.add("top_k", request.topK !== undefined);
   // Reasoning switched off reaches a chat upstream only as "none" when the client said so itself
   // (encode-request.ts); otherwise the model's default applies, which may be to reason.

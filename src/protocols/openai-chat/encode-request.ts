@@ -6,11 +6,18 @@
 // user message after the tool messages. Custom tools (free-text input) go as custom tools.
 
 import { prefillText } from "../../ir/prefill.ts";
-import type { Request, ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type {
+  Request,
+  ResponseFormat,
+  ToolChoice,
+  ToolDefinition,
+  WebSearchSettings,
+} from "../../ir/request.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
+import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
@@ -52,6 +59,7 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
     body.logprobs = true;
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
   }
+  if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
   return upstreamCall("/chat/completions", body, droppedFields(request, effort));
 }
 
@@ -93,4 +101,15 @@ function encodeResponseFormat(format: ResponseFormat): Json {
 /** OpenAI's field for the output limit (its reasoning models refuse `max_tokens`), or a provider's older one. */
 export function outputLimitField(target: UpstreamTarget): "max_tokens" | "max_completion_tokens" {
   return target.legacyMaxTokens ? "max_tokens" : "max_completion_tokens";
+}
+
+/** `web_search_options`: the context size and where the user is (domains and a use limit: §13c). */
+function webSearchOptions(search: WebSearchSettings): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  if (search.contextSize) options.search_context_size = search.contextSize;
+  if (search.userLocation) {
+    const { type, ...approximate } = approximateLocation(search.userLocation);
+    options.user_location = { type, approximate };
+  }
+  return options;
 }

@@ -17,8 +17,10 @@ import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { citationSpans } from "../shared/openai-annotations.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
+import { type ChatLogprobs, chatImage, chatLogprobs, refusalText } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
@@ -53,6 +55,8 @@ class ChatStreamEncoder implements StreamEncoder {
   private toolCalls = 0;
   private reasoningSegments = 0;
   private usage: Usage | undefined;
+  /** The message's text so far, where annotations are located. */
+  private text = "";
 
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
@@ -70,11 +74,18 @@ class ChatStreamEncoder implements StreamEncoder {
         return this.blockDelta(event.index, event.delta);
       case "block_stop":
         return this.blockStop(event.index);
-      case "finish":
-        return this.open() + this.closeToolCalls() + this.chunk({}, finishReasonToWire(event.reason));
+      case "finish": {
+        const refusal = refusalText(event.reason, event.message);
+        const said = refusal === null ? "" : this.chunk({ refusal });
+        return this.open() + this.closeToolCalls() + said + this.chunk({}, finishReasonToWire(event.reason));
+      }
       case "usage":
         this.usage = event.usage;
         return "";
+      case "logprobs":
+        // The tokens' log probabilities ride on a chunk of their own (the openai SDK appends them).
+        if (!this.ctx.request.logprobs || event.logprobs.length === 0) return "";
+        return this.open() + this.chunk({}, null, chatLogprobs(this.ctx.request, event.logprobs));
       case "error":
         this.failed = true;
         // OpenAI's own mid-stream error shape: no `choices`, so the openai SDK raises it as an
@@ -124,13 +135,28 @@ class ChatStreamEncoder implements StreamEncoder {
         };
         return this.open() + this.chunk({ tool_calls: [opening] });
       }
+      case "image":
+        this.blocks.set(index, { kind: "other" });
+        return this.open() + this.chunk({ images: [chatImage(block.mediaType, block.data)] });
+      // The chat protocol cannot show a search; its citations become annotations (§13e).
+      case "web_search":
+        this.blocks.set(index, { kind: "other" });
+        return this.open();
     }
   }
 
   private blockDelta(index: number, delta: BlockDelta): string {
     const state = this.blocks.get(index);
     if (delta.type === "text") {
-      return delta.text ? this.open() + this.chunk({ content: delta.text }) : "";
+      if (!delta.text) return "";
+      this.text += delta.text;
+      return this.open() + this.chunk({ content: delta.text });
+    }
+    if (delta.type === "citation") {
+      // The passage is in the text sent so far (citations follow what they cite).
+      const spans = citationSpans(this.text, [delta.citation]);
+      const annotations = spans.map((span) => ({ type: "url_citation", url_citation: span }));
+      return annotations.length > 0 ? this.open() + this.chunk({ annotations }) : "";
     }
     if (state?.kind === "thinking") {
       if (!this.showReasoning) return "";
@@ -208,10 +234,14 @@ class ChatStreamEncoder implements StreamEncoder {
     };
   }
 
-  private chunk(delta: Delta, finishReason: WireFinishReason | null = null): string {
+  private chunk(
+    delta: Delta,
+    finishReason: WireFinishReason | null = null,
+    logprobs: ChatLogprobs | null = null,
+  ): string {
     return sseData({
       ...this.envelope(),
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
     });
   }
 }

@@ -14,6 +14,7 @@ import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
+import { imagesFrom } from "./output-images.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -60,7 +61,10 @@ export const openaiChatRelay: Relay = {
   tap(text) {
     const body = parseObject(text);
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-    return { usage: usageFromWire(body.usage), finishReason: finishReasonFromWire(choice?.finish_reason) };
+    const usage = usageFromWire(body.usage);
+    const images = imagesFrom(choice?.message?.images).length;
+    if (images > 0) usage.imageOutputs = images;
+    return { usage, finishReason: finishReasonFromWire(choice?.finish_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

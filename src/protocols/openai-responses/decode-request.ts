@@ -18,9 +18,10 @@ import {
   optionalNumber,
   optionalString,
 } from "../shared/validate.ts";
+import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeInput, STATELESS } from "./decode-input.ts";
-import { decodeTextFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -59,6 +60,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     system,
     messages,
     tools: decodeTools(b.tools, ignored),
+    ...withWebSearch(decodeWebSearchTool(b.tools)),
     stopSequences: [],
     stream: optionalBoolean(b.stream, "stream") ?? false,
     // The Responses API always reports usage, in its `response.completed` event.
@@ -75,8 +77,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
   if (topP !== undefined) request.topP = topP;
-  if (optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 }) !== undefined)
-    ignored.push("top_logprobs");
+  decodeLogprobs(b, request, ignored);
   decodeText(b.text, request, ignored);
   const reasoning = decodeReasoning(b.reasoning);
   if (reasoning) request.reasoning = reasoning;
@@ -85,6 +86,20 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   decodeAcceptedButNotCarried(b, ignored);
   return request;
 }
+
+/**
+ * Logprobs are asked for with `include: ["message.output_text.logprobs"]`, `top_logprobs` saying how
+ * many alternatives per token; `top_logprobs` alone returns none, so it alone is named, not carried.
+ */
+function decodeLogprobs(b: Record<string, unknown>, request: Request, ignored: string[]): void {
+  const top = optionalNumber(b.top_logprobs, "top_logprobs", { integer: true, min: 0, max: 20 });
+  const asked = Array.isArray(b.include) && b.include.includes(LOGPROBS_INCLUDE);
+  if (asked) request.logprobs = top === undefined ? {} : { topLogprobs: top };
+  else if (top !== undefined) ignored.push("top_logprobs");
+}
+
+/** The `include` value that asks for the output text's token logprobs. */
+export const LOGPROBS_INCLUDE = "message.output_text.logprobs";
 
 function decodeText(value: unknown, request: Request, ignored: string[]): void {
   if (!present(value)) return;

@@ -16,12 +16,14 @@
 import { GatewayError } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
+import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
+import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
-import { toolArguments } from "./decode-response.ts";
+import { imageFromItem, searchFromItem, toolArguments } from "./decode-response.ts";
 import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
-import { usageFromWire } from "./map-usage.ts";
+import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;
@@ -47,7 +49,10 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private nextBlock = 0;
   private readonly items = new Map<number, ItemState>();
   private calledTools = false;
-  private webSearches = 0;
+  /** Output items other than client tool calls; hosted tools among them are billed per call. */
+  private readonly otherItems: Json[] = [];
+  /** Each text block's text so far (annotations give offsets into it). */
+  private readonly texts = new Map<number, string>();
   private out: StreamEvent[] = [];
 
   decode(event: SseEvent): StreamEvent[] {
@@ -72,9 +77,18 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case "response.output_item.added":
         this.itemAdded(e);
         break;
-      case "response.output_text.delta":
+      case "response.output_text.delta": {
+        this.delta(e, "text");
+        // Each delta carries the logprobs of its own tokens (output_text.done repeats them all).
+        const logprobs = fromOpenAILogprobs(e.logprobs);
+        if (logprobs.length > 0) this.out.push({ type: "logprobs", logprobs });
+        break;
+      }
       case "response.refusal.delta":
         this.delta(e, "text");
+        break;
+      case "response.output_text.annotation.added":
+        this.annotation(e);
         break;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
@@ -132,9 +146,17 @@ class ResponsesStreamDecoder implements StreamDecoder {
       this.calledTools = true;
       const id = typeof item.call_id === "string" && item.call_id ? item.call_id : newToolCallId();
       this.open(state, 0, { type: "tool_call", id, name: typeof item.name === "string" ? item.name : "" });
-    } else if (type === "web_search_call") {
-      this.webSearches++;
+    } else {
+      this.otherItems.push({ type });
     }
+  }
+
+  /** A `url_citation` of a text part: a citation of its block, the passage read from the text so far. */
+  private annotation(e: Json): void {
+    const block = this.items.get(outputIndex(e))?.blocks.get(contentIndex(e));
+    if (block === undefined) return;
+    for (const citation of citationsFromAnnotations(this.texts.get(block) ?? "", [e.annotation]))
+      this.out.push({ type: "block_delta", index: block, delta: { type: "citation", citation } });
   }
 
   private delta(e: Json, kind: "text" | "thinking"): void {
@@ -146,6 +168,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (state.type !== owner) return;
     const block = state.blocks.get(key) ?? this.open(state, key, { type: kind });
     this.out.push({ type: "block_delta", index: block, delta: { type: kind, text: e.delta } });
+    if (kind === "text") this.texts.set(block, (this.texts.get(block) ?? "") + e.delta);
   }
 
   /** Summary parts after the first are one thinking text, set apart by a blank line. */
@@ -201,6 +224,13 @@ class ResponsesStreamDecoder implements StreamDecoder {
       const json = toolArguments(item);
       if (block !== undefined && !state.sawArguments && json)
         this.out.push({ type: "block_delta", index: block, delta: { type: "tool_arguments", json } });
+    } else if (state.type === "web_search_call") {
+      const search = searchFromItem(item);
+      if (search) this.open(state, 0, { type: "web_search", search });
+    } else if (state.type === "image_generation_call") {
+      const image = imageFromItem(item);
+      if (image)
+        this.open(state, 0, { type: "image", mediaType: image.source.mediaType, data: image.source.data });
     }
     for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
   }
@@ -212,8 +242,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
       for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
     this.items.clear();
     const body = isObject(response) ? response : {};
-    const usage = usageFromWire(body.usage);
-    usage.webSearchRequests = this.webSearches;
+    const usage = withHostedToolUnits(usageFromWire(body.usage), this.otherItems);
     this.out.push({ type: "usage", usage });
     this.out.push({
       type: "finish",

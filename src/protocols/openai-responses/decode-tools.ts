@@ -6,7 +6,7 @@
 // relay to a Responses upstream still sends them, groups and all).
 
 import { invalid } from "../../ir/errors.ts";
-import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type { ResponseFormat, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { customToolParameters } from "../shared/custom-tools.ts";
 import { checkJsonSchema, decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import {
@@ -17,6 +17,7 @@ import {
   optionalBoolean,
   optionalString,
 } from "../shared/validate.ts";
+import { decodeContextSize, decodeDomains, decodeLocation } from "../shared/web-search.ts";
 
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -35,8 +36,48 @@ function clientTool(tool: Record<string, unknown>, at: string, ignored: string[]
   if (tool.type === "function") return [functionTool(tool, at)];
   if (tool.type === "custom") return [customTool(tool, at)];
   const type = expectString(tool.type, `${at}.type`);
-  if (!ignored.includes(`tools[].${type}`)) ignored.push(`tools[].${type}`);
+  // The web search tool becomes the IR's webSearch (decodeWebSearchTool).
+  if (!carriedSearch(tool) && !ignored.includes(`tools[].${type}`)) ignored.push(`tools[].${type}`);
   return [];
+}
+
+/**
+ * A web search tool that other upstreams can run: not one limited to OpenAI's cached index
+ * (`external_web_access: false`, what Codex sends by default), which no other search can honour.
+ */
+function carriedSearch(tool: Record<string, unknown>): boolean {
+  return typeof tool.type === "string" && isWebSearchTool(tool.type) && tool.external_web_access !== false;
+}
+
+/** `web_search` and its earlier names (`web_search_preview`, dated versions). */
+function isWebSearchTool(type: string): boolean {
+  return (
+    type === "web_search" ||
+    type.startsWith("web_search_preview") ||
+    /^web_search_\d{4}_\d{2}_\d{2}$/.test(type)
+  );
+}
+
+/**
+ * The web search tool's settings (`filters.allowed_domains`, `user_location`,
+ * `search_context_size`): the IR's webSearch, which any upstream with search runs (§13c).
+ */
+export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const at = value.findIndex((t) => isObject(t) && carriedSearch(t));
+  if (at < 0) return undefined;
+  const param = `tools[${at}]`;
+  const tool = value[at] as Record<string, unknown>;
+  const search: WebSearchSettings = {};
+  if (isObject(tool.filters)) {
+    const allowed = decodeDomains(tool.filters.allowed_domains, `${param}.filters.allowed_domains`);
+    if (allowed) search.allowedDomains = allowed;
+  }
+  const location = decodeLocation(tool.user_location, `${param}.user_location`);
+  if (location) search.userLocation = location;
+  const size = decodeContextSize(tool.search_context_size, `${param}.search_context_size`);
+  if (size) search.contextSize = size;
+  return search;
 }
 
 /** The IR name of a tool in a namespace group: what every other protocol calls it. */

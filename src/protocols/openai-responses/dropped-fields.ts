@@ -14,10 +14,17 @@ import {
   usesCacheControl,
   usesCitations,
 } from "../shared/dropped-fields.ts";
+import { dropUnsupported } from "../shared/web-search.ts";
 
 /** `effortSent`: the `reasoning.effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
   const dropped = new DroppedFields();
+  // The web search limits this target's search tool takes (docs/translation.md §13c).
+  dropUnsupported(dropped, request.webSearch, {
+    allowedDomains: true,
+    userLocation: true,
+    contextSize: true,
+  });
   dropped.add("top_k", request.topK !== undefined);
   // The gateway cuts the answer at the stop sequences itself (src/ir/stop-sequences.ts) unless there
   // are too many to search each piece for.
@@ -25,7 +32,6 @@ export function droppedFields(request: Request, effortSent: ReasoningEffort | un
   dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);
   dropped.add("presence_penalty", request.presencePenalty !== undefined);
   dropped.add("seed", request.seed !== undefined);
-  dropped.add("logprobs", request.logprobs !== undefined);
   // As on chat-completions: reasoning switched off is said only as the client's own "none".
   dropped.add("reasoning", request.reasoning?.enabled === false && effortSent === undefined);
   dropped.add("cache_control", usesCacheControl(request));

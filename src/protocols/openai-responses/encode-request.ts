@@ -6,11 +6,13 @@
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
 
 import { prefillText } from "../../ir/prefill.ts";
-import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
+import type { Request, ResponseFormat, ToolChoice, WebSearchSettings } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
+import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
+import { LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeInput } from "./encode-input.ts";
 
@@ -50,13 +52,21 @@ export function encodeRequest(
     if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
+  if (request.webSearch)
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), webSearchTool(request.webSearch)];
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
   if (request.verbosity !== undefined)
     body.text = { ...(body.text as Json | undefined), verbosity: request.verbosity };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
+  const include: string[] = [];
   if ((effort && effort !== "none") || carriesSignedReasoning(request))
-    body.include = ["reasoning.encrypted_content"];
+    include.push("reasoning.encrypted_content");
+  if (request.logprobs) {
+    include.push(LOGPROBS_INCLUDE);
+    if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
+  }
+  if (include.length > 0) body.include = include;
   return upstreamCall("/responses", body, droppedFields(request, effort));
 }
 
@@ -99,4 +109,13 @@ function carriesSignedReasoning(request: Request): boolean {
         block.type === "redacted_thinking" || (block.type === "thinking" && block.signature !== undefined),
     ),
   );
+}
+
+/** The hosted `web_search` tool with the settings it takes (a use limit, blocked domains: §13c). */
+function webSearchTool(search: WebSearchSettings): Json {
+  const tool: Json = { type: "web_search" };
+  if (search.allowedDomains) tool.filters = { allowed_domains: search.allowedDomains };
+  if (search.userLocation) tool.user_location = approximateLocation(search.userLocation);
+  if (search.contextSize) tool.search_context_size = search.contextSize;
+  return tool;
 }

@@ -3,6 +3,7 @@
 // (reasoning-item.ts), tool calls function (or custom) tool calls; usage always has every detail.
 
 import type { Response } from "../../ir/response.ts";
+import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
@@ -10,9 +11,15 @@ import { outputItems, responseObject } from "./output-items.ts";
 import type { WireResponse } from "./wire-types.ts";
 
 export function encodeResponse(response: Response, ctx: EncodeContext): WireResponse {
+  const output = outputItems(response.content, ctx);
+  if (ctx.request.logprobs && response.logprobs) {
+    // The IR has one list for the whole text: it goes on the answer's first text part.
+    const text = output.find((item) => item.type === "message")?.content[0];
+    text?.logprobs.push(...toOpenAILogprobs(response.logprobs));
+  }
   return responseObject(ctx, {
     ...finishReasonToWire(response.finishReason),
-    output: outputItems(response.content, ctx),
+    output,
     usage: usageToWire(response.usage),
   });
 }

@@ -16,15 +16,25 @@
 // event is written by end(). An upstream failure is response.failed, then an `error` event.
 
 import type { GatewayError } from "../../ir/errors.ts";
-import type { FinishReason } from "../../ir/response.ts";
+import type { FinishReason, TokenLogprob } from "../../ir/response.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
+import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
-import { itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
+import {
+  imageItem,
+  itemId,
+  messageItem,
+  outputText,
+  responseObject,
+  toolCallItem,
+  urlAnnotations,
+  webSearchItem,
+} from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,
@@ -98,6 +108,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
       case "usage":
         this.usage = event.usage;
         return opening;
+      case "logprobs":
+        this.addLogprobs(event.logprobs);
+        return opening;
       case "error":
         return opening + this.fail(event.error);
     }
@@ -149,6 +162,29 @@ class ResponsesStreamEncoder implements StreamEncoder {
       out += this.event("response.output_item.added", { output_index: outputIndex, item });
       return out + this.event("response.output_item.done", { output_index: outputIndex, item });
     }
+    if (block.type === "image") {
+      const item = imageItem(
+        { type: "image", source: { kind: "base64", mediaType: block.mediaType, data: block.data } },
+        itemId(this.ctx, "ig", outputIndex),
+      );
+      this.output.push(item);
+      this.blocks.set(index, { kind: "other" });
+      const added = { ...item, status: "in_progress", result: null };
+      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
+      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    }
+    if (block.type === "web_search") {
+      const item = webSearchItem(block.search, itemId(this.ctx, "ws", outputIndex));
+      this.output.push(item);
+      this.blocks.set(index, { kind: "other" });
+      const added = { ...item, status: "in_progress" };
+      const at = { output_index: outputIndex, item_id: item.id };
+      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
+      out += this.event("response.web_search_call.in_progress", at);
+      out += this.event("response.web_search_call.searching", at);
+      out += this.event("response.web_search_call.completed", at);
+      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    }
     const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: "" };
     const item = toolCallItem(
       block.signature === undefined ? call : { ...call, signature: block.signature },
@@ -195,6 +231,19 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private blockDelta(index: number, delta: BlockDelta): string {
     const state = this.blocks.get(index);
     if (!state) return "";
+    if (state.kind === "text" && delta.type === "citation" && !state.closed) {
+      // The passage is in the part's text so far (citations follow what they cite).
+      const [annotation] = urlAnnotations(state.part.text, [delta.citation]);
+      if (!annotation) return "";
+      state.part.annotations.push(annotation);
+      return this.event("response.output_text.annotation.added", {
+        item_id: state.message.item.id,
+        output_index: state.message.outputIndex,
+        content_index: state.contentIndex,
+        annotation_index: state.part.annotations.length - 1,
+        annotation,
+      });
+    }
     if (state.kind === "text" && delta.type === "text" && delta.text && !state.closed) {
       state.part.text += delta.text;
       return this.event("response.output_text.delta", {
@@ -247,6 +296,17 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return "";
   }
 
+  /**
+   * Token logprobs follow the text they are for: they join the open text part, written with its
+   * `output_text.done` and in the final response (the deltas already went out with none).
+   */
+  private addLogprobs(logprobs: TokenLogprob[]): void {
+    if (!this.ctx.request.logprobs) return;
+    let open: WireOutputText | undefined;
+    for (const state of this.blocks.values()) if (state.kind === "text" && !state.closed) open = state.part;
+    open?.logprobs.push(...toOpenAILogprobs(logprobs));
+  }
+
   private blockStop(state: BlockState | undefined): string {
     if (!state || state.kind === "other" || state.closed) return "";
     state.closed = true;
@@ -254,7 +314,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       const { message, contentIndex, part } = state;
       const at = { item_id: message.item.id, output_index: message.outputIndex, content_index: contentIndex };
       return (
-        this.event("response.output_text.done", { ...at, text: part.text, logprobs: [] }) +
+        this.event("response.output_text.done", { ...at, text: part.text, logprobs: part.logprobs }) +
         this.event("response.content_part.done", { ...at, part })
       );
     }

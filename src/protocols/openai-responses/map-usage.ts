@@ -33,3 +33,16 @@ export function usageFromWire(raw: unknown): Usage {
   usage.reasoningTokens = countFromWire(output.reasoning_tokens);
   return usage;
 }
+
+/**
+ * What OpenAI's hosted tools bill per call, counted from the answer's output items (the usage object
+ * has no count of them): a `web_search_call` is one search, an `image_generation_call` one image.
+ */
+export function withHostedToolUnits(usage: Usage, output: readonly unknown[]): Usage {
+  for (const item of output) {
+    const type = isObject(item) ? item.type : undefined;
+    if (type === "web_search_call") usage.webSearchRequests++;
+    else if (type === "image_generation_call") usage.imageOutputs = (usage.imageOutputs ?? 0) + 1;
+  }
+  return usage;
+}

@@ -2,19 +2,22 @@
 // the output items made from IR blocks. Item ids are made from the generation id, so the items of
 // one answer are told apart and an answer's ids never repeat another's.
 
-import type { Request, ToolCallBlock } from "../../ir/request.ts";
-import type { OutputBlock } from "../../ir/response.ts";
+import type { Citation, Request, ToolCallBlock } from "../../ir/request.ts";
+import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { citationSpans } from "../shared/openai-annotations.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
   WireCustomToolCallItem,
   WireFunctionCallItem,
+  WireImageGenerationItem,
   WireMessageItem,
   WireOutputItem,
   WireOutputText,
   WireResponse,
+  WireWebSearchItem,
 } from "./wire-types.ts";
 
 /** The id of the output item at `index`: `msg_…`, `rs_…`, `fc_…`, `ctc_…`. */
@@ -119,8 +122,13 @@ function toolEcho(tool: Request["tools"][number]): Record<string, unknown> {
   };
 }
 
-export function outputText(text: string): WireOutputText {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+export function outputText(text: string, citations: readonly Citation[] = []): WireOutputText {
+  return { type: "output_text", text, annotations: urlAnnotations(text, citations), logprobs: [] };
+}
+
+/** A text's citations as `url_citation` annotations (offsets into that part's text). */
+export function urlAnnotations(text: string, citations: readonly Citation[]): WireOutputText["annotations"] {
+  return citationSpans(text, citations).map((span) => ({ type: "url_citation", ...span }));
 }
 
 /**
@@ -137,14 +145,46 @@ export function outputItems(blocks: OutputBlock[], ctx: EncodeContext): WireOutp
         message = messageItem(itemId(ctx, "msg", items.length), "completed");
         items.push(message);
       }
-      message.content.push(outputText(block.text));
+      message.content.push(outputText(block.text, block.citations));
       continue;
     }
     message = undefined;
     if (block.type === "tool_call") items.push(toolCallItem(block, ctx, items.length, "completed"));
+    else if (block.type === "image") items.push(imageItem(block, itemId(ctx, "ig", items.length)));
+    else if (block.type === "web_search") items.push(webSearchItem(block, itemId(ctx, "ws", items.length)));
     else items.push({ ...reasoningItem(block, itemId(ctx, "rs", items.length)) });
   }
   return items;
+}
+
+/**
+ * A generated image: the Responses API returns images as `image_generation_call` items (the result is
+ * the base64 image, `output_format` its type: png, jpeg or webp).
+ */
+export function imageItem(block: GeneratedImageBlock, id: string): WireImageGenerationItem {
+  const item: WireImageGenerationItem = {
+    id,
+    type: "image_generation_call",
+    status: "completed",
+    result: block.source.data,
+  };
+  const format = /^image\/(png|jpeg|webp)$/.exec(block.source.mediaType)?.[1];
+  if (format) item.output_format = format;
+  return item;
+}
+
+/** A web search the upstream ran, as the Responses API shows its own (`sources`: the pages found). */
+export function webSearchItem(block: WebSearchBlock, id: string): WireWebSearchItem {
+  return {
+    id,
+    type: "web_search_call",
+    status: block.errorCode ? "failed" : "completed",
+    action: {
+      type: "search",
+      query: block.query,
+      sources: block.results.map((r) => ({ type: "url", url: r.url })),
+    },
+  };
 }
 
 export function messageItem(id: string, status: WireMessageItem["status"]): WireMessageItem {

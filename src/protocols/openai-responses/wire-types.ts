@@ -52,11 +52,30 @@ export interface WireCustomToolCallItem {
   input: string;
 }
 
+/** An image the model generated: the image generation tool's call, `result` the base64 image. */
+export interface WireImageGenerationItem {
+  id: string;
+  type: "image_generation_call";
+  status: "in_progress" | "completed";
+  result: string | null;
+  output_format?: string;
+}
+
+/** A web search the upstream ran: `action.query` and the pages it found as `sources`. */
+export interface WireWebSearchItem {
+  id: string;
+  type: "web_search_call";
+  status: "in_progress" | "searching" | "completed" | "failed";
+  action: { type: "search"; query: string; sources: Array<{ type: "url"; url: string }> };
+}
+
 export type WireOutputItem =
   | WireMessageItem
   | WireReasoningItem
   | WireFunctionCallItem
-  | WireCustomToolCallItem;
+  | WireCustomToolCallItem
+  | WireImageGenerationItem
+  | WireWebSearchItem;
 
 export interface WireUsage {
   input_tokens: number;

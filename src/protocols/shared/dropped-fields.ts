@@ -29,6 +29,12 @@ export const DROPPED_FIELD_NAMES = [
   "document.context",
   "tool_result.is_error",
   "thinking",
+  "web_search",
+  "web_search.max_uses",
+  "web_search.allowed_domains",
+  "web_search.blocked_domains",
+  "web_search.user_location",
+  "web_search.search_context_size",
 ] as const;
 
 export type DroppedField = (typeof DROPPED_FIELD_NAMES)[number];

@@ -4,7 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
-import type { ProviderAdapter, Target } from "../types.ts";
+import { DroppedFields } from "../../protocols/shared/dropped-fields.ts";
+import type { CallReport, ProviderAdapter, Target } from "../types.ts";
 import type { LocalReply, LocalReplyOptions } from "./reply.ts";
 import { onLocalThread } from "./thread.ts";
 
@@ -16,7 +17,13 @@ export class LocalProvider implements ProviderAdapter {
     this.chunkDelayMs = opts.chunkDelayMs ?? 0;
   }
 
-  async complete(request: Request, target: Target): Promise<Response> {
+  async complete(
+    request: Request,
+    target: Target,
+    _signal?: AbortSignal,
+    report?: CallReport,
+  ): Promise<Response> {
+    reportUnsupported(request, report);
     const reply = await replyTo(request, target);
     return {
       id: "",
@@ -29,7 +36,13 @@ export class LocalProvider implements ProviderAdapter {
   }
 
   /** One event per batch: the local model produces its words one at a time. */
-  async *stream(request: Request, target: Target, signal: AbortSignal): AsyncIterable<StreamEvent[]> {
+  async *stream(
+    request: Request,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): AsyncIterable<StreamEvent[]> {
+    reportUnsupported(request, report);
     for await (const event of this.events(request, target, signal)) yield [event];
   }
 
@@ -98,4 +111,16 @@ function thirds(json: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < json.length; i += step) out.push(json.slice(i, i + step));
   return out;
+}
+
+/**
+ * What the demo models cannot do, named in x-switchyard-ignored like an upstream encoder's drops:
+ * they have no token logprobs and cannot search the web (docs/translation.md §13b, §13c).
+ */
+function reportUnsupported(request: Request, report: CallReport | undefined): void {
+  const dropped = new DroppedFields();
+  dropped.add("logprobs", request.logprobs !== undefined);
+  dropped.add("web_search", request.webSearch !== undefined);
+  const names = dropped.list();
+  if (report && names.length > 0) report.dropped = names;
 }

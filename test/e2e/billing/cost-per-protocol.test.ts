@@ -12,7 +12,7 @@ import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, SUB_KEY, startGateway } from "../../support/gateway.ts";
-import { lookupSettled, rawNumber } from "../../support/lookup.ts";
+import { billedItems, lookupSettled, rawNumber } from "../../support/lookup.ts";
 import { usd } from "../../support/money.ts";
 
 const PRICES = { prompt: "2", completion: "8", cacheRead: "0.5", cacheWrite5m: "2.5", cacheWrite1h: "4" };
@@ -127,7 +127,7 @@ describe("the lookup prices every generation exactly", () => {
     const expected = usd.add(m(1000, PRICES.prompt), m(4000, PRICES.cacheRead), m(500, PRICES.completion));
     assert.equal(expected, "0.008");
     assert.equal(usd.normalize(rawNumber(body, "usage")), expected);
-    assert.deepEqual(details(body), {
+    assert.deepEqual(billedItems(body), {
       prompt: m(1000, PRICES.prompt),
       input_cache_read: m(4000, PRICES.cacheRead),
       completion: m(500, PRICES.completion),
@@ -173,7 +173,7 @@ describe("the lookup prices every generation exactly", () => {
     );
     assert.equal(expected, "0.015");
     assert.equal(usd.normalize(rawNumber(body, "usage")), expected);
-    assert.deepEqual(details(body), {
+    assert.deepEqual(billedItems(body), {
       prompt: m(1000, PRICES.prompt),
       input_cache_read: m(4000, PRICES.cacheRead),
       input_cache_write_5_min: m(2000, PRICES.cacheWrite5m),
@@ -256,7 +256,7 @@ describe("the lookup prices every generation exactly", () => {
     );
     assert.equal(expected, "0.013");
     assert.equal(usd.normalize(rawNumber(body, "usage")), expected);
-    assert.deepEqual(details(body), {
+    assert.deepEqual(billedItems(body), {
       prompt: m(1000, PRICES.prompt),
       input_cache_read: m(4000, PRICES.cacheRead),
       input_cache_write_5_min: m(2000, PRICES.cacheWrite5m),
@@ -315,9 +315,3 @@ describe("the lookup prices every generation exactly", () => {
 });
 
 /** feeItemCode → billAmount, exactly as written. */
-function details(body: any): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const d of body.ratingResponses.ratingDetails)
-    out[d.feeItemCode] = usd.normalize(String(d.billAmount));
-  return out;
-}

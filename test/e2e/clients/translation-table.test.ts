@@ -91,14 +91,16 @@ describe("x-switchyard-ignored names what was dropped, and the upstream never se
       "metadata",
       "service_tier",
       "thinking.display",
-      "tools[0]",
       "tools[1].defer_loading",
+      // The web search tool crosses as web_search_options (docs/translation.md §13c); its limit cannot.
+      "web_search.max_uses",
     ]);
     const sent = onlyRequest(routes.openai).body;
     assert.deepEqual(
       sent.tools.map((t: any) => t.function.name),
       ["lookup"],
     );
+    assert.deepEqual(sent.web_search_options, {});
     for (const field of ["service_tier", "metadata", "context_management", "user"])
       assert.equal(sent[field], undefined, `${field} went upstream`);
     assert.ok(!JSON.stringify(sent).includes("defer_loading"));
@@ -122,11 +124,11 @@ describe("x-switchyard-ignored names what was dropped, and the upstream never se
       "generationConfig.responseModalities",
       "generationConfig.speechConfig",
       "safetySettings",
-      "tools.googleSearch",
     ]);
     const sent = onlyRequest(routes.anthropic).body;
-    assert.equal(sent.tools, undefined, "a server tool is not a function the model may call");
-    assert.deepEqual(Object.keys(sent).sort(), ["max_tokens", "messages", "model"]);
+    // Google Search becomes Anthropic's own web search tool (docs/translation.md §13c).
+    assert.deepEqual(sent.tools, [{ type: "web_search_20250305", name: "web_search" }]);
+    assert.deepEqual(Object.keys(sent).sort(), ["max_tokens", "messages", "model", "tools"]);
   });
 });
 

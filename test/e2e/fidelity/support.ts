@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import {
   type FakeOptions,
@@ -59,4 +60,8 @@ export function anthropicClient(gw: RunningGateway): Anthropic {
 
 export function openaiClient(gw: RunningGateway): OpenAI {
   return new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+}
+
+export function geminiClient(gw: RunningGateway): GoogleGenAI {
+  return new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
 }

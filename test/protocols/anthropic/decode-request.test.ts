@@ -106,7 +106,7 @@ describe("decodeRequest: top-level fields", () => {
     ]);
   });
 
-  test("server tools are dropped and named; custom tools are kept with cache_control", () => {
+  test("the web search tool is the IR's webSearch; other server tools are dropped and named; custom tools kept", () => {
     const req = decode({
       ...base,
       tools: [
@@ -132,7 +132,8 @@ describe("decodeRequest: top-level fields", () => {
       parameters: { type: "object", properties: { city: { type: "string" } } },
       cacheControl: { type: "ephemeral" },
     });
-    assert.deepEqual(req.ignored, ["tools[0]", "tools[2]", "tools[3]"]);
+    assert.deepEqual(req.ignored, ["tools[2]", "tools[3]"]);
+    assert.deepEqual(req.webSearch, { maxUses: 5 });
   });
 
   test("tool_choice variants and disable_parallel_tool_use", () => {

@@ -46,7 +46,7 @@ describe("decodeResponse (Anthropic-protocol upstream, non-streamed)", () => {
     });
   });
 
-  test("cache writes without a split count as 5-minute writes; web searches are counted", () => {
+  test("cache writes without a split count as 5-minute writes; a web search is a block and counted", () => {
     const response = anthropic.decodeResponse({
       id: "m",
       model: "c",
@@ -64,7 +64,10 @@ describe("decodeResponse (Anthropic-protocol upstream, non-streamed)", () => {
         server_tool_use: { web_search_requests: 3 },
       },
     });
-    assert.deepEqual(response.content, [{ type: "text", text: "found" }]);
+    assert.deepEqual(response.content, [
+      { type: "web_search", id: "srvtoolu_1", query: "q", results: [] },
+      { type: "text", text: "found" },
+    ]);
     assert.equal(response.finishReason, "length");
     assert.equal(response.usage.promptTokens, 45);
     assert.equal(response.usage.cacheWrite5mTokens, 30);

@@ -73,18 +73,27 @@ describe("streamDecoder (Anthropic-protocol upstream)", () => {
     });
   });
 
-  test("server-tool blocks are skipped, IR indexes stay contiguous, final usage wins with web searches", () => {
+  test("a web search (its query streamed, its result whole) is one IR block where the result stands; final usage wins", () => {
     const { all } = decodeEach(parseSse(fixtureText("stream-web-search-usage.sse")));
     const starts = all.filter((e) => e.type === "block_start");
     assert.deepEqual(
       starts.map((e) => e.type === "block_start" && [e.index, e.block.type]),
       [
         [0, "text"],
-        [1, "text"],
+        [1, "web_search"],
+        [2, "text"],
       ],
     );
     const response = collectResponse(all);
-    assert.equal(response.content.length, 2);
+    assert.equal(response.content.length, 3);
+    const search = response.content[1];
+    assert.ok(search.type === "web_search");
+    assert.equal(search.id, "srvtoolu_014hJH82Qum7Td6UV8gDXThB");
+    assert.equal(search.query, "weather NYC today", "assembled from its input_json_delta pieces");
+    assert.deepEqual(
+      search.results.map((r) => [r.url, r.encryptedContent]),
+      [["https://world-weather.info/forecast/usa/new_york/may-2025/", "Ev0DCioIAxgCIiQ3NmU4ZmI4OC1k..."]],
+    );
     assert.equal(response.usage.promptTokens, 10682);
     assert.equal(response.usage.completionTokens, 510);
     assert.equal(response.usage.webSearchRequests, 1);

@@ -266,7 +266,8 @@ describe("decodeRequest: model, stream, contents", () => {
     assert.deepEqual(request.stopSequences, ["Title"]);
     assert.deepEqual(request.reasoning, { exclude: false, enabled: true, budgetTokens: 1024 });
     assert.deepEqual(request.tools, []);
-    assert.deepEqual(request.ignored.sort(), ["safetySettings", "tools.googleSearch"]);
+    assert.deepEqual(request.ignored.sort(), ["safetySettings"]);
+    assert.deepEqual(request.webSearch, {}, "googleSearch is carried as the IR's web search");
   });
 
   test("code execution parts and cachedContent are dropped and named", () => {
@@ -572,8 +573,8 @@ describe("decodeRequest: 400s name the field", () => {
     ["topK negative", { contents: hello, generationConfig: { topK: -1 } }, "generationConfig.topK"],
     ["topK fractional", { contents: hello, generationConfig: { topK: 1.5 } }, "generationConfig.topK"],
     [
-      "candidateCount 2",
-      { contents: hello, generationConfig: { candidateCount: 2 } },
+      "candidateCount 0",
+      { contents: hello, generationConfig: { candidateCount: 0 } },
       "generationConfig.candidateCount",
     ],
     [

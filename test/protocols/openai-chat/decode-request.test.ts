@@ -738,7 +738,7 @@ describe("decodeRequest: reasoning, streaming, routing", () => {
     rejectsField({ verbosity: "loud" }, "verbosity");
   });
 
-  test("web_search_options and the API's unsupported fields are dropped and named", () => {
+  test("web_search_options is carried; the API's unsupported fields are dropped and named", () => {
     const req = decode({
       web_search_options: { search_context_size: "low" },
       audio: { voice: "alloy", format: "wav" },
@@ -752,8 +752,8 @@ describe("decodeRequest: reasoning, streaming, routing", () => {
       seed: 7,
       user: "u-1",
     });
+    assert.deepEqual(req.webSearch, { contextSize: "low" });
     assert.deepEqual(req.ignored, [
-      "web_search_options",
       "audio",
       "modalities",
       "prompt_cache_key",

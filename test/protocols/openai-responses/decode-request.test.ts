@@ -251,7 +251,7 @@ describe("stateless: what refers to stored responses is a 400 that says to send 
 });
 
 describe("tools and tool choice", () => {
-  test("function tools cross; hosted tools are dropped and named; a namespace's tools are flattened", () => {
+  test("function tools cross; web_search is carried, other hosted tools dropped and named; a namespace's tools are flattened", () => {
     const r = decode({
       model: "m",
       input: "x",
@@ -302,7 +302,8 @@ describe("tools and tool choice", () => {
     ]);
     assert.deepEqual(r.toolChoice, { type: "auto" });
     assert.equal(r.parallelToolCalls, false);
-    assert.deepEqual(r.ignored, ["tools[].file_search", "tools[].web_search"]);
+    assert.deepEqual(r.ignored, ["tools[].file_search"]);
+    assert.deepEqual(r.webSearch, {});
   });
 
   test("a call of a namespace's tool is known by its flattened name", () => {
@@ -485,7 +486,9 @@ describe("Codex CLI's request", () => {
       r.tools.map((t) => t.name),
       ["shell_command", "mcp__fs__read"],
     );
+    // Codex's search limited to OpenAI's cached index (external_web_access: false) cannot cross.
     assert.deepEqual(r.ignored, ["tools[].web_search", "prompt_cache_key"]);
+    assert.equal(r.webSearch, undefined);
     assert.deepEqual(r.reasoning, { effort: "medium" });
   });
 });

@@ -141,7 +141,7 @@ describe("IR → a Responses API upstream", () => {
       frequencyPenalty: 0.1,
       presencePenalty: 0.1,
       seed: 1,
-      logprobs: {},
+      logprobs: { topLogprobs: 3 },
       messages: [
         {
           role: "user",
@@ -159,13 +159,15 @@ describe("IR → a Responses API upstream", () => {
       "frequency_penalty",
       "presence_penalty",
       "seed",
-      "logprobs",
       "cache_control",
       "tool_result.is_error",
       "thinking",
     ]);
     const body = call.body as any;
     assert.equal(body.stop, undefined);
+    // Logprobs are asked for as the Responses API asks for them (docs/translation.md §13b).
+    assert.deepEqual(body.include, ["message.output_text.logprobs"]);
+    assert.equal(body.top_logprobs, 3);
     assert.equal(body.input.length, 2, "unsigned thinking is left out");
   });
 

@@ -64,7 +64,7 @@ describe("a Responses client gets every signature back to the upstream", () => {
       } else if (block.type === "text") {
         events.push({ type: "block_start", index, block: { type: "text" } });
         events.push({ type: "block_delta", index, delta: { type: "text", text: block.text } });
-      } else {
+      } else if (block.type === "tool_call") {
         events.push({
           type: "block_start",
           index,
