@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import type { Reply } from "../../fakes/reply.ts";
-import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
 import { anthropicClient, geminiClient, openaiClient } from "./support.ts";
 

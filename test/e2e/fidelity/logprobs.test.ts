@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import type { ReplyLogprob } from "../../fakes/reply.ts";
-import { PAYG_KEY } from "../../support/gateway.ts";
 import { type Matrix, MODEL, startMatrix } from "../matrix/harness.ts";
 import { geminiClient, openaiClient } from "./support.ts";
 
