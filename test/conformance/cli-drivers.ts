@@ -1,0 +1,15 @@
+// The agent CLIs and agent SDKs of the conformance matrix, installed at pinned versions outside the
+// repository (scripts/install-clients.ts); `npm run conformance` drives them, `npm test` does not.
+
+import type { ClientDriver } from "./driver.ts";
+
+/** A client the matrix lists but cannot run, with why. */
+export interface UnavailableClient {
+  name: string;
+  version: string;
+  unavailable: string;
+}
+
+export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
+  return [];
+}
