@@ -16,11 +16,11 @@
 import assert from "node:assert/strict";
 import { toolResults } from "../agents/upstream-wire.ts";
 import { type Matrix, MODEL, UPSTREAMS, type Upstream } from "../e2e/matrix/harness.ts";
-import type { Reply } from "../fakes/index.ts";
+import type { RecordedRequest, Reply } from "../fakes/index.ts";
 import { PAYG_KEY } from "../support/gateway.ts";
 import { lookupSettled } from "../support/lookup.ts";
 import type { Tap } from "../support/tap.ts";
-import { type ClientDriver, type Gateway, PROMPTS, weatherIn } from "./driver.ts";
+import { type ClientDriver, type Gateway, PROMPTS, SHELL_COMMAND, weatherIn } from "./driver.ts";
 
 export type Column = "local" | Upstream;
 export const COLUMNS: readonly Column[] = ["local", ...UPSTREAMS];
@@ -58,7 +58,7 @@ export function modelFor(column: Column, reasoning = false): string {
 
 /** Runs every case for one client and column, in order (the lookup reads the first two's ids). */
 export async function runCell(stage: Stage, driver: ClientDriver, column: Column): Promise<Row> {
-  const ids: Array<{ id: string; model: string; streamed: boolean }> = [];
+  const ids: Array<{ id: string; model: string; streamed?: boolean }> = [];
   const row = {} as Row;
   for (const name of CASES) {
     stage.matrix.reset();
@@ -73,7 +73,9 @@ export async function runCell(stage: Stage, driver: ClientDriver, column: Column
       if (name === "text" || name === "stream")
         for (const answer of stage.front.answers) {
           const id = answer.headers["x-generation-id"];
-          if (typeof id === "string") ids.push({ id, model: modelFor(column), streamed: name === "stream" });
+          // An agent CLI streams its text case too: only the stream case's flag is known.
+          if (typeof id === "string")
+            ids.push({ id, model: modelFor(column), streamed: name === "stream" ? true : undefined });
         }
       return notes;
     });
@@ -85,30 +87,34 @@ type CaseRunner = (
   stage: Stage,
   driver: ClientDriver,
   column: Column,
-  ids: Array<{ id: string; model: string; streamed: boolean }>,
+  ids: Array<{ id: string; model: string; streamed?: boolean }>,
 ) => Promise<string[]>;
 
 const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
   async text(stage, driver, column) {
     script(stage, column, { blocks: [{ type: "text", text: FAKE_TEXT }] });
     const text = await driver.text(stage.gw, modelFor(column));
-    assert.equal(text, column === "local" ? `You said: ${PROMPTS.text}` : FAKE_TEXT);
+    checkAnswer(text, column, PROMPTS.text, FAKE_TEXT);
     return [];
   },
 
   async stream(stage, driver, column) {
     script(stage, column, { blocks: [{ type: "text", text: FAKE_STREAM }], chunks: 4 });
     const { text, deltas } = await driver.stream(stage.gw, modelFor(column));
-    assert.equal(text, column === "local" ? `You said: ${PROMPTS.stream}` : FAKE_STREAM);
+    checkAnswer(text, column, PROMPTS.stream, FAKE_STREAM);
     assert.ok(deltas > 1, `the answer came in ${deltas} piece(s), not streamed`);
     return [];
   },
 
   async tool(stage, driver, column) {
+    const shell = driver.shell;
+    const call = shell
+      ? { name: shell.tool, args: shell.args(SHELL_COMMAND) }
+      : { name: "get_weather", args: { city: "Oslo" } };
     script(
       stage,
       column,
-      { blocks: [{ type: "tool_call", id: "call_oslo_1", name: "get_weather", args: { city: "Oslo" } }] },
+      { blocks: [{ type: "tool_call", id: "call_oslo_1", ...call }] },
       { blocks: [{ type: "text", text: FAKE_TOOL_ANSWER }] },
     );
     const ran: string[] = [];
@@ -116,7 +122,8 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
       ran.push(city);
       return weatherIn(city);
     });
-    assert.deepEqual(ran, ["Oslo"], "the client ran the tool once, for the model's city");
+    // An agent's shell ran the command when its output came back (checked below).
+    if (!shell) assert.deepEqual(ran, ["Oslo"], "the client ran the tool once, for the model's city");
     if (column === "local") {
       // The local model answers from the result it was sent back (naming the tool, or the call's id
       // where the result does not name it, as in the messages protocol).
@@ -124,9 +131,9 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
       return [];
     }
     assert.equal(answer, FAKE_TOOL_ANSWER);
-    const fake = stage.matrix.fakes[column];
-    assert.equal(fake.requests.length, 2, "one upstream request per model turn");
-    const results = toolResults(column, fake.requests[1]);
+    const turns = modelTurns(stage, column);
+    assert.equal(turns.length, 2, "one upstream request per model turn");
+    const results = toolResults(column, turns[1]);
     assert.equal(results.length, 1, "the second turn carried one tool result to the upstream");
     assert.match(results[0].text, /Oslo: 4C and snowing/);
     // Gemini's wire may leave the id out; elsewhere the client's id went back (unless it keeps none).
@@ -150,18 +157,20 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
     );
     const { first, second } = await driver.reasoning(stage.gw, modelFor(column, true));
     const local = column === "local";
-    assert.equal(first.text, local ? `You said: ${PROMPTS.reasoning[0]}` : FAKE_FIRST);
-    assert.equal(second.text, local ? `You said: ${PROMPTS.reasoning[1]}` : FAKE_SECOND);
+    checkAnswer(first.text, column, PROMPTS.reasoning[0], FAKE_FIRST);
+    checkAnswer(second.text, column, PROMPTS.reasoning[1], FAKE_SECOND);
     const notes: string[] = [];
     const limits = driver.limits ?? {};
     // A declared limit is checked too: a client that outgrows it fails until its note goes.
-    const shown = (local ? /I will answer directly/ : /Weighing how to greet/).test(first.reasoning ?? "");
+    const shown = (local ? /The user wrote \d+ words\./ : /Weighing how to greet/).test(
+      first.reasoning ?? "",
+    );
     assert.equal(shown, !limits.reasoningShown, limits.reasoningShown ?? "the client shows the reasoning");
     if (limits.reasoningShown) notes.push(limits.reasoningShown);
     if (!local) {
-      const fake = stage.matrix.fakes[column];
-      assert.equal(fake.requests.length, 2);
-      const replayed = fake.requests[1].rawBody.includes(SIGNATURE);
+      const turns = modelTurns(stage, column);
+      assert.equal(turns.length, 2, "one upstream request per model turn");
+      const replayed = turns[1].rawBody.includes(SIGNATURE);
       assert.equal(
         replayed,
         !limits.reasoningReplayed,
@@ -172,23 +181,43 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
     return notes;
   },
 
-  async lookup(stage, _driver, column, ids) {
+  async lookup(stage, driver, column, ids) {
     assert.ok(ids.length > 0, "the text and stream cases left no generation id to look up");
     for (const { id, model, streamed } of ids) {
       const record = await lookupSettled(stage.matrix.gw.url, id, PAYG_KEY);
       assert.equal(record.generationId, id);
       assert.equal(record.model, model);
       assert.equal(record.status, "completed");
-      assert.equal(record.streamed, streamed);
+      if (streamed !== undefined) assert.equal(record.streamed, streamed);
       const tokens = record.nativeTokens;
       if (column === "local") assert.ok(tokens.prompt_tokens > 0 && tokens.completion_tokens > 0);
       // The fakes' default usage: 10 prompt tokens, 6 completion tokens.
       else assert.deepEqual([tokens.prompt_tokens, tokens.completion_tokens], [10, 6]);
       assert.ok(record.usage, "a pay-as-you-go key sees what it cost");
+      if (driver.sessionId) assert.ok(record.sessionId, "the lookup shows the agent's session id");
     }
     return [];
   },
 };
+
+/** The upstream's generation requests (token counts aside, which agents make beside their turns). */
+function modelTurns(stage: Stage, column: Upstream): RecordedRequest[] {
+  return stage.matrix.fakes[column].requests.filter(
+    (r) => !/count_tokens|:countTokens|input_tokens/.test(r.pathname),
+  );
+}
+
+/**
+ * The fake's scripted text, or the local model's echo of the prompt: "You said: " and the user's
+ * text, which ends with the prompt (an agent puts its own context blocks before it).
+ */
+function checkAnswer(text: string, column: Column, prompt: string, scripted: string): void {
+  if (column !== "local") return assert.equal(text, scripted);
+  assert.ok(
+    text.startsWith("You said: ") && text.endsWith(prompt),
+    `not an echo of "${prompt}": ${text.slice(-200)}`,
+  );
+}
 
 function script(stage: Stage, column: Column, ...replies: Reply[]): void {
   if (column !== "local") stage.matrix.fakes[column].script(...replies);

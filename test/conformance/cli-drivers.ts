@@ -1,6 +1,9 @@
 // The agent CLIs and agent SDKs of the conformance matrix, installed at pinned versions outside the
 // repository (scripts/install-clients.ts); `npm run conformance` drives them, `npm test` does not.
 
+import { clientsDir } from "../agents/clients.ts";
+import { agentsSdkDriver } from "./agents-sdk.ts";
+import { claudeCodeDriver } from "./claude-code.ts";
 import type { ClientDriver } from "./driver.ts";
 
 /** A client the matrix lists but cannot run, with why. */
@@ -11,5 +14,6 @@ export interface UnavailableClient {
 }
 
 export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
-  return [];
+  const dir = clientsDir();
+  return [agentsSdkDriver(), claudeCodeDriver(dir)];
 }

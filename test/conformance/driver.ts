@@ -8,7 +8,11 @@ export interface Gateway {
   /** `http://127.0.0.1:PORT`, no path: each client appends its own (`/v1`, `/v1beta`, none). */
   base: string;
   key: string;
+  /** What the gateway answered through the tap so far in this case (a CLI shows no stream pieces). */
+  answers: readonly TappedAnswer[];
 }
+
+import type { TappedAnswer } from "../support/tap.ts";
 
 export interface Turn {
   text: string;
@@ -30,6 +34,11 @@ export const WEATHER = {
 export const WEATHER_PROMPT = 'Use get_weather for "Oslo", then tell me what to wear.';
 export const weatherIn = (city: string) => `${city}: 4C and snowing`;
 
+/** What an agent's shell tool is asked to run; its output is what get_weather would return. */
+export const SHELL_COMMAND = "echo Oslo: 4C and snowing";
+/** The prompt naming the agent's shell tool (the local model calls a tool the prompt names). */
+export const shellPrompt = (tool: string) => `Use ${tool} to run "${SHELL_COMMAND}"`;
+
 export const PROMPTS = {
   text: "Say hello.",
   stream: "Count to three.",
@@ -41,12 +50,22 @@ export interface ClientDriver {
   name: string;
   /** The npm packages (as installed: an alias such as `openai-7`) whose versions the row shows. */
   packages: string[];
+  /** The directory whose node_modules hold them, when not the repository's (the agent clients' cache). */
+  installedIn?: string;
   /**
    * What the client's protocol mapping cannot do (so the matrix does not ask it), each with why:
    * `reasoningShown`: it exposes no reasoning; `reasoningReplayed`: it sends no reasoning back;
    * `callIdKept`: it does not send a tool call's id back with its result.
    */
   limits?: { reasoningShown?: string; reasoningReplayed?: string; callIdKept?: string };
+  /**
+   * An agent whose tools are its own: the tool case has the model call its shell tool to run
+   * SHELL_COMMAND (the arguments `args` makes of it), and checks the command's output went back;
+   * `tool()` is then handed no tool to run.
+   */
+  shell?: { tool: string; args: (command: string) => Record<string, unknown> };
+  /** It names its agent session (X-Claude-Code-Session-Id): the lookup must show it. */
+  sessionId?: boolean;
   /** How long one case may take (default 30 s; a CLI starts a process per turn). */
   timeoutMs?: number;
   /** Cases the client cannot be asked (the matrix shows them skipped), each with why. */

@@ -1,6 +1,7 @@
 // Runs drivers across the matrix's columns, one cell at a time (the fakes answer from one script).
 
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { COLUMNS, type Column, runCell, type Stage } from "./cases.ts";
 import type { ClientDriver } from "./driver.ts";
 import type { MatrixRow } from "./render.ts";
@@ -37,7 +38,14 @@ export async function runDrivers(
 ): Promise<MatrixRow[]> {
   const rows: MatrixRow[] = [];
   for (const driver of drivers) {
-    const row: MatrixRow = { client: driver.name, version: versionsOf(driver.packages), cells: {} };
+    const row: MatrixRow = {
+      client: driver.name,
+      version: versionsOf(
+        driver.packages,
+        driver.installedIn ? createRequire(join(driver.installedIn, "package.json")) : require,
+      ),
+      cells: {},
+    };
     for (const column of columns) {
       onCell(driver.name, column);
       row.cells[column] = await runCell(stage, driver, column);

@@ -17,7 +17,7 @@ export async function startStage(): Promise<Stage & { close(): Promise<void> }> 
   return {
     matrix,
     front,
-    gw: { base: front.url, key: PAYG_KEY },
+    gw: { base: front.url, key: PAYG_KEY, answers: front.answers },
     async close() {
       await front.close();
       await matrix.close();

@@ -11,6 +11,8 @@ export interface TappedAnswer {
   path: string;
   status: number;
   headers: IncomingHttpHeaders;
+  /** The request's body as the client sent it. */
+  request: string;
   text: string;
   /** When the target's last byte went through (ms since the epoch); undefined while still streaming. */
   endedAt?: number;
@@ -27,6 +29,8 @@ export interface Tap {
 export async function startTap(port: number, basePath = ""): Promise<Tap> {
   const answers: TappedAnswer[] = [];
   const server = createServer((req, res) => {
+    const sent: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => sent.push(chunk));
     const forward = httpRequest(
       { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
       (upstream) => {
@@ -35,6 +39,7 @@ export async function startTap(port: number, basePath = ""): Promise<Tap> {
           path: req.url ?? "",
           status: upstream.statusCode ?? 0,
           headers: upstream.headers,
+          request: Buffer.concat(sent).toString("utf8"),
           text: "",
         };
         answers.push(answer);

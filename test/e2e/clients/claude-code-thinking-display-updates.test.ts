@@ -37,7 +37,10 @@ describe("thinking.display as Claude Code sends it", () => {
       const { data: stream, response } = await turn(display);
       const message = await stream.finalMessage();
       assert.equal(message.stop_reason, "end_turn");
-      assert.ok(message.content.some((b) => b.type === "thinking"), "the model still thought");
+      assert.ok(
+        message.content.some((b) => b.type === "thinking"),
+        "the model still thought",
+      );
       assert.match(response.headers.get("x-switchyard-ignored") ?? "", /thinking\.display/);
     });
   }

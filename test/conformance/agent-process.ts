@@ -1,0 +1,96 @@
+// Running an agent CLI once, the way a user does, in a throwaway home and working directory: no
+// user configuration is read, no provider key or base URL from the caller's environment leaks in,
+// and nothing it writes outlives the case unless the case asks for the same home again.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TappedAnswer } from "../support/tap.ts";
+
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A fresh home and working directory for one agent session (one or more runs). */
+export interface Session {
+  home: string;
+  workdir: string;
+  dispose(): void;
+}
+
+export function newSession(prefix: string, root = tmpdir()): Session {
+  const home = mkdtempSync(join(root, `${prefix}-home-`));
+  const workdir = mkdtempSync(join(tmpdir(), `${prefix}-work-`));
+  return {
+    home,
+    workdir,
+    dispose() {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workdir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Provider settings of the caller's environment that would point an agent somewhere else. */
+const FOREIGN = /^(OPENAI_|ANTHROPIC_|GEMINI_|GOOGLE_|CLAUDE_|CODEX_|QWEN_|OPENCODE_|XDG_)|_API_KEY$/;
+
+export function runAgent(
+  argv: string[],
+  session: Session,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<AgentRun> {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!FOREIGN.test(name)) clean[name] = value;
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: session.workdir,
+    env: { ...clean, HOME: session.home, CI: "1", NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  return new Promise((resolve) => {
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Fails with the run's output when it did not exit 0. */
+export function checkExit(run: AgentRun, what: string): void {
+  if (run.code === 0) return;
+  const tail = (text: string) => text.trim().split("\n").slice(-5).join(" ⏎ ").slice(-400);
+  throw new Error(`${what} exited ${run.code}: ${tail(run.stderr) || tail(run.stdout)}`);
+}
+
+/** The JSON objects of a line-per-event output (other lines skipped). */
+export function jsonLines(text: string): any[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** How many SSE `data:` frames the gateway answered with through the tap (an agent's stream). */
+export function streamedFrames(answers: readonly TappedAnswer[]): number {
+  return answers
+    .filter((a) => String(a.headers["content-type"] ?? "").includes("text/event-stream"))
+    .reduce((n, a) => n + (a.text.match(/^data:/gm)?.length ?? 0), 0);
+}
