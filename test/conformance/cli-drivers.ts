@@ -4,6 +4,7 @@
 import { clientsDir } from "../agents/clients.ts";
 import { agentsSdkDriver } from "./agents-sdk.ts";
 import { claudeCodeDriver } from "./claude-code.ts";
+import { codexDriver } from "./codex-cli.ts";
 import type { ClientDriver } from "./driver.ts";
 
 /** A client the matrix lists but cannot run, with why. */
@@ -15,5 +16,5 @@ export interface UnavailableClient {
 
 export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
   const dir = clientsDir();
-  return [agentsSdkDriver(), claudeCodeDriver(dir)];
+  return [agentsSdkDriver(), codexDriver(dir), claudeCodeDriver(dir)];
 }
