@@ -51,9 +51,10 @@ const SIGNATURE = "sig-conformance-0123456789";
 const FAKE_FIRST = "First answer.";
 const FAKE_SECOND = "Second answer.";
 
-export function modelFor(column: Column, reasoning = false): string {
-  if (column === "local") return reasoning ? "local/think-1" : "local/echo-1";
-  return MODEL[column];
+export function modelFor(column: Column, reasoning = false, driver?: ClientDriver): string {
+  if (column !== "local") return MODEL[column];
+  if (driver?.localModel) return driver.localModel.model;
+  return reasoning ? "local/think-1" : "local/echo-1";
 }
 
 /** Runs every case for one client and column, in order (the lookup reads the first two's ids). */
@@ -75,7 +76,11 @@ export async function runCell(stage: Stage, driver: ClientDriver, column: Column
           const id = answer.headers["x-generation-id"];
           // An agent CLI streams its text case too: only the stream case's flag is known.
           if (typeof id === "string")
-            ids.push({ id, model: modelFor(column), streamed: name === "stream" ? true : undefined });
+            ids.push({
+              id,
+              model: modelFor(column, false, driver),
+              streamed: name === "stream" ? true : undefined,
+            });
         }
       return notes;
     });
@@ -93,14 +98,14 @@ type CaseRunner = (
 const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
   async text(stage, driver, column) {
     script(stage, column, { blocks: [{ type: "text", text: FAKE_TEXT }] });
-    const text = await driver.text(stage.gw, modelFor(column));
+    const text = await driver.text(stage.gw, modelFor(column, false, driver));
     checkAnswer(text, column, PROMPTS.text, FAKE_TEXT);
-    return [];
+    return column === "local" && driver.localModel ? [driver.localModel.why] : [];
   },
 
   async stream(stage, driver, column) {
     script(stage, column, { blocks: [{ type: "text", text: FAKE_STREAM }], chunks: 4 });
-    const { text, deltas } = await driver.stream(stage.gw, modelFor(column));
+    const { text, deltas } = await driver.stream(stage.gw, modelFor(column, false, driver));
     checkAnswer(text, column, PROMPTS.stream, FAKE_STREAM);
     assert.ok(deltas > 1, `the answer came in ${deltas} piece(s), not streamed`);
     return [];
@@ -118,7 +123,7 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
       { blocks: [{ type: "text", text: FAKE_TOOL_ANSWER }] },
     );
     const ran: string[] = [];
-    const answer = await driver.tool(stage.gw, modelFor(column), (city) => {
+    const answer = await driver.tool(stage.gw, modelFor(column, false, driver), (city) => {
       ran.push(city);
       return weatherIn(city);
     });
@@ -155,7 +160,7 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
       },
       { blocks: [{ type: "text", text: FAKE_SECOND }] },
     );
-    const { first, second } = await driver.reasoning(stage.gw, modelFor(column, true));
+    const { first, second } = await driver.reasoning(stage.gw, modelFor(column, true, driver));
     const local = column === "local";
     checkAnswer(first.text, column, PROMPTS.reasoning[0], FAKE_FIRST);
     checkAnswer(second.text, column, PROMPTS.reasoning[1], FAKE_SECOND);

@@ -6,6 +6,7 @@ import { agentsSdkDriver } from "./agents-sdk.ts";
 import { claudeCodeDriver } from "./claude-code.ts";
 import { codexDriver } from "./codex-cli.ts";
 import type { ClientDriver } from "./driver.ts";
+import { geminiCliDriver } from "./gemini-cli.ts";
 
 /** A client the matrix lists but cannot run, with why. */
 export interface UnavailableClient {
@@ -16,5 +17,5 @@ export interface UnavailableClient {
 
 export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
   const dir = clientsDir();
-  return [agentsSdkDriver(), codexDriver(dir), claudeCodeDriver(dir)];
+  return [agentsSdkDriver(), codexDriver(dir), claudeCodeDriver(dir), geminiCliDriver(dir)];
 }

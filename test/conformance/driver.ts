@@ -64,6 +64,8 @@ export interface ClientDriver {
    * `tool()` is then handed no tool to run.
    */
   shell?: { tool: string; args: (command: string) => Record<string, unknown> };
+  /** The local model for every case (instead of local/echo-1 and, for reasoning, local/think-1), with why. */
+  localModel?: { model: string; why: string };
   /** It names its agent session (X-Claude-Code-Session-Id): the lookup must show it. */
   sessionId?: boolean;
   /** How long one case may take (default 30 s; a CLI starts a process per turn). */
