@@ -64,7 +64,7 @@ export async function runCell(stage: Stage, driver: ClientDriver, column: Column
   for (const name of CASES) {
     stage.matrix.reset();
     stage.front.answers.length = 0;
-    const skip = name === "lookup" ? undefined : driver.skip?.[name];
+    const skip = driver.columnsSkipped?.[column] ?? (name === "lookup" ? undefined : driver.skip?.[name]);
     if (skip) {
       row[name] = { status: "skip", reason: skip };
       continue;

@@ -7,6 +7,7 @@ import { claudeCodeDriver } from "./claude-code.ts";
 import { codexDriver } from "./codex-cli.ts";
 import type { ClientDriver } from "./driver.ts";
 import { geminiCliDriver } from "./gemini-cli.ts";
+import { qwenCodeDriver } from "./qwen-code.ts";
 
 /** A client the matrix lists but cannot run, with why. */
 export interface UnavailableClient {
@@ -17,5 +18,12 @@ export interface UnavailableClient {
 
 export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
   const dir = clientsDir();
-  return [agentsSdkDriver(), codexDriver(dir), claudeCodeDriver(dir), geminiCliDriver(dir)];
+  return [
+    agentsSdkDriver(),
+    codexDriver(dir),
+    claudeCodeDriver(dir),
+    geminiCliDriver(dir),
+    qwenCodeDriver(dir, "openai"),
+    qwenCodeDriver(dir, "anthropic"),
+  ];
 }
