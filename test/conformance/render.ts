@@ -48,9 +48,15 @@ function renderCell(client: string, column: Column, row: Row, note: (text: strin
   const outcomes = CASES.map((name) => [name, row[name]] as [string, Outcome]);
   const failed = outcomes.filter(([, o]) => o.status === "fail");
   const skipped = outcomes.filter(([, o]) => o.status === "skip");
+  // A reason shared by every case of the cell is one note for the cell.
+  const whole = (list: Array<[string, Outcome]>) =>
+    list.length === outcomes.length &&
+    new Set(list.map(([, o]) => ("reason" in o ? o.reason : ""))).size === 1;
   const refs = (list: Array<[string, Outcome]>) =>
     list.map(([name, o]) =>
-      note(`${client} × ${HEADING[column]}, ${name}: ${"reason" in o ? o.reason : ""}`),
+      note(
+        `${client} × ${HEADING[column]}${whole(list) ? "" : `, ${name}`}: ${"reason" in o ? o.reason : ""}`,
+      ),
     );
   const limits = outcomes.flatMap(([name, o]) =>
     o.status === "pass" ? o.notes.map((text) => note(`${client}, ${name}: ${text}`)) : [],
