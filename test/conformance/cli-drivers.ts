@@ -7,6 +7,7 @@ import { claudeCodeDriver } from "./claude-code.ts";
 import { codexDriver } from "./codex-cli.ts";
 import type { ClientDriver } from "./driver.ts";
 import { geminiCliDriver } from "./gemini-cli.ts";
+import { opencodeDriver } from "./opencode.ts";
 import { qwenCodeDriver } from "./qwen-code.ts";
 
 /** A client the matrix lists but cannot run, with why. */
@@ -25,5 +26,6 @@ export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableCli
     geminiCliDriver(dir),
     qwenCodeDriver(dir, "openai"),
     qwenCodeDriver(dir, "anthropic"),
+    opencodeDriver(dir),
   ];
 }

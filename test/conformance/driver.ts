@@ -66,6 +66,8 @@ export interface ClientDriver {
   shell?: { tool: string; args: (command: string) => Record<string, unknown> };
   /** The local model for every case (instead of local/echo-1 and, for reasoning, local/think-1), with why. */
   localModel?: { model: string; why: string };
+  /** Cases the client cannot be asked of the local models, each with why. */
+  localSkip?: Partial<Record<"text" | "stream" | "tool" | "reasoning", string>>;
   /** Columns the client cannot be run against (all their cases shown skipped), each with why. */
   columnsSkipped?: Partial<Record<"local" | "openai" | "anthropic" | "gemini" | "openai-responses", string>>;
   /** It names its agent session (X-Claude-Code-Session-Id): the lookup must show it. */
