@@ -18,6 +18,9 @@ export const MODELS = {
   chat: { id: "fake/m", upstream: "m" },
   /** messages upstream */
   messages: { id: "fakea/ma", upstream: "ma" },
+  /** the same two upstreams, writing each whole stream at once (see servers/upstream.ts) */
+  chatBurst: { id: "fake/m-burst", upstream: "m-burst" },
+  messagesBurst: { id: "fakea/ma-burst", upstream: "ma-burst" },
   /** chat-completions upstream that sends one chunk, then holds the stream open */
   hold: { id: "fake/hold", upstream: "hold" },
 };
@@ -50,6 +53,8 @@ export function gatewayConfig(upstreamUrl: string, storageUrl: string): Record<s
     models: [
       model(MODELS.chat.id, "fake", MODELS.chat.upstream),
       model(MODELS.messages.id, "fakea", MODELS.messages.upstream),
+      model(MODELS.chatBurst.id, "fake", MODELS.chatBurst.upstream),
+      model(MODELS.messagesBurst.id, "fakea", MODELS.messagesBurst.upstream),
       model(MODELS.hold.id, "fake", MODELS.hold.upstream),
     ],
     keys: [{ key: BENCH_KEY, account: "bench", credits: 1_000_000 }],
@@ -60,7 +65,7 @@ export function gatewayConfig(upstreamUrl: string, storageUrl: string): Record<s
 export async function startGateway(
   upstreamUrl: string,
   storage: string,
-  opts: { nodeFlags?: string[]; name?: string } = {},
+  opts: { nodeFlags?: string[]; name?: string; workers?: number; cpus?: number[] } = {},
 ): Promise<Server & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-"));
   const storageUrl = storage === "sqlite" ? `sqlite:${join(dir, "switchyard.db")}` : storage;
@@ -68,8 +73,16 @@ export async function startGateway(
   writeFileSync(configFile, stringify(gatewayConfig(upstreamUrl, storageUrl)));
   const server = await startServer(
     opts.name ?? "gateway",
-    [join(ROOT, "src/cli/main.ts"), "serve", "--config", configFile, "--port", "0"],
-    { nodeFlags: opts.nodeFlags, cwd: dir, env: withoutProviderKeys() },
+    [
+      join(ROOT, "src/cli/main.ts"),
+      "serve",
+      "--config",
+      configFile,
+      "--port",
+      "0",
+      ...(opts.workers ? ["--workers", String(opts.workers)] : []),
+    ],
+    { nodeFlags: opts.nodeFlags, cwd: dir, env: withoutProviderKeys(), cpus: opts.cpus },
   );
   return { ...server, dir };
 }

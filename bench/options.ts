@@ -1,5 +1,6 @@
 // Command-line flags of `npm run bench -- [flags]`.
 
+import { PEERS, type Peer } from "./peer.ts";
 import { DEFAULT_POSTGRES_URL } from "./postgres.ts";
 import { LOAD_SCENARIOS, SCENARIO_NAMES } from "./scenarios.ts";
 
@@ -19,6 +20,8 @@ export interface Options {
   profileSeconds: number;
   jsonFile?: string;
   quick: boolean;
+  /** A peer gateway measured by the same method, beside Switchyard. */
+  peer?: Peer;
 }
 
 export const USAGE = `npm run bench -- [flags]
@@ -29,7 +32,9 @@ export const USAGE = `npm run bench -- [flags]
   --rounds N            measured proxy/gateway pairs per scenario (default 5; quick 2)
   --duration S          seconds per measured run (default 3; quick 1)
   --warmup S            unrecorded seconds per target before the rounds (default 2; quick 0.5)
-  --streams N           streams held open in the idle-streams scenario (default 1000)
+  --streams N           streams held open in the idle-streams scenario (default 10000; quick 1000)
+  --peer NAME           also measure a peer gateway on the relays (${PEERS.join(", ")}); it is
+                        installed, pinned, into ~/.cache/switchyard-bench on first use
   --postgres URL        PostgreSQL for the ledger scenario (default $BENCH_POSTGRES_URL or
                         ${DEFAULT_POSTGRES_URL})
   --profile             instead of the suite: run one scenario (default relay-c50, or the first
@@ -46,7 +51,7 @@ export function parseOptions(argv: string[]): Options {
     rounds: quick ? 2 : 5,
     seconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 2,
-    idleStreams: 1000,
+    idleStreams: quick ? 1000 : 10_000,
     chunks: 20,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
     profile: false,
@@ -96,6 +101,13 @@ export function parseOptions(argv: string[]): Options {
       case "--profile-seconds":
         opts.profileSeconds = number(1);
         break;
+      case "--peer": {
+        const peer = value();
+        if (!(PEERS as readonly string[]).includes(peer))
+          throw new UsageError(`unknown peer '${peer}'; one of ${PEERS.join(", ")}`);
+        opts.peer = peer as Peer;
+        break;
+      }
       case "--json":
         opts.jsonFile = value();
         break;

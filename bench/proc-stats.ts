@@ -1,7 +1,7 @@
 // CPU time and memory of a process, read from Linux's /proc (proc(5)).
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 /** Clock ticks per second, the unit of utime and stime (almost always 100). */
@@ -21,6 +21,28 @@ export function cpuMs(pid: number): number {
   const utime = Number(fields[11]); // field 14 of the whole line
   const stime = Number(fields[12]); // field 15
   return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+}
+
+/** CPU time of the process and of all its descendants (a gateway's cluster workers), in milliseconds. */
+export function treeCpuMs(pid: number): number {
+  let ms = 0;
+  try {
+    ms = cpuMs(pid);
+  } catch {
+    return 0; // the process has exited
+  }
+  for (const child of childPids(pid)) ms += treeCpuMs(child);
+  return ms;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
 }
 
 export interface Memory {

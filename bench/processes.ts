@@ -1,7 +1,8 @@
 // Every server of the bench runs in its own process, so that its CPU time and memory can be read
 // from /proc/<pid>. This file starts one and waits for its "… listening on http://…" line.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { pinned } from "./pinning.ts";
 
 export const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -29,9 +30,13 @@ export interface Server {
 export function startServer(
   name: string,
   args: string[],
-  opts: { nodeFlags?: string[]; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { nodeFlags?: string[]; cwd?: string; env?: NodeJS.ProcessEnv; cpus?: number[] } = {},
 ): Promise<Server> {
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), ...args], {
+  // taskset and prlimit exec the command, so the child's pid is the server's own.
+  const [command, argv] = withFileLimit(
+    ...pinned(opts.cpus ?? [], process.execPath, [...(opts.nodeFlags ?? []), ...args]),
+  );
+  const child = spawn(command, argv, {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -72,6 +77,24 @@ export function startServer(
     };
     child.stdout.on("data", onData);
   });
+}
+
+/** Sockets a server may hold: 10,000 held streams take two each in a gateway or proxy. */
+const FILE_LIMIT = 65_536;
+const canRaiseFileLimit = (() => {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync("prlimit", [`--nofile=${FILE_LIMIT}:${FILE_LIMIT}`, "true"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function withFileLimit(command: string, args: string[]): [string, string[]] {
+  return canRaiseFileLimit
+    ? ["prlimit", [`--nofile=${FILE_LIMIT}:${FILE_LIMIT}`, command, ...args]]
+    : [command, args];
 }
 
 /** SIGTERM, then SIGKILL if the process has not gone within 10 s. */

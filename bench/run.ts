@@ -6,13 +6,17 @@
 import { writeFileSync } from "node:fs";
 import { startGateway } from "./gateway.ts";
 import { holdStreams } from "./idle-streams.ts";
+import { ensureWrk } from "./load.ts";
 import { describeMachine } from "./machine.ts";
 import { type Options, parseOptions, USAGE, UsageError } from "./options.ts";
+import { type Peer, startPeer } from "./peer.ts";
+import { describePinning, loadGeneratorCpus, targetCpus } from "./pinning.ts";
 import { type BenchDatabase, prepareDatabase } from "./postgres.ts";
 import type { Server } from "./processes.ts";
 import { startServer } from "./processes.ts";
 import { formatProfile, profileScenario } from "./profile.ts";
 import {
+  formatComparisons,
   formatIdle,
   formatScenario,
   formatVerdicts,
@@ -21,7 +25,14 @@ import {
   verdicts,
 } from "./report.ts";
 import { runLoadScenario } from "./run-scenario.ts";
-import { heldStream, IDLE_STREAMS_SCENARIO, LOAD_SCENARIOS, type Storage } from "./scenarios.ts";
+import {
+  heldStream,
+  IDLE_STREAMS_SCENARIO,
+  LOAD_SCENARIOS,
+  type LoadScenario,
+  peerScenarios,
+  type Storage,
+} from "./scenarios.ts";
 
 /** Held streams never end on their own during a run; the client closes them. */
 const HOLD_MS = 10 * 60_000;
@@ -41,30 +52,36 @@ async function main(): Promise<void> {
   }
   const machine = describeMachine();
   say(`Switchyard bench — ${machine}`);
-  const upstream = await startServer("upstream", [
-    "bench/servers/upstream.ts",
-    "--chunks",
-    String(opts.chunks),
-    "--hold-ms",
-    String(HOLD_MS),
-  ]);
+  const wrk = ensureWrk(progress);
+  const upstream = await startServer(
+    "upstream",
+    ["bench/servers/upstream.ts", "--chunks", String(opts.chunks), "--hold-ms", String(HOLD_MS)],
+    { cpus: loadGeneratorCpus() },
+  );
   const resources = new Resources(upstream, opts);
   try {
     if (opts.profile) await profile(resources, opts);
-    else await suite(resources, opts, machine);
+    else await suite(resources, opts, machine, wrk);
   } finally {
     await resources.release();
   }
 }
 
-async function suite(resources: Resources, opts: Options, machine: string): Promise<void> {
+async function suite(resources: Resources, opts: Options, machine: string, wrk: string): Promise<void> {
   say(
-    `Method: alternated runs (proxy, gateway, …), ${opts.rounds} rounds of ${opts.seconds} s per scenario ` +
-      `after ${opts.warmupSeconds} s of warm-up per target; medians of the runs; ratios are medians of the ` +
-      `per-round pairs. ${opts.chunks} content chunks per streamed answer.`,
+    `Method: load from ${wrk} (its own process), alternated runs (proxy, gateway, …), ${opts.rounds} rounds ` +
+      `of ${opts.seconds} s per scenario after ${opts.warmupSeconds} s of warm-up per target; medians of the ` +
+      `runs; ratios are medians of the per-round pairs. ${opts.chunks} content chunks per streamed answer. ` +
+      `Pinning: ${describePinning()}.`,
   );
   const outcomes: ScenarioOutcome[] = [];
-  for (const scenario of LOAD_SCENARIOS.filter((s) => opts.scenarios.includes(s.name))) {
+  const scenarios = [
+    ...LOAD_SCENARIOS.filter((s) => opts.scenarios.includes(s.name)),
+    ...(opts.peer ? peerScenarios(opts.peer, resources.upstream.url) : []).filter((s) =>
+      opts.scenarios.includes(s.name.slice(`${opts.peer}-`.length)),
+    ),
+  ];
+  for (const scenario of scenarios) {
     progress(`${scenario.name}…`);
     const storage = await resources.storageUrl(scenario.storage);
     let outcome: ScenarioOutcome;
@@ -72,7 +89,7 @@ async function suite(resources: Resources, opts: Options, machine: string): Prom
       outcome = { scenario, proxyRuns: [], gatewayRuns: [], skipped: storage.unavailable };
     } else {
       const proxy = await resources.proxy();
-      const gateway = await resources.gateway(scenario.storage);
+      const gateway = await resources.target(scenario);
       const live = "unavailable" in gateway ? undefined : gateway;
       const otherPids = [resources.upstream.pid];
       outcome = await runLoadScenario(scenario, proxy, live, { ...opts, otherPids }).catch((err: Error) => {
@@ -92,6 +109,7 @@ async function suite(resources: Resources, opts: Options, machine: string): Prom
     idle = await idleStreams(resources, opts);
     say(formatIdle(idle));
   }
+  say(formatComparisons(outcomes));
   say(formatVerdicts(verdicts(outcomes, idle)));
   if (opts.jsonFile) {
     writeFileSync(opts.jsonFile, JSON.stringify({ machine, options: opts, outcomes, idle }, null, 2));
@@ -101,22 +119,25 @@ async function suite(resources: Resources, opts: Options, machine: string): Prom
 
 /** Fresh processes for both targets: VmHWM is a peak over the process's life. */
 async function idleStreams(resources: Resources, opts: Options): Promise<IdleOutcome> {
-  const deadlineMs = opts.quick ? 4_000 : 15_000;
+  const deadlineMs = opts.quick ? 4_000 : 30_000;
   const outcome: IdleOutcome = {};
   let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
-    gateway = await startGateway(resources.upstream.url, "sqlite", { name: "gateway (idle streams)" });
+    gateway = await startGateway(resources.upstream.url, "sqlite", {
+      name: "gateway (idle streams)",
+      cpus: targetCpus(),
+    });
     outcome.gateway = await holdStreams(gateway, heldStream.gateway, { count: opts.idleStreams, deadlineMs });
   } catch (err) {
     outcome.skipped = `gateway: ${(err as Error).message}`;
   } finally {
     await gateway?.stop();
   }
-  const proxy = await startServer("proxy (idle streams)", [
-    "bench/servers/proxy.ts",
-    "--upstream",
-    resources.upstream.url,
-  ]);
+  const proxy = await startServer(
+    "proxy (idle streams)",
+    ["bench/servers/proxy.ts", "--upstream", resources.upstream.url],
+    { cpus: targetCpus() },
+  );
   try {
     outcome.proxy = await holdStreams(proxy, heldStream.proxy, { count: opts.idleStreams, deadlineMs });
   } finally {
@@ -137,7 +158,8 @@ class Resources {
   readonly upstream: Server;
   private readonly opts: Options;
   private proxyServer?: Server;
-  private readonly gateways = new Map<Storage, Server>();
+  /** Gateways by storage and worker count, and peers by name. */
+  private readonly targets = new Map<string, Server>();
   private database?: BenchDatabase | { unavailable: string };
 
   constructor(upstream: Server, opts: Options) {
@@ -146,11 +168,13 @@ class Resources {
   }
 
   async proxy(): Promise<Server> {
-    this.proxyServer ??= await startServer("proxy", [
-      "bench/servers/proxy.ts",
-      "--upstream",
-      this.upstream.url,
-    ]);
+    this.proxyServer ??= await startServer(
+      "proxy",
+      ["bench/servers/proxy.ts", "--upstream", this.upstream.url],
+      {
+        cpus: targetCpus(),
+      },
+    );
     return this.proxyServer;
   }
 
@@ -160,23 +184,40 @@ class Resources {
     return "unavailable" in this.database ? this.database : this.database.url;
   }
 
-  /** One gateway per storage, reused across scenarios; a gateway that cannot start is reported, not fatal. */
-  async gateway(storage: Storage): Promise<Server | { unavailable: string }> {
-    const running = this.gateways.get(storage);
+  /**
+   * The scenario's measured server, reused across scenarios: a gateway per storage and worker count,
+   * or the peer. One that cannot start is reported, not fatal.
+   */
+  async target(scenario: LoadScenario): Promise<Server | { unavailable: string }> {
+    const key = scenario.peer ?? `${scenario.storage}:${scenario.workers ?? 1}`;
+    const running = this.targets.get(key);
     if (running && running.process.exitCode === null && running.process.signalCode === null) return running;
-    const url = await this.storageUrl(storage);
-    if (typeof url !== "string") return url;
     try {
-      const gateway = await startGateway(this.upstream.url, url, { name: `gateway (${storage})` });
-      this.gateways.set(storage, gateway);
-      return gateway;
+      const server = scenario.peer
+        ? await startPeer(scenario.peer as Peer, targetCpus(), progress)
+        : await this.startGateway(scenario);
+      if ("unavailable" in server) return server;
+      this.targets.set(key, server);
+      return server;
     } catch (err) {
-      return { unavailable: `the gateway did not start: ${(err as Error).message.slice(0, 1200)}` };
+      return { unavailable: `${key} did not start: ${(err as Error).message.slice(0, 1200)}` };
     }
   }
 
+  private async startGateway(scenario: LoadScenario): Promise<Server | { unavailable: string }> {
+    const url = await this.storageUrl(scenario.storage);
+    if (typeof url !== "string") return url;
+    const workers = scenario.workers;
+    return startGateway(this.upstream.url, url, {
+      name: `gateway (${scenario.storage}${workers ? `, ${workers} workers` : ""})`,
+      workers,
+      // Workers are there to use every core: pinning them to the target's share would defeat them.
+      cpus: workers ? [] : targetCpus(),
+    });
+  }
+
   async release(): Promise<void> {
-    await Promise.all([...this.gateways.values()].map((g) => g.stop()));
+    await Promise.all([...this.targets.values()].map((g) => g.stop()));
     await Promise.all([this.proxyServer?.stop(), this.upstream.stop()]);
     if (this.database && "drop" in this.database)
       await this.database

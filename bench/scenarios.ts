@@ -5,12 +5,21 @@
 
 import { BENCH_KEY, MODELS, UPSTREAM_KEY } from "./gateway.ts";
 import type { LoadRequest } from "./load.ts";
+import { type Peer, peerChat } from "./peer.ts";
 
 export type Storage = "sqlite" | "postgres";
 
 export interface LoadScenario {
   name: string;
   title: string;
+  /** Which targets apply: a non-streamed relay, a streamed relay, or a translated stream. */
+  kind: "relay" | "stream-relay" | "translated";
+  /** How the upstream paces a streamed answer (see servers/upstream.ts). */
+  pacing?: "turn" | "burst";
+  /** `serve --workers N`; the gateway is then not pinned, so the workers can use every core. */
+  workers?: number;
+  /** Measure this peer gateway instead of Switchyard (its `gateway` request is the peer's). */
+  peer?: Peer;
   connections: number;
   storage: Storage;
   proxy: LoadRequest;
@@ -44,16 +53,78 @@ const contentGeneration = (key: string, model: string): LoadRequest => ({
   body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Hello" }] }] }),
 });
 
+const responses = (key: string, model: string): LoadRequest => ({
+  path: "/v1/responses",
+  headers: { ...JSON_TYPE, authorization: `Bearer ${key}` },
+  body: JSON.stringify({ model, input: "Hello", max_output_tokens: 1024, stream: true }),
+});
+
 const relay = {
   proxy: chat(UPSTREAM_KEY, MODELS.chat.upstream, false),
   gateway: chat(BENCH_KEY, MODELS.chat.id, false),
   expect: '"finish_reason":"stop"',
 };
 
+/** Upstream pacing of a streamed answer: one frame per read, or the whole answer in one read. */
+type Pacing = "turn" | "burst";
+const PACING_TITLE: Record<Pacing, string> = {
+  turn: "one frame per upstream write",
+  burst: "whole answer in one upstream write",
+};
+const chatModel = (p: Pacing) => (p === "turn" ? MODELS.chat : MODELS.chatBurst);
+const messagesModel = (p: Pacing) => (p === "turn" ? MODELS.messages : MODELS.messagesBurst);
+const suffix = (p: Pacing) => (p === "turn" ? "" : "-burst");
+
+/** Every stream scenario, at both pacings. */
+function streamScenarios(pacing: Pacing): LoadScenario[] {
+  const chatUp = chatModel(pacing);
+  const messagesUp = messagesModel(pacing);
+  const base = { connections: 50, storage: "sqlite" as const, pacing };
+  return [
+    {
+      ...base,
+      name: `stream-c50${suffix(pacing)}`,
+      title: `chat relay, streamed (20 chunks, ${PACING_TITLE[pacing]}), c=50`,
+      kind: "stream-relay",
+      proxy: chat(UPSTREAM_KEY, chatUp.upstream, true),
+      gateway: chat(BENCH_KEY, chatUp.id, true),
+      expect: "data: [DONE]",
+    },
+    {
+      ...base,
+      name: `messages-to-chat${suffix(pacing)}`,
+      title: `messages client → chat upstream, streamed (${PACING_TITLE[pacing]}), c=50`,
+      kind: "translated",
+      proxy: chat(UPSTREAM_KEY, chatUp.upstream, true),
+      gateway: messages(BENCH_KEY, chatUp.id),
+      expect: "event: message_stop",
+    },
+    {
+      ...base,
+      name: `gemini-to-messages${suffix(pacing)}`,
+      title: `content-generation client → messages upstream, streamed (${PACING_TITLE[pacing]}), c=50`,
+      kind: "translated",
+      proxy: messages(UPSTREAM_KEY, messagesUp.upstream),
+      gateway: contentGeneration(BENCH_KEY, messagesUp.id),
+      expect: '"finishReason"',
+    },
+    {
+      ...base,
+      name: `responses-to-messages${suffix(pacing)}`,
+      title: `Responses client → messages upstream, streamed (${PACING_TITLE[pacing]}), c=50`,
+      kind: "translated",
+      proxy: messages(UPSTREAM_KEY, messagesUp.upstream),
+      gateway: responses(BENCH_KEY, messagesUp.id),
+      expect: "response.completed",
+    },
+  ];
+}
+
 export const LOAD_SCENARIOS: LoadScenario[] = [
   {
     name: "relay-c50",
     title: "chat relay, non-streamed, c=50 (ledger: SQLite)",
+    kind: "relay",
     connections: 50,
     storage: "sqlite",
     ...relay,
@@ -61,45 +132,46 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   {
     name: "relay-c1",
     title: "chat relay, non-streamed, c=1 (ledger: SQLite)",
+    kind: "relay",
     connections: 1,
     storage: "sqlite",
     ...relay,
   },
-  {
-    name: "stream-c50",
-    title: "chat relay, streamed (20 chunks), c=50",
-    connections: 50,
-    storage: "sqlite",
-    proxy: chat(UPSTREAM_KEY, MODELS.chat.upstream, true),
-    gateway: chat(BENCH_KEY, MODELS.chat.id, true),
-    expect: "data: [DONE]",
-  },
-  {
-    name: "messages-to-chat",
-    title: "messages client → chat upstream, streamed, c=50",
-    connections: 50,
-    storage: "sqlite",
-    proxy: chat(UPSTREAM_KEY, MODELS.chat.upstream, true),
-    gateway: messages(BENCH_KEY, MODELS.chat.id),
-    expect: "event: message_stop",
-  },
-  {
-    name: "gemini-to-messages",
-    title: "content-generation client → messages upstream, streamed, c=50",
-    connections: 50,
-    storage: "sqlite",
-    proxy: messages(UPSTREAM_KEY, MODELS.messages.upstream),
-    gateway: contentGeneration(BENCH_KEY, MODELS.messages.id),
-    expect: '"finishReason"',
-  },
+  ...streamScenarios("turn"),
+  ...streamScenarios("burst"),
   {
     name: "relay-c50-postgres",
     title: "chat relay, non-streamed, c=50 (ledger: PostgreSQL)",
+    kind: "relay",
     connections: 50,
     storage: "postgres",
     ...relay,
   },
+  {
+    name: "relay-c50-workers2",
+    title: "chat relay, non-streamed, c=50, `serve --workers 2` (ledger: SQLite; not pinned)",
+    kind: "relay",
+    connections: 50,
+    storage: "sqlite",
+    workers: 2,
+    ...relay,
+  },
 ];
+
+/** The peer's side of the relays, measured against the same proxy (`--peer`). */
+export function peerScenarios(peer: Peer, upstreamUrl: string): LoadScenario[] {
+  const relayed = LOAD_SCENARIOS.filter((s) => s.name === "relay-c50" || s.kind === "stream-relay");
+  return relayed.map((s) => {
+    const model = s.kind === "relay" ? MODELS.chat : chatModel(s.pacing ?? "turn");
+    return {
+      ...s,
+      name: `${peer}-${s.name}`,
+      title: `${peer}: ${s.title}`,
+      peer,
+      gateway: peerChat(upstreamUrl, model.upstream, s.kind === "stream-relay"),
+    };
+  });
+}
 
 export const IDLE_STREAMS_SCENARIO = "idle-streams";
 export const SCENARIO_NAMES = [...LOAD_SCENARIOS.map((s) => s.name), IDLE_STREAMS_SCENARIO];

@@ -3,6 +3,9 @@
 //   POST /v1/messages          → message, or an event stream when body.stream is true
 // A request for the model named "hold" gets the first content chunk of its stream at once and the
 // rest only after --hold-ms (or never, if the client goes away first): the idle-streams scenario.
+// Streams are paced one frame per turn of the event loop, as a real upstream's frames arrive one by
+// one; a model whose name ends in "-burst" gets its whole stream in one write instead, as when an
+// upstream's frames arrive many to a read.
 //
 //   node bench/servers/upstream.ts [--chunks 20] [--hold-ms 60000]
 // prints "bench upstream listening on http://127.0.0.1:PORT".
@@ -44,6 +47,7 @@ const server = createServer((req, res) => {
     const model = typeof body.model === "string" ? body.model : "unknown";
     const streamed = body.stream === true;
     const hold = model === "hold";
+    const burst = model.endsWith("-burst");
     if (req.url === "/v1/chat/completions") {
       if (!streamed)
         return sendJson(
@@ -53,7 +57,9 @@ const server = createServer((req, res) => {
         );
       const usage = body.stream_options?.include_usage === true;
       const frames = cached(`chat-stream:${model}:${usage}`, () => chatStream(model, chunks, usage));
-      return sendStream(res, frames, hold ? HELD_OPENING.chat : frames.length);
+      return burst
+        ? sendBurst(res, frames)
+        : sendStream(res, frames, hold ? HELD_OPENING.chat : frames.length);
     }
     if (req.url === "/v1/messages") {
       if (!streamed)
@@ -63,7 +69,9 @@ const server = createServer((req, res) => {
           cached(`messages:${model}`, () => messagesMessage(model)),
         );
       const frames = cached(`messages-stream:${model}`, () => messagesStream(model, chunks));
-      return sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
+      return burst
+        ? sendBurst(res, frames)
+        : sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
     }
     sendJson(res, 404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
   });
@@ -91,6 +99,12 @@ function sendStream(res: ServerResponse, frames: string[], pauseAfter: number): 
     else setImmediate(write);
   };
   write();
+}
+
+/** The whole stream in one write: the gateway reads all its frames at once. */
+function sendBurst(res: ServerResponse, frames: string[]): void {
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  res.end(frames.join(""));
 }
 
 function numberFlag(name: string, fallback: number): number {

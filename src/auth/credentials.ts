@@ -1,4 +1,4 @@
-// Where each endpoint family takes its credential from (DESIGN §1).
+// Where each endpoint family takes its credential from (docs/architecture.md §8).
 
 import type { Headers } from "../protocols/types.ts";
 

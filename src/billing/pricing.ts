@@ -1,4 +1,4 @@
-// Choosing the pricing item that applies to a request (spec 1, Pricing condition): conditions bound
+// Choosing the pricing item that applies to a request (docs/architecture.md §6, Conditions): conditions bound
 // the request's prompt or completion token count in kTokens; every bound present must hold.
 
 import type { PricingCondition, PricingItem } from "../catalog/types.ts";
@@ -40,7 +40,7 @@ export function itemApplies(item: PricingItem, counts: TierCounts): boolean {
 
 /**
  * Compares the token count with each bound × 1000 as exact decimals (no division, no float), so that
- * exactly 200,000 tokens is `lte: 200` and 200,001 is not. A null bound is no bound (spec: `lt: null`
+ * exactly 200,000 tokens is `lte: 200` and 200,001 is not. A null bound is no bound (`lt: null`
  * means no upper limit; other bounds are read the same way).
  */
 export function conditionHolds(condition: PricingCondition, tokens: number): boolean {

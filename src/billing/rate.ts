@@ -1,7 +1,7 @@
 // Rating: normalized usage × the model's pricings → the amounts of the generation record's
-// `ratingResponses` (spec 1), as exact decimal strings.
+// `ratingResponses` (docs/architecture.md §6), as exact decimal strings.
 //
-// Rules (DESIGN §3, TRAPS "Usage and money"):
+// Rules (docs/architecture.md §6, and the usage traps of §10):
 // - Every token, request and second lands in exactly one fee item (feeItemCode = pricing key):
 //     uncached prompt tokens      → prompt
 //     cache reads                 → input_cache_read, else prompt
@@ -241,9 +241,9 @@ const CHARGES: readonly Charge[] = [
 /**
  * Usage has audio seconds and video seconds but no "video with sound" count. A video with sound is
  * reported as both (its length in videoSeconds and in audioSeconds), so the overlap is the seconds of
- * video with sound: billed under audio_and_video when the model prices it (spec 1: silent video uses
- * `video`, video with audio uses `audio_and_video`), and the remainders under video and audio. A model
- * without an audio_and_video price bills the video seconds as video and the audio seconds as audio.
+ * video with sound: billed under audio_and_video when the model prices it (docs/architecture.md §6: silent
+ * video uses `video`, video with audio uses `audio_and_video`), and the remainders under video and audio. A
+ * model without an audio_and_video price bills the video seconds as video and the audio seconds as audio.
  */
 function secondsWithSound(usage: Usage, applicable: (c: PricingCategory) => PricingItem | undefined): number {
   return applicable("audio_and_video") ? Math.min(usage.audioSeconds ?? 0, usage.videoSeconds ?? 0) : 0;

@@ -1,5 +1,5 @@
-// The generation record's billing fields as JSON (spec 1: `usage` number, `ratingResponses` with
-// number amounts). The amounts are exact decimals; going through a JS number would print
+// The generation record's billing fields as JSON (docs/architecture.md §6: `usage` number, `ratingResponses`
+// with number amounts). The amounts are exact decimals; going through a JS number would print
 // 0.1 + 0.2 style noise or round long decimals, so each one becomes a raw JSON number token that
 // JSON.stringify writes digit for digit (JSON.rawJSON, Node 22+).
 
@@ -35,7 +35,7 @@ export function decimalToJson(decimal: string): JsonNumber {
   return jsonWithRaw.rawJSON(normalizeDecimal(decimal));
 }
 
-/** The spec's `ratingResponses` object, fields in the spec's order. */
+/** The lookup's `ratingResponses` object (docs/architecture.md §6), fields in the order clients see them. */
 export function ratingToJson(rating: Rating): RatingJson {
   return {
     billAmount: decimalToJson(rating.billAmount),
@@ -52,7 +52,7 @@ export function ratingToJson(rating: Rating): RatingJson {
   };
 }
 
-/** The spec's `usage` field (credits consumed, 1 credit = 1 USD). */
+/** The lookup's `usage` field (credits consumed, 1 credit = 1 USD). */
 export function creditsToJson(usage: string): JsonNumber {
   return decimalToJson(usage);
 }

@@ -1,4 +1,4 @@
-// The three model-listing shapes (spec 1, Model record; DESIGN §1), as pure functions from catalog
+// The three model-listing shapes (docs/architecture.md §1), as pure functions from catalog
 // models to JSON bodies. Callers pass the served models; every listing orders them by id.
 
 import { pageByCursor, pageByToken, type QueryValue } from "./paging.ts";
@@ -51,7 +51,10 @@ export interface MessagesModelRecord {
   id: string;
   type: "model";
   display_name: string;
-  /** `YYYY-MM-DD` as spec 1 says (Anthropic itself sends RFC 3339; its SDK passes the string through). */
+  /**
+   * `YYYY-MM-DD` (docs/architecture.md §9: Anthropic itself sends RFC 3339; its SDK passes the string
+   * through).
+   */
   created_at: string;
   input_modalities: Modality[];
   output_modalities: Modality[];

@@ -1,7 +1,7 @@
 // The schema of one model record, as written in `catalog/*.yaml` and in the config file's `models:`
-// (snake_case; the spec's names inside `pricings`). Every key but `id` may be left out: an override
-// of a catalog model gives only what it changes, and a new model gets the defaults of MODEL_DEFAULTS
-// (filled by `completeModel`, since an override must not get them). docs/configuration.md is
+// (snake_case; the API's names inside `pricings`, docs/architecture.md §6). Every key but `id` may be left
+// out: an override of a catalog model gives only what it changes, and a new model gets the defaults of
+// MODEL_DEFAULTS (filled by `completeModel`, since an override must not get them). docs/configuration.md is
 // generated from the descriptions here.
 
 import { z } from "zod";

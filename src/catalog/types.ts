@@ -1,5 +1,5 @@
 // The catalog: models, their limits and prices, and which configured providers serve them.
-// Field names inside `pricings` are the spec's (spec 1, Pricings), so listings render them as they are.
+// Field names inside `pricings` are the API's (docs/architecture.md §6), so listings render them as they are.
 
 export type Modality = "text" | "image" | "video" | "audio" | "file";
 

@@ -24,7 +24,7 @@ export interface Config {
   storage: { url: string };
   redis?: { url: string };
   billing: { settleDelayMs: number; priceVersion: string };
-  /** What the client faces accept beyond the spec's rules, for unmodified current SDKs. */
+  /** What client faces accept beyond the API's rules, for current SDKs (docs/architecture.md §9). */
   clients: { anthropicVersions: string[] };
   providers: ProviderConfig[];
   /** The built-in catalog with the file's models merged over it. */
@@ -198,9 +198,14 @@ function buildProviders(
         idleMs: p.timeouts.idle_ms,
       },
       chunkDelayMs: p.chunk_delay_ms,
+      ...(legacyMaxTokens(p.max_tokens_field, known) ? { legacyMaxTokens: true } : {}),
     });
   }
   return [...byId.values()];
+}
+
+function legacyMaxTokens(field: string | undefined, known: ProviderConfig | undefined): boolean {
+  return field === undefined ? known?.legacyMaxTokens === true : field === "max_tokens";
 }
 
 /**

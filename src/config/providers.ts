@@ -21,6 +21,8 @@ export interface ProviderConfig {
   timeouts: Timeouts;
   /** local only: pause between streamed pieces, so demo streams look like streams. */
   chunkDelayMs?: number;
+  /** openai protocol: send the output limit as `max_tokens`, not `max_completion_tokens`. */
+  legacyMaxTokens?: boolean;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = {
@@ -36,6 +38,7 @@ interface BuiltinProvider {
   baseUrl: string;
   /** Environment variables holding the key, first found wins. */
   env: string[];
+  legacyMaxTokens?: boolean;
 }
 
 export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
@@ -52,11 +55,29 @@ export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
     baseUrl: "https://generativelanguage.googleapis.com",
     env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   },
-  { id: "deepseek", protocol: "openai", baseUrl: "https://api.deepseek.com/v1", env: ["DEEPSEEK_API_KEY"] },
-  { id: "mistral", protocol: "openai", baseUrl: "https://api.mistral.ai/v1", env: ["MISTRAL_API_KEY"] },
+  {
+    id: "deepseek",
+    protocol: "openai",
+    baseUrl: "https://api.deepseek.com/v1",
+    env: ["DEEPSEEK_API_KEY"],
+    legacyMaxTokens: true,
+  },
+  {
+    id: "mistral",
+    protocol: "openai",
+    baseUrl: "https://api.mistral.ai/v1",
+    env: ["MISTRAL_API_KEY"],
+    legacyMaxTokens: true,
+  },
   { id: "xai", protocol: "openai", baseUrl: "https://api.x.ai/v1", env: ["XAI_API_KEY"] },
   { id: "groq", protocol: "openai", baseUrl: "https://api.groq.com/openai/v1", env: ["GROQ_API_KEY"] },
-  { id: "together", protocol: "openai", baseUrl: "https://api.together.xyz/v1", env: ["TOGETHER_API_KEY"] },
+  {
+    id: "together",
+    protocol: "openai",
+    baseUrl: "https://api.together.xyz/v1",
+    env: ["TOGETHER_API_KEY"],
+    legacyMaxTokens: true,
+  },
   { id: "local", protocol: "local", baseUrl: "local:", env: [] },
 ];
 
@@ -71,6 +92,7 @@ export function providersFromEnv(env: NodeJS.ProcessEnv): ProviderConfig[] {
       apiKey,
       enabled: p.protocol === "local" || apiKey !== undefined,
       timeouts: { ...DEFAULT_TIMEOUTS },
+      ...(p.legacyMaxTokens ? { legacyMaxTokens: true } : {}),
     };
   });
 }

@@ -132,6 +132,16 @@ const provider = z.strictObject(
     chunk_delay_ms: int({ min: 0, max: 60_000 })
       .optional()
       .meta({ description: "`local` only: pause between streamed pieces.", default: 0 }),
+    max_tokens_field: z
+      .enum(["max_completion_tokens", "max_tokens"])
+      .optional()
+      .meta({
+        description:
+          "`openai` protocol: the field that carries the output limit upstream. OpenAI's reasoning models " +
+          "refuse `max_tokens`; Mistral refuses `max_completion_tokens`.",
+        defaultText:
+          "`max_tokens` for the built-in deepseek, mistral and together; else `max_completion_tokens`",
+      }),
   },
   { error: notAMapping("must be a mapping (a provider)") },
 );

@@ -1,13 +1,15 @@
-// GET /api/v1/management/generation?id= — the generation record of spec 1, for the caller's own
-// generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
+// GET /api/v1/management/generation?id= — the generation record (docs/architecture.md §6), for the caller's
+// own generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
 
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { creditsToJson, ratingToJson } from "../billing/render.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
+import type { FinishReason } from "../ir/response.ts";
 import { totalTokens } from "../ir/usage.ts";
-import type { GenerationRow, Store } from "../ledger/types.ts";
-import type { Headers } from "../protocols/types.ts";
+import type { Api, GenerationRow, Store } from "../ledger/types.ts";
+import { protocols } from "../protocols/index.ts";
+import type { Headers, ProtocolName } from "../protocols/types.ts";
 import { generationIdTime } from "./ids.ts";
 
 export async function lookupGeneration(
@@ -65,7 +67,7 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
       prompt_tokens_details: { cached_tokens: u?.cacheReadTokens ?? 0 },
     },
     streamed: row.streamed,
-    finishReason: row.finishReason ?? null,
+    finishReason: row.finishReason === undefined ? null : finishReasonName(row.api, row.finishReason),
     requestRetryTimes: row.requestRetryTimes,
     finalRetry: row.finalRetry,
     status: row.status,
@@ -78,4 +80,34 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
     record.ratingResponses = ratingToJson(row.rating);
   }
   return record;
+}
+
+const FACE_OF: Record<Api, ProtocolName> = {
+  "chat.completions": "openai-chat",
+  messages: "anthropic",
+  generateContent: "gemini",
+  responses: "openai-responses",
+};
+
+const FINISH_REASONS = new Set<string>([
+  "stop",
+  "stop_sequence",
+  "length",
+  "tool_calls",
+  "content_filter",
+  "refusal",
+  "pause",
+  "error",
+  "other",
+]);
+
+/**
+ * The ledger keeps the gateway's own word for why a generation stopped; the lookup says it as the
+ * generation's protocol did to its client (`stop`, `end_turn`, `STOP`, `completed`…). A word the
+ * gateway does not know is shown as stored.
+ */
+function finishReasonName(api: Api, stored: string): string {
+  const face = FACE_OF[api];
+  if (!face || !FINISH_REASONS.has(stored)) return stored;
+  return protocols[face].finishReasonName(stored as FinishReason);
 }

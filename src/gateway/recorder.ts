@@ -145,6 +145,7 @@ export class GenerationRecorder {
       status,
       provider: this.provider,
       usage: meter.usage,
+      model: this.pricedModel?.id,
       finishReason: meter.finishReason,
       latencyMs: meter.latencyMs,
       generationTimeMs: meter.generationTimeMs,

@@ -86,8 +86,8 @@ class RelayedRoute implements Route {
   }
 
   unsent(): string[] {
-    // A relay that strips the fields the client face set aside names them; the others forward every byte.
-    return this.relay.removesIgnored ? this.call.request.ignored : [];
+    // What the relay strips from the client's body (the chat relay: what the client face set aside).
+    return this.relay.unsent(this.call.request);
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {
@@ -135,6 +135,7 @@ class RelayedRoute implements Route {
     const { path, body } = relay.request(call.rawBody, call.request, {
       model: this.target.upstreamModel,
       stream,
+      legacyMaxTokens: this.target.provider.legacyMaxTokens,
     });
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }

@@ -1,5 +1,5 @@
 // Rates a finished generation from the catalog prices and debits the account, after
-// `billing.settle_delay_ms` (DESIGN §3: billing is asynchronous; until settled the lookup shows
+// `billing.settle_delay_ms` (docs/architecture.md §6: billing is asynchronous; until settled the lookup shows
 // metering only). Settlements are written in batches, one transaction per batch, so settling costs
 // the request path nothing and concurrent generations do not queue on their account's row.
 //

@@ -71,7 +71,7 @@ export interface ToolResultBlock {
 
 export interface ThinkingBlock {
   type: "thinking";
-  /** May be empty while `signature` is set: such blocks must still be replayed (TRAPS). */
+  /** May be empty while `signature` is set: such blocks must still be replayed (docs/architecture.md §10). */
   text: string;
   signature?: string;
 }
@@ -153,7 +153,7 @@ export interface ReasoningSettings {
   adaptive?: boolean;
 }
 
-/** Routing fields of the chat protocol (spec 2 `provider.routing`, `model_routing_config`). */
+/** Routing fields of the chat protocol: `provider.routing`, `model_routing_config` (docs/architecture.md §7). */
 export interface RoutingRequest {
   type?: "priority" | "round_robin" | "least_latency";
   primaryFactor?: "cost" | "speed" | "quality";
@@ -184,6 +184,8 @@ export interface Request {
   responseFormat?: ResponseFormat;
   reasoning?: ReasoningSettings;
   logprobs?: { topLogprobs?: number };
+  /** How long an answer to aim for (chat `verbosity`, Responses `text.verbosity`). */
+  verbosity?: "low" | "medium" | "high";
   /** Opaque end-user id (messages `metadata.user_id`, chat `user`). */
   user?: string;
   stream: boolean;

@@ -1,7 +1,8 @@
 // Gemini puts a `thoughtSignature` on functionCall parts and requires it back on the next turn.
 // The chat and messages protocols have no field for it on a tool call, but every client echoes
 // tool-call ids unchanged, so the signature rides inside the id (base64url, so the id stays within
-// [A-Za-z0-9_-]) and is restored exactly when the id comes back (TRAPS: Gemini thoughtSignature).
+// [A-Za-z0-9_-]) and is restored exactly when the id comes back (docs/architecture.md §10: Gemini
+// thoughtSignature).
 
 import { randomBytes } from "node:crypto";
 

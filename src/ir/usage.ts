@@ -1,5 +1,5 @@
-// One normalized usage object feeds the client's response, the ledger and the rating (TRAPS:
-// the billing path must never rebuild usage differently from the response path).
+// One normalized usage object feeds the client's response, the ledger and the rating (docs/architecture.md
+// §10: the billing path must never rebuild usage differently from the response path).
 //
 // Semantics (chosen once, converted at each protocol's edge):
 // - promptTokens counts every input token, cached reads and cache writes included

@@ -473,17 +473,19 @@ export class PostgresStore implements Store {
     if (ends.length === 0) return new Map();
     const result = await client.query(
       `UPDATE ${this.t("generations")} AS g
-       SET status = f.status, provider = f.provider, usage = f.usage, finish_reason = f.finish_reason,
+       SET model = coalesce(f.model, g.model), status = f.status, provider = f.provider, usage = f.usage, finish_reason = f.finish_reason,
            latency_ms = f.latency_ms, generation_time_ms = f.generation_time_ms,
            request_retry_times = f.request_retry_times, final_retry = f.final_retry,
            error_message = f.error_message, completed_at = f.completed_at,
            rating = coalesce(f.rating, g.rating), settled_at = coalesce(f.settled_at, g.settled_at)
-       FROM jsonb_to_recordset($1::jsonb) AS f(id text, status text, provider text, usage jsonb,
+       FROM jsonb_to_recordset($1::jsonb) AS f(id text, model text, status text, provider text, usage jsonb,
          finish_reason text, latency_ms integer, generation_time_ms integer, request_retry_times integer,
          final_retry boolean, error_message text, completed_at bigint, rating jsonb, settled_at bigint)
        WHERE g.id = f.id AND g.status IN ('pending', 'interrupted')
        RETURNING g.id, g.account_id`,
-      [`[${ends.map((e) => `{"id":${JSON.stringify(e.id)},${finishMembers(e)}}`).join(",")}]`],
+      [
+        `[${ends.map((e) => `{"id":${JSON.stringify(e.id)},"model":${jsonText(e.model)},${finishMembers(e)}}`).join(",")}]`,
+      ],
     );
     return new Map(result.rows.map((row) => [row.id as string, row.account_id as string]));
   }
@@ -577,7 +579,7 @@ function logConnectionLost(error: Error): void {
 function wholeRowJson({ start: g, end: e }: { start: GenerationStart; end: GenerationEnd }): string {
   return (
     `{"id":${jsonText(g.id)},"account_id":${jsonText(g.accountId)},"key_id":${jsonText(g.keyId)},` +
-    `"api":${jsonText(g.api)},"model":${jsonText(g.model)},"streamed":${g.streamed},` +
+    `"api":${jsonText(g.api)},"model":${jsonText(e.model ?? g.model)},"streamed":${g.streamed},` +
     `"created_at":${jsonInt(wholeMs(g.createdAt))},${finishMembers(e)},` +
     `"session_id":${jsonText(g.sessionId)}}`
   );

@@ -449,7 +449,7 @@ export class SqliteStore implements Store {
       g.accountId,
       g.keyId,
       g.api,
-      g.model,
+      e.model ?? g.model,
       g.streamed ? 1 : 0,
       wholeMs(g.createdAt),
       ...finishValues(e),
@@ -464,9 +464,9 @@ export class SqliteStore implements Store {
    * Returns the row's account (for a debit when the finish settles), or why it could not apply.
    */
   private applyFinish(e: GenerationEnd): Error | string {
-    const values: SQLInputValue[] = [...finishValues(e), e.id];
+    const values: SQLInputValue[] = [e.model ?? null, ...finishValues(e), e.id];
     const row = this.statement(
-      `UPDATE generations SET status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
+      `UPDATE generations SET model = coalesce(?, model), status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
          generation_time_ms = ?, request_retry_times = ?, final_retry = ?, error_message = ?, completed_at = ?,
          rating = coalesce(?, rating), settled_at = coalesce(?, settled_at)
        WHERE id = ? AND status IN ('pending', 'interrupted') RETURNING account_id`,

@@ -26,6 +26,8 @@ export interface GenerationEnd {
   status: Exclude<GenerationStatus, "pending">;
   /** Provider id that answered (or last tried). */
   provider?: string;
+  /** Catalog id of the model that answered, when a fallback model did (its prices applied). */
+  model?: string;
   usage: Usage;
   finishReason?: string;
   /** Time to first token, ms. */

@@ -96,13 +96,17 @@ export interface ClientFace {
   encodeResponse(response: Response, ctx: EncodeContext): unknown;
   streamEncoder(ctx: EncodeContext): StreamEncoder;
   encodeError(error: GatewayError): { status: number; body: unknown };
+  /** Why a generation stopped, in the words this protocol's answers use (the generation lookup's). */
+  finishReasonName(reason: FinishReason): string;
 }
 
 export interface UpstreamFace {
-  encodeRequest(
-    request: Request,
-    target: { model: string; stream: boolean; maxOutputTokens?: number },
-  ): UpstreamCall;
+  /**
+   * The protocol has no stop sequences: the HTTP adapter cuts the answer at them itself
+   * (src/ir/stop-sequences.ts) when there are few enough to search for (`canEmulateStops`).
+   */
+  lacksStopSequences?: true;
+  encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall;
   decodeResponse(body: unknown): Response;
   streamDecoder(): StreamDecoder;
   /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
@@ -137,18 +141,28 @@ export interface Protocol extends ClientFace, UpstreamFace {
  * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
  * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
  */
+/** What an upstream call is encoded for: the model as the upstream names it, and the provider's ways. */
+export interface UpstreamTarget {
+  model: string;
+  stream: boolean;
+  /** The catalog's output limit (a protocol that requires a limit uses it when the client gave none). */
+  maxOutputTokens?: number;
+  /**
+   * chat-completions: the provider takes the output limit only as the older `max_tokens` (Mistral
+   * refuses `max_completion_tokens` with a 422; DeepSeek and Together document only `max_tokens`).
+   */
+  legacyMaxTokens?: boolean;
+}
+
 export interface Relay {
   /** The upstream call: the client's body with only the model (and gateway-only fields) changed. */
-  request(
-    raw: string,
-    request: Request,
-    target: { model: string; stream: boolean },
-  ): { path: string; body: string };
+  request(raw: string, request: Request, target: UpstreamTarget): { path: string; body: string };
   /**
-   * Whether `request` removes the fields the client face set aside (`Request.ignored`), which are then
-   * named in `x-switchyard-ignored`; a relay that forwards every byte names none.
+   * The fields `request` removes from the client's body, named in `x-switchyard-ignored`: those the
+   * client face set aside (`Request.ignored`) for chat, a few the spec refuses for messages, none
+   * for a relay that forwards every byte.
    */
-  removesIgnored: boolean;
+  unsent(request: Request): string[];
   /** Client headers the upstream needs as well (the messages protocol's betas). */
   headers?(clientHeaders: Headers): Record<string, string>;
   /** A whole response body with the id and model replaced. */

@@ -1,4 +1,4 @@
-// The ordered attempts for one request (DESIGN §4), decided from facts already gathered: no I/O
+// The ordered attempts for one request (docs/architecture.md §7), decided from facts already gathered: no I/O
 // here, so every rule is testable on its own.
 //
 // 1. Each model's endpoints are ordered by the strategy (strategies.ts); the models come in the

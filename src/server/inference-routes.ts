@@ -204,19 +204,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    const incomplete = (err?: Error) =>
+    let received = false;
+    req.on("end", () => {
+      received = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    const incomplete = (err?: Error) => {
+      // Every request closes after its end: the error (and its stack trace) is built only when the
+      // body was cut short, not on the hot path.
+      if (received) return;
       reject(
         new GatewayError(
           "invalid_request",
           `body: the request body was not received whole (${err?.message ?? "connection closed"}).`,
-          {
-            param: "body",
-          },
+          { param: "body" },
         ),
       );
+    };
     req.on("error", incomplete);
-    // A promise settles once: after "end" this changes nothing.
     req.on("close", () => incomplete());
   });
 }

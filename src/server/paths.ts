@@ -32,8 +32,8 @@ export function endsInMethod(path: string): boolean {
 const GEMINI_METHOD = /(?::|%3a)[a-z]+$/i;
 
 /**
- * A Gemini client: it sends its key as `x-goog-api-key` (or the spec's neutral spelling) or as the
- * `?key=` query parameter, which no other protocol's client does.
+ * A Gemini client: it sends its key as `x-goog-api-key` (or its neutral alias, docs/architecture.md §8) or as
+ * the `?key=` query parameter, which no other protocol's client does.
  */
 export function isGeminiCaller(headers: Headers, query: string | Record<string, unknown>): boolean {
   if (headers["x-goog-api-key"] !== undefined || headers["x-vendorb-api-key"] !== undefined) return true;

@@ -55,8 +55,8 @@ function badParam(fn: () => unknown, param: string): void {
   });
 }
 
-describe("chat-completions listing (spec 1, Model record, chat-completions style)", () => {
-  test("a record carries exactly the spec's fields", () => {
+describe("chat-completions listing (docs/architecture.md §1)", () => {
+  test("a record carries exactly the documented fields", () => {
     assert.deepEqual(chatModel(tiered), {
       id: "google/gemini-2.5-pro",
       object: "model",
@@ -83,8 +83,8 @@ describe("chat-completions listing (spec 1, Model record, chat-completions style
   });
 });
 
-describe("messages listing (spec 1, Model record, messages style)", () => {
-  test("a record carries exactly the spec's fields; created_at is YYYY-MM-DD", () => {
+describe("messages listing (docs/architecture.md §1)", () => {
+  test("a record carries exactly the documented fields; created_at is YYYY-MM-DD", () => {
     assert.deepEqual(messagesModel(tiered), {
       id: "google/gemini-2.5-pro",
       type: "model",
@@ -173,8 +173,8 @@ describe("messages listing (spec 1, Model record, messages style)", () => {
   });
 });
 
-describe("content-generation listing (spec 1, Model record, content-generation style)", () => {
-  test("a record carries the spec's fields plus what the Gemini SDK reads", () => {
+describe("content-generation listing (docs/architecture.md §1)", () => {
+  test("a record carries the documented fields plus what the Gemini SDK reads", () => {
     assert.deepEqual(geminiModel(tiered), {
       name: "models/google/gemini-2.5-pro",
       displayName: "Gemini 2.5 Pro",

@@ -61,7 +61,7 @@ before(async () => {
 after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("listing shapes through the official SDKs", () => {
-  test("openai: client.models.list() yields every model with the spec's extra fields", async () => {
+  test("openai: client.models.list() yields every model with the documented extra fields", async () => {
     const client = new OpenAI({ apiKey: "unused", baseURL: `${baseUrl}/v1`, maxRetries: 0 });
     const seen: string[] = [];
     for await (const model of client.models.list()) {

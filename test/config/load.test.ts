@@ -257,6 +257,27 @@ describe("what is left out gets its documented default", () => {
     });
   });
 
+  test("the output-limit field: max_tokens for the built-ins that refuse or ignore the newer one, settable per provider", () => {
+    const legacy = (config: Config, id: string) =>
+      config.providers.find((p) => p.id === id)!.legacyMaxTokens === true;
+    const builtins = loadConfig(undefined, {});
+    assert.deepEqual(
+      ["openai", "mistral", "deepseek", "together", "groq", "xai"].map((id) => legacy(builtins, id)),
+      [false, true, true, true, false, false],
+    );
+    const config = load({
+      providers: [
+        { id: "mistral", max_tokens_field: "max_completion_tokens" },
+        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", max_tokens_field: "max_tokens" },
+        { id: "other", protocol: "openai", base_url: "http://127.0.0.1:9/v1" },
+      ],
+    });
+    assert.deepEqual(
+      ["mistral", "vllm", "other"].map((id) => legacy(config, id)),
+      [false, true, false],
+    );
+  });
+
   test("the routing section: the fields of provider.routing and the health rules", () => {
     const config = load({
       routing: {

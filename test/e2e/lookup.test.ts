@@ -1,4 +1,4 @@
-// GET /api/v1/management/generation: the record of spec 1 for generations made through each
+// GET /api/v1/management/generation: the record of docs/architecture.md §6 for generations made through each
 // protocol; billing fields for pay-as-you-go keys only; another account's id is a 404.
 
 import assert from "node:assert/strict";

@@ -28,6 +28,11 @@ export interface FakeOptions {
   apiKey?: string;
   /** openai only: the delta/message field carrying reasoning text (DeepSeek-style vendors use `reasoning_content`). */
   reasoningField?: "reasoning" | "reasoning_content";
+  /**
+   * openai only: the choice field in which an OpenAI-compatible server names the stop sequence that
+   * matched (vLLM `stop_reason`, SGLang `matched_stop`); OpenAI itself sends neither.
+   */
+  stopField?: "stop_reason" | "matched_stop";
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

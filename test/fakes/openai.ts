@@ -152,6 +152,13 @@ function extraContent(block: ToolCallBlock): Json {
   return block.signature ? { extra_content: { google: { thought_signature: block.signature } } } : {};
 }
 
+/** vLLM / SGLang: the matched stop sequence beside `finish_reason: "stop"` (null when none matched). */
+function matched(reply: Reply, options: FakeOptions): Json {
+  if (!options.stopField) return {};
+  const sequence = finishOf(reply) === "stop_sequence" ? (reply.stopSequence ?? null) : null;
+  return { [options.stopField]: sequence };
+}
+
 function response(reply: Reply, x: Exchange, options: FakeOptions): object {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply);
@@ -190,7 +197,15 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
       object: "chat.completion",
       created: x.created,
       model: x.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[finishOf(reply)] }],
+      choices: [
+        {
+          index: 0,
+          message,
+          logprobs: null,
+          finish_reason: FINISH[finishOf(reply)],
+          ...matched(reply, options),
+        },
+      ],
       usage: usage(reply),
       service_tier: "default",
       system_fingerprint: SYSTEM_FINGERPRINT,
@@ -205,7 +220,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply);
   const frame = (data: Json) => `data: ${JSON.stringify(withExtra(data, reply))}\n\n`;
-  const chunk = (delta: Json, finishReason: string | null = null) =>
+  const chunk = (delta: Json, finishReason: string | null = null, extra: Json = {}) =>
     frame({
       id: x.responseId,
       object: "chat.completion.chunk",
@@ -213,7 +228,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
       model: x.model,
       service_tier: "default",
       system_fingerprint: SYSTEM_FINGERPRINT,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...extra }],
       // With include_usage, every chunk but the last carries `usage: null`, as OpenAI sends it.
       ...(x.includeUsage ? { usage: null } : {}),
     });
@@ -269,7 +284,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
     }
     // redacted_thinking has no chat-completions form: left out.
   }
-  frames.push(chunk({}, FINISH[finishOf(reply)]));
+  frames.push(chunk({}, FINISH[finishOf(reply)], matched(reply, options)));
   let terminal = 2;
   if (x.includeUsage) {
     frames.push(

@@ -291,6 +291,21 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getAccount(account))?.balance, "0.999877");
         }));
 
+      test("a finish naming a fallback model replaces the model asked for: started then finished, and written whole", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const started = startOf(account);
+          await store.startGeneration(started);
+          await store.finishGeneration(endOf(started.id, { model: "openai/gpt-4.1-mini" }));
+          assert.equal((await store.getGeneration(started.id, account))?.model, "openai/gpt-4.1-mini");
+          const whole = startOf(account);
+          await store.recordGeneration(whole, endOf(whole.id, { model: "openai/gpt-4.1-mini" }));
+          assert.equal((await store.getGeneration(whole.id, account))?.model, "openai/gpt-4.1-mini");
+          const unchanged = startOf(account);
+          await store.recordGeneration(unchanged, endOf(unchanged.id));
+          assert.equal((await store.getGeneration(unchanged.id, account))?.model, "openai/gpt-4.1");
+        }));
+
       test("a session id is kept with the generation: started then finished, and written whole", () =>
         withStore(async (store) => {
           const account = unique("acct");

@@ -1,5 +1,5 @@
-// `cache_control` markers, kept on the IR so a same-family upstream keeps caching (TRAPS: a stripped
-// cache_control silently ends prompt caching).
+// `cache_control` markers, kept on the IR so a same-family upstream keeps caching (docs/architecture.md §10:
+// a stripped cache_control silently ends prompt caching).
 
 import { invalid } from "../../ir/errors.ts";
 import type { CacheControl } from "../../ir/request.ts";

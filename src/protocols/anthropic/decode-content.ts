@@ -83,7 +83,8 @@ function decodeBlock(
       if (role !== "user") throw invalid(`${param}.type`, "tool_result blocks belong to user messages");
       return decodeToolResult(block, param, ignored);
     case "thinking": {
-      // The text may be empty while a signature is set: such blocks are replayed as they are (TRAPS).
+      // The text may be empty while a signature is set: such blocks are replayed as they are
+      // (docs/architecture.md §10).
       const text = expectString(block.thinking, `${param}.thinking`);
       const signature = optionalString(block.signature, `${param}.signature`);
       return signature === undefined ? { type: "thinking", text } : { type: "thinking", text, signature };

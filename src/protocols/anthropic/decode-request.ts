@@ -89,8 +89,8 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     if (output.effort) request.reasoning.effort = output.effort;
   }
 
-  // `metadata` is unsupported on this face (spec 2): checked, then dropped and named, never forwarded
-  // to another protocol (Claude Code's user_id carries account and session ids). A relay to a
+  // `metadata` is unsupported on this face (docs/architecture.md §8): checked, then dropped and named, never
+  // forwarded to another protocol (Claude Code's user_id carries account and session ids). A relay to a
   // messages upstream still passes it on byte for byte.
   if (b.metadata !== undefined && b.metadata !== null) {
     const metadata = expectObject(b.metadata, "metadata");
@@ -112,7 +112,7 @@ function decodeSystem(value: unknown): TextBlock[] {
 
 /**
  * Messages in order; `{"role":"system"}` entries (Claude Code sends them) are appended to the system
- * blocks, and consecutive messages of the same role are merged, as the spec says the service does.
+ * blocks, and consecutive messages of the same role are merged (docs/architecture.md §8).
  */
 function decodeMessages(value: unknown, system: TextBlock[], ignored: string[]): Message[] {
   if (value === undefined || value === null) throw invalid("messages", "is required");

@@ -1,5 +1,5 @@
 // An Anthropic-protocol upstream's SSE stream → IR stream events, one SSE event at a time: each piece
-// goes out as soon as it arrives (TRAPS: input_json_delta must not stall into a burst).
+// goes out as soon as it arrives (docs/architecture.md §10: input_json_delta must not stall into a burst).
 
 import { GatewayError } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
@@ -55,7 +55,8 @@ class MessagesStreamDecoder implements StreamDecoder {
         this.done = true;
         return [];
       case "error":
-        // An upstream error in the middle of a stream (TRAPS): it ends the stream as an IR error.
+        // An upstream error in the middle of a stream (docs/architecture.md §10): it ends the stream as an IR
+        // error.
         return this.fail(errorFromWire(data.error));
       default:
         // `ping`, and event types added after this was written (the protocol says to skip them).

@@ -24,6 +24,8 @@ const UNTRANSLATED_TOOL_FIELDS = [
 /**
  * Custom tools become IR tools. Anthropic's server tools (`web_search_20250305`, `bash_20250124`,
  * `text_editor_*`, …) run inside Anthropic and cannot be translated: they are dropped and named.
+ * The code-execution tool is not offered at all (its beta is refused: headers.ts): a 400 on every
+ * route, relay included, rather than an upstream's refusal of a tool used without its beta.
  */
 export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -32,7 +34,9 @@ export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[]
     const param = `tools[${i}]`;
     const tool = expectObject(item, param);
     if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
-      expectString(tool.type, `${param}.type`);
+      const type = expectString(tool.type, `${param}.type`);
+      if (type.startsWith("code_execution_"))
+        throw invalid(`${param}.type`, `${type}: the code execution tool is not available`);
       ignored.push(param);
       return;
     }

@@ -29,6 +29,7 @@ export function droppedFields(request: Request, thinking: WireThinking | undefin
   dropped.add("seed", request.seed !== undefined);
   dropped.add("logprobs", request.logprobs !== undefined);
   dropped.add("reasoning", thinking === undefined && asksForReasoning(request));
+  dropped.add("verbosity", request.verbosity !== undefined);
   dropped.add("response_format.json_schema.description", usesSchemaDescription(request));
   dropped.add("tools[].strict", usesStrictTools(request));
   for (const block of requestBlocks(request)) {

@@ -21,8 +21,8 @@ export interface WireMessage {
 /**
  * Consecutive same-role messages are merged; in a user message tool results go first (the protocol
  * requires them ahead of other content); blocks the upstream would refuse are left out: empty text
- * (TRAPS: "text content blocks must be non-empty") and thinking without a signature (reasoning from
- * another provider, which Anthropic cannot verify). A message left with nothing is dropped.
+ * (docs/architecture.md §10: "text content blocks must be non-empty") and thinking without a signature
+ * (reasoning from another provider, which Anthropic cannot verify). A message left with nothing is dropped.
  */
 export function encodeMessages(messages: Message[]): WireMessage[] {
   const wire: WireMessage[] = [];
@@ -73,7 +73,8 @@ function encodeBlock(block: ContentBlock, param: string): object[] {
     case "tool_result":
       return [encodeToolResult(block)];
     case "thinking":
-      // Empty text with a signature is kept (TRAPS); without a signature the upstream would refuse it.
+      // Empty text with a signature is kept (docs/architecture.md §10); without a signature the upstream
+      // would refuse it.
       return block.signature ? [{ type: "thinking", thinking: block.text, signature: block.signature }] : [];
     case "redacted_thinking":
       return [{ type: "redacted_thinking", data: block.data }];

@@ -23,7 +23,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext) {
   };
 }
 
-/** One wire block, or none for a block a client must never see (an empty text block, TRAPS). */
+/** One wire block, or none for a block a client must never see (an empty text block, docs/architecture.md §10). */
 function encodeOutputBlock(block: OutputBlock): object[] {
   switch (block.type) {
     case "text":
@@ -35,7 +35,8 @@ function encodeOutputBlock(block: OutputBlock): object[] {
           : { type: "text", text: block.text },
       ];
     case "thinking":
-      // Empty text with a signature is a real block that must be replayed (TRAPS); empty and unsigned is nothing.
+      // Empty text with a signature is a real block that must be replayed (docs/architecture.md §10); empty
+      // and unsigned is nothing.
       if (block.text.length === 0 && !block.signature) return [];
       return [{ type: "thinking", thinking: block.text, signature: block.signature ?? "" }];
     case "redacted_thinking":

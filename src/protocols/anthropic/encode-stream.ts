@@ -5,8 +5,9 @@
 //   used, because the SDK appends each content_block_start to its content array;
 // - one block is open at a time: a block that starts while another is streaming is deferred and
 //   replayed when the first one stops;
-// - a text (or thinking) block opens only with its first non-empty piece: never an empty block (TRAPS);
-// - each input_json_delta piece is written as soon as it arrives (TRAPS: no bursts);
+// - a text (or thinking) block opens only with its first non-empty piece: never an empty block
+//   (docs/architecture.md §10);
+// - each input_json_delta piece is written as soon as it arrives (docs/architecture.md §10: no bursts);
 // - a thinking signature is written once, just before its block stops (the SDK keeps the last one);
 // - `finish` waits for the next usage (or the end) so message_delta carries the final usage.
 
@@ -250,7 +251,8 @@ class MessagesStreamEncoder implements StreamEncoder {
     let out = "";
     if (block.clientIndex === undefined) {
       // Never-opened text or unsigned empty thinking: nothing to show. A tool call without arguments
-      // and a signed empty thinking block are real blocks (input `{}`; replayable reasoning, TRAPS).
+      // and a signed empty thinking block are real blocks (input `{}`; replayable reasoning,
+      // docs/architecture.md §10).
       if (kind === "text" || (kind === "thinking" && block.signature === "")) return "";
       out += this.open(block);
     }

@@ -1,4 +1,4 @@
-// Header rules of POST /v1/messages (spec 2, DESIGN §1): only version 2023-06-01 is served, and the
+// Header rules of POST /v1/messages (docs/architecture.md §8): only version 2023-06-01 is served, and the
 // code-execution beta is refused because the code_execution tool is not available.
 
 import { invalid } from "../../ir/errors.ts";

@@ -14,7 +14,8 @@ export function usageFromWire(value: unknown): Usage {
   const split = isObject(value.cache_creation) ? value.cache_creation : undefined;
   const hasTotal = typeof value.cache_creation_input_tokens === "number";
   // The split is trusted for its 1h share; the total (when given) is authoritative for the sum, so
-  // cache writes are never counted twice nor lost (TRAPS: cache-creation tokens billed twice).
+  // cache writes are never counted twice nor lost (docs/architecture.md §10: cache-creation tokens billed
+  // twice).
   const oneHour = count(split?.ephemeral_1h_input_tokens);
   const total = hasTotal
     ? count(value.cache_creation_input_tokens)

@@ -1,6 +1,6 @@
-// Messages client to a messages upstream: the request goes on unchanged but for the model (betas,
-// cache_control, signatures, context_management… byte for byte), the answer comes back with the
-// generation id and the catalog model.
+// Messages client to a messages upstream: the request goes on unchanged but for the model and the
+// two fields the API does not support (betas, cache_control, signatures, context_management… byte for
+// byte), the answer comes back with the generation id and the catalog model.
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
@@ -9,12 +9,19 @@ import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { stopReasonFromWire } from "./map-stop-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
+/**
+ * The API lists these body fields as unsupported on this face (docs/architecture.md §8): removed even on a relay and named
+ * (Claude Code sends `metadata.user_id`, which carries account and session ids).
+ */
+const UNSUPPORTED = ["metadata", "service_tier"];
+
 export const anthropicRelay: Relay = {
   request(raw, _request, target) {
-    return { path: "/v1/messages", body: editJson(raw, { set: { model: JSON.stringify(target.model) } }) };
+    const edits = { set: { model: JSON.stringify(target.model) }, remove: UNSUPPORTED };
+    return { path: "/v1/messages", body: editJson(raw, edits) };
   },
 
-  removesIgnored: false,
+  unsent: (request) => request.ignored.filter((name) => UNSUPPORTED.includes(name)),
 
   headers(clientHeaders): Record<string, string> {
     const betas = headerList(clientHeaders["anthropic-beta"] ?? clientHeaders["vendora-beta"]);

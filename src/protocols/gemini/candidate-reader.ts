@@ -1,7 +1,8 @@
 // Upstream Gemini responses → IR stream events, one GenerateContentResponse (a whole response or a
 // stream chunk) at a time. Shared by decode-response.ts and decode-stream.ts so both read parts alike.
 //
-// - Only `thought: true` marks reasoning (TRAPS: answer text must never land in reasoning).
+// - Only `thought: true` marks reasoning (docs/architecture.md §10: answer text must never land in
+// reasoning).
 //   Consecutive thought parts continue one thinking block until a part carrying a signature ends it.
 // - Text parts continue an open text block. A `thoughtSignature` on a non-thought part becomes an
 //   empty-text thinking block holding the signature, placed before that part's text (the encoders put

@@ -32,7 +32,13 @@ import {
   type Json,
   optionalString,
 } from "../shared/validate.ts";
-import { fileDataBlock, inlineDataBlock, type MediaBlock } from "./media.ts";
+import {
+  fileDataBlock,
+  INLINE_MIME_TYPES,
+  inlineDataBlock,
+  isAcceptedInlineType,
+  type MediaBlock,
+} from "./media.ts";
 import { camelName, field } from "./read-field.ts";
 
 const DATA_FIELDS = [
@@ -191,6 +197,8 @@ function pushThought(out: ContentBlock[], text: string, signature: string | unde
 function decodeInlineData(value: unknown, at: string): MediaBlock {
   const blob = expectObject(value, at);
   const mimeType = expectString(field(blob, "mimeType"), `${at}.mimeType`);
+  if (!isAcceptedInlineType(mimeType))
+    throw invalid(`${at}.mimeType`, `must be one of ${[...INLINE_MIME_TYPES].join(", ")}`);
   const data = expectString(blob.data, `${at}.data`);
   return inlineDataBlock(mimeType, data);
 }

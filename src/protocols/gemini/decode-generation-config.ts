@@ -1,5 +1,5 @@
-// Client → IR: `generationConfig`, with the spec's limits enforced at the edge (a 400 naming the
-// field, such as `generationConfig.topP`).
+// Client → IR: `generationConfig`, with the API's limits (docs/architecture.md §8) enforced at the edge (a
+// 400 naming the field, such as `generationConfig.topP`).
 //
 // Structured output: `responseSchema` needs a responseMimeType other than text/plain;
 // `responseJsonSchema` needs application/json and excludes `responseSchema`. application/json with a
@@ -155,5 +155,8 @@ function decodeModalities(value: unknown, ignored: Set<string>): void {
   if (value === undefined || value === null) return;
   const at = `${AT}.responseModalities`;
   const list = expectArray(value, at).map((item, i) => expectString(item, `${at}[${i}]`).toUpperCase());
+  // IMAGE output comes only together with TEXT (docs/architecture.md §8).
+  if (list.includes("IMAGE") && !list.includes("TEXT"))
+    throw invalid(at, "IMAGE must be used together with TEXT");
   if (list.some((modality) => modality !== "TEXT")) ignored.add(at);
 }

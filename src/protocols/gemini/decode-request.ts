@@ -11,6 +11,7 @@ import { decodeContents } from "./decode-contents.ts";
 import { decodeGenerationConfig } from "./decode-generation-config.ts";
 import { decodeToolConfig, decodeTools } from "./decode-tools.ts";
 import { camelName, field } from "./read-field.ts";
+import { checkSafetySettings } from "./safety-settings.ts";
 
 const READ = new Set(["contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "model"]);
 
@@ -23,6 +24,7 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     const name = camelName(key);
     if (!READ.has(name) && root[key] !== null) ignored.add(name);
   }
+  checkSafetySettings(field(root, "safetySettings"));
   const messages = decodeContents(field(root, "contents"), ignored);
   const declared = decodeTools(field(root, "tools"), ignored);
   const { tools, toolChoice } = decodeToolConfig(field(root, "toolConfig"), declared, ignored);

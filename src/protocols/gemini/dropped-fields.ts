@@ -20,6 +20,7 @@ import {
 export function droppedFields(request: Request): DroppedFields {
   const dropped = new DroppedFields();
   dropped.add("user", request.user !== undefined);
+  dropped.add("verbosity", request.verbosity !== undefined);
   dropped.add("response_format.json_schema.description", usesSchemaDescription(request));
   dropped.add("tools[].strict", usesStrictTools(request));
   // One call per turn has no Gemini setting; it matters only when calls may be made.

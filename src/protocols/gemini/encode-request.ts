@@ -3,7 +3,8 @@
 //
 // - system → systemInstruction; messages → contents (encode-contents.ts).
 // - tools → one Tool of functionDeclarations. Parameters go as Gemini `parameters` (Schema) when the
-//   JSON Schema has a Schema form, else untouched as `parametersJsonSchema` (TRAPS); a tool without
+//   JSON Schema has a Schema form, else untouched as `parametersJsonSchema` (docs/architecture.md §10); a
+// tool without
 //   arguments sends no parameters (Gemini rejects an OBJECT with no properties).
 // - toolChoice → functionCallingConfig: auto AUTO, none NONE, required ANY, a named tool ANY with
 //   that one allowed name. `parallelToolCalls` has no Gemini form and is not sent.

@@ -8,7 +8,7 @@
 //   empty thought part; a hidden or empty thought's signature rides on the next text part, or goes
 //   out alone ({text: "", thoughtSignature}) when something else comes next.
 // - finishReason and usageMetadata go out together on the last chunk, written at end(): Gemini
-//   clients replay a request whose stream has no finishReason (DESIGN §1).
+//   clients replay a request whose stream has no finishReason (docs/architecture.md §8).
 // - Every chunk carries a candidate with at least one non-empty part: the SDK's chat session drops
 //   the whole model turn from its history when any chunk lacks one (the last chunk uses {text: ""},
 //   as Gemini's own last chunks do).

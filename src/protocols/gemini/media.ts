@@ -11,6 +11,32 @@ import type { GeminiPart } from "./wire-types.ts";
 
 export type MediaBlock = ImageBlock | AudioBlock | DocumentBlock;
 
+/** The inlineData mime types the API accepts (docs/architecture.md §8); anything else is a 400 naming `….inlineData.mimeType`. */
+export const INLINE_MIME_TYPES: ReadonlySet<string> = new Set([
+  "application/pdf",
+  "audio/mpeg",
+  "audio/mp3",
+  "audio/wav",
+  "image/png",
+  "image/jpeg",
+  "image/webp",
+  "text/plain",
+  "video/mov",
+  "video/mpeg",
+  "video/mp4",
+  "video/mpg",
+  "video/avi",
+  "video/wmv",
+  "video/mpegps",
+  "video/flv",
+  "video/x-ms-wmv",
+]);
+
+/** Whether inline bytes of this type are accepted (parameters such as `; charset=utf-8` aside). */
+export function isAcceptedInlineType(mimeType: string): boolean {
+  return INLINE_MIME_TYPES.has(mimeType.split(";")[0].trim().toLowerCase());
+}
+
 export function inlineDataBlock(mimeType: string, data: string): MediaBlock {
   const type = mimeType.toLowerCase();
   if (type === "text/plain")

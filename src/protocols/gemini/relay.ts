@@ -13,7 +13,7 @@ export const geminiRelay: Relay = {
     return { path: `/v1beta/models/${target.model}:${method}`, body: raw };
   },
 
-  removesIgnored: false,
+  unsent: () => [],
 
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "responseId", "modelVersion"));

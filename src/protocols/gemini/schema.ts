@@ -3,8 +3,9 @@
 //
 // Client face: `parameters` / `responseSchema` arrive as Schema and become JSON Schema.
 // Upstream face: a JSON Schema becomes Schema only when every keyword has a Schema equivalent;
-// otherwise the caller sends it untouched as `parametersJsonSchema` / `responseJsonSchema` (TRAPS:
-// `$schema`, `additionalProperties`, `const`, `propertyNames`, `$ref`, `oneOf`… have no Schema form).
+// otherwise the caller sends it untouched as `parametersJsonSchema` / `responseJsonSchema`
+// (docs/architecture.md §10: `$schema`, `additionalProperties`, `const`, `propertyNames`, `$ref`, `oneOf`…
+// have no Schema form).
 
 import { invalid } from "../../ir/errors.ts";
 import { isObject, type Json } from "../shared/validate.ts";
@@ -52,7 +53,7 @@ export function geminiSchemaToJsonSchema(schema: unknown, param: string): Json {
         );
         break;
       case "anyOf":
-      case "oneOf": // the spec: "oneOf is read as anyOf"
+      case "oneOf": // read as anyOf (docs/architecture.md §8)
         if (!Array.isArray(value)) throw invalid(at, "must be an array");
         out.anyOf = value.map((sub, i) => geminiSchemaToJsonSchema(sub, `${at}[${i}]`));
         break;

@@ -54,7 +54,8 @@ export function decodeMessages(value: unknown): Conversation {
   return conversation;
 }
 
-// A turn with nothing in it (empty string content) is dropped: upstreams reject empty blocks (TRAPS).
+// A turn with nothing in it (empty string content) is dropped: upstreams reject empty blocks
+// (docs/architecture.md §10).
 function pushTurn(messages: Message[], role: Message["role"], content: ContentBlock[]): void {
   if (content.length > 0) messages.push({ role, content });
 }

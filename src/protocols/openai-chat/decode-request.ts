@@ -1,7 +1,7 @@
-// Client → IR: the body of `POST /v1/chat/completions` (spec 2, DESIGN §1). Wrong types and
-// out-of-range values are 400s naming the field; the spec's unsupported fields are dropped and named
-// in `ignored` (→ `x-switchyard-ignored`), except `functions` / `function_call`, which are refused;
-// fields nobody defined are ignored silently.
+// Client → IR: the body of `POST /v1/chat/completions` (docs/architecture.md §8). Wrong types and
+// out-of-range values are 400s naming the field; the API's unsupported fields (docs/architecture.md §8) are
+// dropped and named in `ignored` (→ `x-switchyard-ignored`), except `functions` / `function_call`, which are
+// refused; fields nobody defined are ignored silently.
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
@@ -22,7 +22,7 @@ import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-to
 
 type Json = Record<string, unknown>;
 
-/** Spec 2 "Unsupported request fields" that are accepted, not forwarded, and reported. */
+/** The API's unsupported request fields (docs/architecture.md §8) that are accepted, not forwarded, and reported. */
 const DROPPED_FIELDS = [
   "audio",
   "modalities",
@@ -62,6 +62,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   if (toolChoice) request.toolChoice = toolChoice;
   setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
   decodeSampling(b, request, ignored);
+  setIfDefined(request, "verbosity", decodeVerbosity(b));
   const responseFormat = decodeResponseFormat(b.response_format);
   if (responseFormat) request.responseFormat = responseFormat;
   const reasoning = decodeReasoningSettings(b);
@@ -69,6 +70,7 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   const routing = decodeRouting(b);
   if (routing) request.routing = routing;
   decodeAcceptedButNotCarried(b, ignored);
+  ignored.push(...assistantAudio(b.messages as unknown[]));
   for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
   return request;
 }
@@ -79,7 +81,7 @@ function decodeSampling(b: Json, request: Request, ignored: string[]): void {
     min: 1,
   });
   const maxTokens = optionalNumber(b.max_tokens, "max_tokens", { integer: true, min: 1 });
-  // Older clients send only the deprecated `max_tokens`; it means the same (DESIGN §1).
+  // Older clients send only the deprecated `max_tokens`; it means the same (docs/architecture.md §8).
   setIfDefined(request, "maxOutputTokens", maxCompletion ?? maxTokens);
   if (maxCompletion !== undefined && maxTokens !== undefined) ignored.push("max_tokens");
   setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 2 }));
@@ -99,7 +101,7 @@ function decodeSampling(b: Json, request: Request, ignored: string[]): void {
     throw invalid("top_logprobs", "requires logprobs: true");
   if (logprobs) request.logprobs = topLogprobs === undefined ? {} : { topLogprobs };
   if (present(b.logit_bias)) {
-    // Validated as the spec limits it, then dropped: token ids are tokenizer-specific and mean
+    // Validated within the API's limits, then dropped: token ids are tokenizer-specific and mean
     // nothing to another provider's model.
     const bias = expectObject(b.logit_bias, "logit_bias");
     for (const [token, value] of Object.entries(bias))
@@ -159,9 +161,17 @@ function effort(value: string, param: string): ReasoningEffort {
 }
 
 /**
- * Fields the spec supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
+ * Fields the API supports that the IR has no place for. `metadata` is named as not forwarded: OpenAI
  * accepts it only beside `store`, which is dropped.
  */
+/** `verbosity` crosses to the OpenAI protocols; the other encoders name it as dropped. */
+function decodeVerbosity(b: Json): Request["verbosity"] {
+  const verbosity = optionalString(b.verbosity, "verbosity");
+  if (verbosity !== undefined && !VERBOSITIES.includes(verbosity))
+    throw invalid("verbosity", "must be one of low, medium, high");
+  return verbosity as Request["verbosity"];
+}
+
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
   if (present(b.metadata)) {
     const metadata = expectObject(b.metadata, "metadata");
@@ -174,15 +184,26 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     }
     ignored.push("metadata");
   }
-  // Checked only: the IR has no field for it, yet it is not listed as ignored because a relay to a
-  // chat upstream forwards it as the client wrote it (the relay strips what `ignored` names).
-  const verbosity = optionalString(b.verbosity, "verbosity");
-  if (verbosity !== undefined && !VERBOSITIES.includes(verbosity))
-    throw invalid("verbosity", "must be one of low, medium, high");
   if (present(b.web_search_options)) {
     if (!isObject(b.web_search_options)) throw invalid("web_search_options", "must be an object");
     ignored.push("web_search_options");
   }
+}
+
+/**
+ * `messages[i].audio` of assistant messages: the id of an earlier audio answer, which the gateway
+ * never gives (audio output, `audio` and `modalities`, is dropped), so no upstream could resolve it.
+ * Named as `messages[i].audio`; a relay strips it like the top-level fields (relay.ts).
+ */
+function assistantAudio(messages: unknown[]): string[] {
+  const names: string[] = [];
+  messages.forEach((message, i) => {
+    if (!isObject(message) || message.role !== "assistant" || !present(message.audio)) return;
+    const audio = expectObject(message.audio, `messages[${i}].audio`);
+    expectString(audio.id, `messages[${i}].audio.id`);
+    names.push(`messages[${i}].audio`);
+  });
+  return names;
 }
 
 function present(value: unknown): boolean {

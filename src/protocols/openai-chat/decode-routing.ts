@@ -1,6 +1,6 @@
-// Client → IR: the gateway's routing fields (spec 2): `provider.routing` and `model_routing_config`.
-// The spec does not say where model_routing_config nests, so it is read both top-level and inside
-// `provider` (top-level wins). Other `provider` keys (OpenRouter's `order`, `only`…) are ignored.
+// Client → IR: the gateway's routing fields (docs/architecture.md §8): `provider.routing` and
+// `model_routing_config`. The API does not say where model_routing_config nests, so it is read both top-level
+// and inside `provider` (top-level wins). Other `provider` keys (OpenRouter's `order`, `only`…) are ignored.
 
 import { invalid } from "../../ir/errors.ts";
 import type { RoutingRequest } from "../../ir/request.ts";
@@ -32,7 +32,7 @@ function readProviderRouting(value: unknown, routing: RoutingRequest): void {
     routing.primaryFactor = oneOf(factor, primaryFactors, "provider.routing.primary_factor");
   if (present(obj.providers)) routing.providers = stringList(obj.providers, "provider.routing.providers");
   if (present(obj.fallback)) {
-    // The spec types it as the string "true" / "false" / a provider name; JSON booleans mean the same.
+    // The API types it as the string "true" / "false" / a provider name; JSON booleans mean the same.
     if (typeof obj.fallback === "boolean") routing.fallback = String(obj.fallback);
     else
       routing.fallback = nonEmpty(

@@ -20,7 +20,7 @@ import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason } from "./map-finish-reason.ts";
+import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
 import { fromChatUsage } from "./map-usage.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -96,9 +96,10 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
-      const reason = fromChatFinishReason(choice.finish_reason, choice.stop_reason);
+      const stopped = matchedStop(choice);
+      const reason = fromChatFinishReason(choice.finish_reason, stopped);
       const finish: StreamEvent = { type: "finish", reason };
-      if (reason === "stop_sequence") finish.stopSequence = String(choice.stop_reason);
+      if (stopped !== undefined && reason === "stop_sequence") finish.stopSequence = stopped;
       this.out.push(finish);
       this.finished = true;
     }
@@ -125,7 +126,8 @@ class ChatStreamDecoder implements StreamDecoder {
       typeof item.text === "string" ? item.text : typeof item.summary === "string" ? item.summary : "";
     if (text) this.thinking(text, item.index);
     if (typeof item.signature === "string" && item.signature) {
-      // A signature arriving alone still belongs to a thinking block (TRAPS: keep empty signed blocks).
+      // A signature arriving alone still belongs to a thinking block (docs/architecture.md §10: keep empty
+      // signed blocks).
       this.flushPending();
       const block = this.thinkingBlock(item.index);
       this.out.push({

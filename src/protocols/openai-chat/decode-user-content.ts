@@ -120,7 +120,8 @@ function decodeFilePart(obj: Record<string, unknown>, at: string): DocumentBlock
 
 /**
  * `cache_control` on a part is not in OpenAI's protocol, but OpenRouter clients send it for
- * Anthropic models; kept so an Anthropic-protocol upstream keeps caching (TRAPS). Malformed: ignored.
+ * Anthropic models; kept so an Anthropic-protocol upstream keeps caching (docs/architecture.md §10).
+ * Malformed: ignored.
  */
 function decodeCacheControl(value: unknown): CacheControl | undefined {
   if (!isObject(value) || value.type !== "ephemeral") return undefined;

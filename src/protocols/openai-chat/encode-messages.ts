@@ -1,6 +1,6 @@
 // IR → upstream: the conversation as chat `messages`. System blocks become one system message;
-// thinking blocks ride on assistant turns as `reasoning_details` with their signatures (TRAPS);
-// tool results become tool messages, which must directly follow the assistant's tool calls; calls of
+// thinking blocks ride on assistant turns as `reasoning_details` with their signatures (docs/architecture.md
+// §10); tool results become tool messages, which must directly follow the assistant's tool calls; calls of
 // custom tools are custom calls; media becomes content parts.
 
 import { GatewayError } from "../../ir/errors.ts";

@@ -1,15 +1,17 @@
 // IR → upstream: the body of `POST {base_url}/chat/completions` for an OpenAI-compatible provider.
-// The gateway always asks a streaming upstream for usage (TRAPS; DESIGN §2) and decides itself
+// The gateway always asks a streaming upstream for usage (docs/architecture.md §4, §10) and decides itself
 // whether the client sees it. What this protocol cannot say is left out and named in the call's
 // `dropped` (dropped-fields.ts): top_k, cache_control, citations, tool-result errors (`is_error`)…;
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
 // user message after the tool messages. Custom tools (free-text input) go as custom tools.
 
+import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
+import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
 
@@ -17,21 +19,18 @@ export { reasoningEffort };
 
 type Json = Record<string, unknown>;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-): UpstreamCall {
-  const body: Json = {
-    model: target.model,
-    messages: encodeMessages(request.system, request.messages, request.tools),
-  };
+export function encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall {
+  const messages = encodeMessages(request.system, request.messages, request.tools);
+  // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
+  if (prefillText(request) !== undefined) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
+  const body: Json = { model: target.model, messages };
   if (target.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
   // Only the client's limit: this protocol does not require one, so the catalog's output limit
   // (`target.maxOutputTokens`, which Anthropic-style upstreams need) is not imposed here.
-  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  if (request.maxOutputTokens !== undefined) body[outputLimitField(target)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
@@ -45,6 +44,7 @@ export function encodeRequest(
     if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice, request.tools);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
+  if (request.verbosity !== undefined) body.verbosity = request.verbosity;
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning_effort = effort;
@@ -88,4 +88,9 @@ function encodeResponseFormat(format: ResponseFormat): Json {
   if (format.description !== undefined) spec.description = format.description;
   if (format.strict !== undefined) spec.strict = format.strict;
   return { type: "json_schema", json_schema: spec };
+}
+
+/** OpenAI's field for the output limit (its reasoning models refuse `max_tokens`), or a provider's older one. */
+export function outputLimitField(target: UpstreamTarget): "max_tokens" | "max_completion_tokens" {
+  return target.legacyMaxTokens ? "max_tokens" : "max_completion_tokens";
 }

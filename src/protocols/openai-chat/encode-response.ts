@@ -64,7 +64,8 @@ function encodeMessage(blocks: OutputBlock[], request: Request): ChatCompletionM
       const id = packToolCallId(call.id, call.signature);
       if (isCustomTool(request.tools, call.name))
         return { id, type: "custom", custom: { name: call.name, input: customInput(call.arguments) } };
-      // A call without arguments is an empty object, never "" (TRAPS: clients JSON.parse it).
+      // A call without arguments is an empty object, never "" (docs/architecture.md §10: clients JSON.parse
+      // it).
       return { id, type: "function", function: { name: call.name, arguments: call.arguments || "{}" } };
     });
   }

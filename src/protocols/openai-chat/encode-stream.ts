@@ -1,5 +1,6 @@
 // IR events → client: `chat.completion.chunk` Server-Sent Events, each written as soon as its event
-// arrives (TRAPS: pieces must not stall). What real clients assemble on (TRAPS):
+// arrives (docs/architecture.md §10: pieces must not stall). What real clients assemble on
+// (docs/architecture.md §10):
 // - the first chunk is the role-only opening delta `{role: "assistant", content: ""}`;
 // - a tool call opens with `{index, id, type, function: {name, arguments: ""}}` once, then sends only
 //   `{index, function: {arguments}}` pieces, never an empty piece, and a call that got no arguments

@@ -1,5 +1,5 @@
-// finish_reason in both directions. The chat protocol has five values (spec 2): stop, length,
-// tool_calls, content_filter and the deprecated function_call; the IR has more.
+// finish_reason in both directions. The chat protocol has five values (docs/architecture.md §8): stop,
+// length, tool_calls, content_filter and the deprecated function_call; the IR has more.
 
 import type { FinishReason } from "../../ir/response.ts";
 import type { WireFinishReason } from "./wire-types.ts";
@@ -16,17 +16,24 @@ export function toChatFinishReason(reason: FinishReason): WireFinishReason {
     case "content_filter":
     case "refusal":
       return "content_filter";
-    // A stop sequence is a natural stop in this protocol (spec 2: "natural stop or stop sequence");
-    // a paused server tool and anything else end the turn as far as the client can act on it.
+    // A stop sequence is a natural stop in this protocol (docs/architecture.md §8: a natural stop or a stop
+    // sequence); a paused server tool and anything else end the turn as far as the client can act on it.
     default:
       return "stop";
   }
 }
 
 /**
- * Upstream finish_reason → IR. `stopReason` is the matched stop string some OpenAI-compatible
- * servers (vLLM) report beside `finish_reason: "stop"`; OpenAI itself never says which one matched.
+ * The stop string a choice says it matched: vLLM's `stop_reason`, SGLang's `matched_stop` (a
+ * number there is a stop token, the end-of-sequence one included, so not a sequence). OpenAI itself
+ * never says which one matched, nor whether one did (docs/translation.md §5).
  */
+export function matchedStop(choice: Record<string, unknown>): string | undefined {
+  for (const value of [choice.stop_reason, choice.matched_stop]) if (typeof value === "string") return value;
+  return undefined;
+}
+
+/** Upstream finish_reason → IR. `stopReason`: the choice's matched stop string (`matchedStop`). */
 export function fromChatFinishReason(reason: unknown, stopReason?: unknown): FinishReason {
   switch (reason) {
     case "stop":

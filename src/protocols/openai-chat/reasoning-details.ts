@@ -1,10 +1,11 @@
-// `reasoning_details` (spec 2) ↔ IR thinking blocks. The items carry the signatures that must come
-// back unchanged on the next turn (TRAPS: thinking signatures), so both directions keep them exactly,
-// including signed items whose text is empty.
+// `reasoning_details` (docs/architecture.md §8) ↔ IR thinking blocks. The items carry the signatures that
+// must come back unchanged on the next turn (docs/architecture.md §10: thinking signatures), so both
+// directions keep them exactly, including signed items whose text is empty.
 //
 // OpenRouter also carries a Gemini function call's thought signature here: a `reasoning.encrypted`
 // item whose `id` is the tool call's id (format `google-gemini-v1`). Such an item is the call's
-// signature, not a block of its own (TRAPS: Gemini thoughtSignature on functionCall parts).
+// signature, not a block of its own (docs/architecture.md §10: Gemini thoughtSignature on functionCall
+// parts).
 
 import { invalid } from "../../ir/errors.ts";
 import type { RedactedThinkingBlock, ThinkingBlock, ToolCallBlock } from "../../ir/request.ts";

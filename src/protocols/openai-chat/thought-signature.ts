@@ -1,6 +1,6 @@
 // Gemini's OpenAI-compatible endpoint carries a tool call's thought signature as
-// `extra_content.google.thought_signature` on the call (TRAPS: Gemini thoughtSignature). Read on every
-// path a tool call comes in by; written on calls sent upstream.
+// `extra_content.google.thought_signature` on the call (docs/architecture.md §10: Gemini thoughtSignature).
+// Read on every path a tool call comes in by; written on calls sent upstream.
 
 import { isObject } from "../shared/validate.ts";
 

@@ -1,7 +1,7 @@
 // The chat-completions wire shapes this module writes, as the openai SDK types them
 // (openai/resources/chat/completions), plus the reasoning fields that OpenAI-compatible vendors add
-// (`reasoning`, `reasoning_details`: spec 2; `extra_content.google.thought_signature`: Gemini's
-// OpenAI-compatible endpoint). Only what the encoders build is typed here; decoders read `unknown`.
+// (`reasoning`, `reasoning_details`: docs/architecture.md §8; `extra_content.google.thought_signature`:
+// Gemini's OpenAI-compatible endpoint). Only what the encoders build is typed here; decoders read `unknown`.
 
 export interface ReasoningTextDetail {
   type: "reasoning.text";

@@ -6,6 +6,7 @@
 // `reasoning.exclude` (the client face hides the reasoning).
 
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
+import { canEmulateStops } from "../../ir/stop-sequences.ts";
 import {
   DroppedFields,
   isUnsignedThinking,
@@ -18,7 +19,9 @@ import {
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
   const dropped = new DroppedFields();
   dropped.add("top_k", request.topK !== undefined);
-  dropped.add("stop", request.stopSequences.length > 0);
+  // The gateway cuts the answer at the stop sequences itself (src/ir/stop-sequences.ts) unless there
+  // are too many to search each piece for.
+  dropped.add("stop", !canEmulateStops(request.stopSequences));
   dropped.add("frequency_penalty", request.frequencyPenalty !== undefined);
   dropped.add("presence_penalty", request.presencePenalty !== undefined);
   dropped.add("seed", request.seed !== undefined);

@@ -5,8 +5,10 @@
 // the call's `dropped` (dropped-fields.ts): stop sequences, penalties, seed, top_k, cache_control…;
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
 
+import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ResponseFormat, ToolChoice } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
+import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import type { UpstreamCall } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
@@ -24,7 +26,15 @@ export function encodeRequest(
   const body: Json = { model: target.model };
   const instructions = request.system.map((block) => block.text).join("\n\n");
   if (instructions) body.instructions = instructions;
-  body.input = encodeInput(request);
+  const input = encodeInput(request);
+  // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
+  if (prefillText(request) !== undefined)
+    input.push({
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: CONTINUE_INSTRUCTION }],
+    });
+  body.input = input;
   if (target.stream) body.stream = true;
   body.store = false;
   // Only the client's limit: this protocol does not require one (a one-token probe is raised to
@@ -41,6 +51,8 @@ export function encodeRequest(
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
+  if (request.verbosity !== undefined)
+    body.text = { ...(body.text as Json | undefined), verbosity: request.verbosity };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
   if ((effort && effort !== "none") || carriesSignedReasoning(request))

@@ -11,6 +11,7 @@ import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
+import { finishReasonName } from "./map-finish-reason.ts";
 
 export const openaiResponses: Protocol = {
   name: "openai-responses",
@@ -18,7 +19,9 @@ export const openaiResponses: Protocol = {
   encodeResponse,
   streamEncoder,
   encodeError,
+  finishReasonName,
   encodeRequest,
+  lacksStopSequences: true,
   decodeResponse,
   streamDecoder,
   decodeError,

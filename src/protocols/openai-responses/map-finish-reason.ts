@@ -22,6 +22,15 @@ export function toResponsesStatus(reason: FinishReason): Ending {
   }
 }
 
+/**
+ * The reason in this protocol's words: the `incomplete_details.reason` of an incomplete response
+ * (`max_output_tokens`, `content_filter`), else its `status` (`completed`).
+ */
+export function finishReasonName(reason: FinishReason): string {
+  const ending = toResponsesStatus(reason);
+  return ending.incomplete_details?.reason ?? ending.status;
+}
+
 /** An upstream response's status → IR. `calledTools`: the output holds a function or custom tool call. */
 export function fromResponsesStatus(
   status: unknown,

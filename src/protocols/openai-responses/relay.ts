@@ -25,7 +25,7 @@ export const openaiResponsesRelay: Relay = {
     return { path: "/responses", body: editJson(raw, { set: { model: JSON.stringify(target.model) } }) };
   },
 
-  removesIgnored: false,
+  unsent: () => [],
 
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "id", "model"));

@@ -1,6 +1,6 @@
 // What an upstream encoder could not express: `UpstreamCall.dropped`, which the gateway adds to the
-// `x-switchyard-ignored` response header (DESIGN §1). One vocabulary for every target, spelled as the
-// field's common wire name so that a client of any protocol can look it up in docs/translation.md §9.
+// `x-switchyard-ignored` response header (docs/architecture.md §8). One vocabulary for every target, spelled
+// as the field's common wire name so that a client of any protocol can look it up in docs/translation.md §9.
 // Each protocol's `dropped-fields.ts` decides which of these names its target cannot say.
 
 import type { ContentBlock, Request } from "../../ir/request.ts";
@@ -18,6 +18,7 @@ export const DROPPED_FIELD_NAMES = [
   "logprobs",
   "user",
   "reasoning",
+  "verbosity",
   "response_format.json_schema.description",
   "tools[].strict",
   "parallel_tool_calls",

@@ -166,6 +166,58 @@ export function editJsonMember(text: string, key: string, edits: JsonEdits): str
 }
 
 /**
+ * Applies `edit` to each item of the array held by one top-level member (`choices` of a chat answer)
+ * and writes the edited items back in place, the bytes between them kept. An item for which `edit`
+ * returns undefined is removed (the array's other items and their separators stay as they were).
+ */
+export function editJsonArrayItems(
+  text: string,
+  key: string,
+  edit: (item: string, index: number) => string | undefined,
+): string {
+  const held = memberList(text).filter(
+    (m) => m.key === key && text.charCodeAt(m.valueStart) === OPEN_BRACKET,
+  );
+  let out = text;
+  for (const m of held.reverse())
+    out = out.slice(0, m.valueStart) + editArray(out.slice(m.valueStart, m.end), edit) + out.slice(m.end);
+  return out;
+}
+
+/** Appends `item` (raw JSON text) to the array held by one top-level member; the rest is kept. */
+export function appendJsonArrayItem(text: string, key: string, item: string): string {
+  const held = memberList(text).filter(
+    (m) => m.key === key && text.charCodeAt(m.valueStart) === OPEN_BRACKET,
+  );
+  let out = text;
+  for (const m of held.reverse()) {
+    const close = m.end - 1;
+    const empty = skipSpace(out, m.valueStart + 1) === close;
+    out = `${out.slice(0, close)}${empty ? "" : ","}${item}${out.slice(close)}`;
+  }
+  return out;
+}
+
+function editArray(array: string, edit: (item: string, index: number) => string | undefined): string {
+  const items: Array<{ from: number; to: number; text: string | undefined }> = [];
+  for (let i = skipSpace(array, 1); array.charCodeAt(i) !== CLOSE_BRACKET; ) {
+    const end = skipValue(array, i);
+    items.push({ from: i, to: end, text: edit(array.slice(i, end), items.length) });
+    i = skipSpace(array, end);
+    if (array.charCodeAt(i) === COMMA) i = skipSpace(array, i + 1);
+  }
+  const kept = items.filter((item) => item.text !== undefined);
+  if (kept.length < items.length) return `[${kept.map((item) => item.text).join(",")}]`;
+  let out = "";
+  let at = 0;
+  for (const item of items) {
+    out += array.slice(at, item.from) + item.text;
+    at = item.to;
+  }
+  return out + array.slice(at);
+}
+
+/**
  * A whole JSON object text parsed natively (what the meter's tap reads); anything else — not JSON,
  * cut short, not an object — is a SyntaxError.
  */

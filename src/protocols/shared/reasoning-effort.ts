@@ -12,12 +12,15 @@ import type { ReasoningEffort, ReasoningSettings } from "../../ir/request.ts";
  * points:
  *   budget 1…4096 → low, 4097…16384 → medium, above 16384 → high;
  *   0 (off), -1 (dynamic) and adaptive → nothing.
+ * Reasoning switched on with nothing more (chat `reasoning: {enabled: true}` or `{}`) asks for
+ * `medium`, the default OpenRouter gives that setting on OpenAI models.
  */
 export function reasoningEffort(reasoning: ReasoningSettings | undefined): ReasoningEffort | undefined {
   if (!reasoning) return undefined;
   if (reasoning.enabled === false) return reasoning.effort === "none" ? "none" : undefined;
   if (reasoning.effort) return reasoning.effort;
   const budget = reasoning.budgetTokens;
+  if (budget === undefined && reasoning.enabled === true && !reasoning.adaptive) return "medium";
   if (budget === undefined || budget <= 0) return undefined;
   if (budget <= 4096) return "low";
   if (budget <= 16384) return "medium";

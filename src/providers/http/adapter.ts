@@ -7,6 +7,7 @@ import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
+import { canEmulateStops, cutResponse, StopSequenceCutter } from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Headers, Protocol, ProtocolName, SseEvent, UpstreamCall } from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
@@ -46,7 +47,8 @@ export class HttpProvider implements RelayingAdapter {
         status: 502,
       });
     }
-    return this.protocol.decodeResponse(json);
+    const response = this.protocol.decodeResponse(json);
+    return this.emulatesStops(req) ? cutResponse(response, req.stopSequences) : response;
   }
 
   async *stream(
@@ -58,18 +60,21 @@ export class HttpProvider implements RelayingAdapter {
     const call = this.encode(req, target, true, report);
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
     const decoder = this.protocol.streamDecoder();
+    const cutter = this.emulatesStops(req) ? new StopSequenceCutter(req.stopSequences) : undefined;
+    const cut = (events: StreamEvent[]) => (cutter ? cutter.cut(events) : events);
     try {
       for await (const batch of sseBatches(res.body, this.provider.id)) {
         const events: StreamEvent[] = [];
         for (const e of batch) for (const event of decoder.decode(e)) events.push(event);
-        if (events.length > 0) yield events;
+        const passed = cut(events);
+        if (passed.length > 0) yield passed;
       }
     } catch (err) {
       if (signal.aborted) throw err;
       yield [{ type: "error", error: transportError(err, this.provider.id) }];
       return;
     }
-    const tail = decoder.end();
+    const tail = cut(decoder.end());
     if (tail.length > 0) yield tail;
   }
 
@@ -80,6 +85,15 @@ export class HttpProvider implements RelayingAdapter {
     const res = await this.send(call.path, call.body, signal, call);
     const id = this.provider.id;
     return { text: () => readBody(res.body, id), batches: () => sseBatches(res.body, id) };
+  }
+
+  /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
+  private emulatesStops(req: Request): boolean {
+    return (
+      this.protocol.lacksStopSequences === true &&
+      req.stopSequences.length > 0 &&
+      canEmulateStops(req.stopSequences)
+    );
   }
 
   /** The upstream call for this request; what its protocol cannot say goes to `report` before anything is sent. */
@@ -93,6 +107,7 @@ export class HttpProvider implements RelayingAdapter {
       model: target.upstreamModel,
       stream,
       maxOutputTokens: target.model.maxOutputTokens,
+      legacyMaxTokens: target.provider.legacyMaxTokens,
     });
     if (report && call.dropped) report.dropped = call.dropped;
     return call;

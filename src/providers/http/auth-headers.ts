@@ -1,4 +1,5 @@
-// How each upstream protocol takes its credential (DESIGN §6).
+// How each upstream protocol takes its credential: Bearer (openai, openai-responses), x-api-key with
+// anthropic-version (anthropic), x-goog-api-key (gemini); docs/configuration.md, providers[].api_key.
 
 import type { ProviderConfig } from "../../config/providers.ts";
 

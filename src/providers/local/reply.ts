@@ -8,15 +8,16 @@
 // that no request keeps that thread (and the other local requests) busy for long: token counts and
 // truncation are bounded (bounded-bpe.ts), a prompt over the model's context window is refused as
 // soon as the count passes it, and searching for stop sequences and tool names is one pass over the
-// text (multi-search.ts).
+// text (src/ir/multi-search.ts).
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
+import { earliestOf, firstOccurrences, MAX_PATTERN_CHARS, searchable } from "../../ir/multi-search.ts";
+import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ToolDefinition } from "../../ir/request.ts";
 import type { FinishReason, OutputBlock } from "../../ir/response.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { emptyUsage, type Usage } from "../../ir/usage.ts";
 import type { TokenCounts, Truncated } from "./bounded-bpe.ts";
-import { firstOccurrences, MAX_PATTERN_CHARS, searchable } from "./multi-search.ts";
 import { PromptCache } from "./prompt-cache.ts";
 import { blockText, isMedia, MEDIA_TOKENS, promptTexts } from "./prompt-texts.ts";
 import { sampleFromSchema } from "./sample-json.ts";
@@ -79,14 +80,14 @@ export async function localReply(
     return { blocks, finishReason: "tool_calls", usage };
   }
 
-  let text = answerText(request, userText);
+  let text = continuing(answerText(request, userText), prefillText(request));
   let finishReason: FinishReason = "stop";
   let stopSequence: string | undefined;
-  const stop = earliestStop(text, request.stopSequences);
+  const stop = earliestOf(text, request.stopSequences);
   if (stop) {
     text = text.slice(0, stop.at);
     finishReason = "stop_sequence";
-    stopSequence = stop.sequence;
+    stopSequence = stop.pattern;
   }
   const fitted = await tokens.truncate(text, budget);
   if (fitted.truncated) {
@@ -97,6 +98,17 @@ export async function localReply(
   if (text.length > 0) blocks.push({ type: "text", text });
   usage.completionTokens = usage.reasoningTokens + fitted.tokens;
   return { blocks, finishReason, stopSequence, usage };
+}
+
+/**
+ * With a prefill, the answer is what follows it: the rest of the model's answer when the prefill is
+ * how that answer begins (`You said: ` → the user's words; `{` → the rest of the JSON), else the
+ * whole answer after it, as a model carries on from whatever it was handed.
+ */
+function continuing(answer: string, prefill: string | undefined): string {
+  if (prefill === undefined) return answer;
+  if (answer.startsWith(prefill)) return answer.slice(prefill.length);
+  return /\s$/.test(prefill) ? answer : ` ${answer}`;
 }
 
 /**
@@ -193,16 +205,6 @@ function quotedPhrase(request: Request): string | undefined {
     if (phrase !== undefined) return phrase;
   }
   return undefined;
-}
-
-function earliestStop(text: string, sequences: string[]): { at: number; sequence: string } | undefined {
-  const found = firstOccurrences(text, sequences);
-  let best: { at: number; sequence: string } | undefined;
-  sequences.forEach((sequence, i) => {
-    const at = sequence ? found[i] : -1;
-    if (at >= 0 && (!best || at < best.at)) best = { at, sequence };
-  });
-  return best;
 }
 
 /**

@@ -55,7 +55,7 @@ describe("x-switchyard-ignored names what was dropped, and the upstream never se
     ["fo/gpt", () => routes.openai],
     ["fa/claude", () => routes.anthropic],
   ] as const) {
-    test(`chat client → ${model}: the spec's unsupported fields`, async () => {
+    test(`chat client → ${model}: the API's unsupported fields`, async () => {
       const res = await post(routes.gw, "/v1/chat/completions", CHAT(model, chatDropped), headersFor("chat"));
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(ignoredHeader(res.headers), Object.keys(chatDropped).sort());

@@ -1,8 +1,8 @@
 // The 4 × 4 matrix, chat-completions column: the unmodified `openai` SDK (chat.completions) against
 // one gateway whose four models are served by fake OpenAI chat, Anthropic, Gemini and OpenAI
-// Responses upstreams, each route streamed and not. Every test asserts what the client got AND what the upstream received.
-// Plus: the same-protocol relay is byte-exact but for id and model, and a translated stream reaches
-// the client while the upstream is still sending.
+// Responses upstreams, each route streamed and not. Every test asserts what the client got AND what the
+// upstream received. Plus: the same-protocol relay is byte-exact but for id and model, and a translated
+// stream reaches the client while the upstream is still sending.
 
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
@@ -145,7 +145,7 @@ function reasoningSeen(result: ChatResult, route: Route): { text: string; detail
 /**
  * The assistant turn sent back as the SDK returned it. A streamed turn's `reasoning_details` are the
  * pieces of every chunk: the SDK's helper keeps only the last piece of fields it does not know, and
- * the spec says they "must be passed back in full".
+ * they must come back in full (docs/architecture.md §8).
  */
 function replayTurn(result: ChatResult, route: Route): OpenAI.ChatCompletionMessageParam {
   const turn: Json = { ...result.message };
@@ -365,7 +365,8 @@ for (const upstream of UPSTREAMS) {
           max_completion_tokens: STOP_MAX_TOKENS,
         });
         assert.equal(result.message.content, "1, 2, 3, ");
-        // The chat protocol has no stop_sequence reason: a matched stop is a natural stop (spec 2).
+        // The chat protocol has no stop_sequence reason: a matched stop is a natural stop
+        // (docs/architecture.md §8).
         assert.equal(result.completion.choices[0].finish_reason, "stop");
         const req = only(upstream);
         checkEnvelope(req, route, STOP_MAX_TOKENS);

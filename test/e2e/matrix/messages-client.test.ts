@@ -532,7 +532,11 @@ describe("messages relay (messages client → messages upstream) is byte-exact b
 
   function checkRequest(raw: string): void {
     const req = m.fakes.anthropic.requests[0];
-    assert.equal(req.rawBody, raw.replace('"model":"fa/m"', `"model":"${UPSTREAM_MODEL.anthropic}"`));
+    // `metadata` is the one member taken out: the API does not support it (docs/translation.md §9).
+    const expected = raw
+      .replace('"model":"fa/m"', `"model":"${UPSTREAM_MODEL.anthropic}"`)
+      .replace(',"metadata":{"user_id":"u-1"}', "");
+    assert.equal(req.rawBody, expected);
     const betas = String(req.headers["anthropic-beta"] ?? "")
       .split(",")
       .map((b) => b.trim());

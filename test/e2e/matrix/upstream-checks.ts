@@ -44,8 +44,8 @@ type Json = Record<string, any>;
 
 /**
  * The body members each request's checks have asserted; `checkNothingElse` then proves the upstream
- * got no member nobody expected (TRAPS: a field of one protocol leaking to another's upstream).
- * Gemini's generationConfig members are tracked as `generationConfig.<name>`.
+ * got no member nobody expected (docs/architecture.md §10: a field of one protocol leaking to another's
+ * upstream). Gemini's generationConfig members are tracked as `generationConfig.<name>`.
  */
 const claimed = new WeakMap<RecordedRequest, Set<string>>();
 
@@ -119,7 +119,8 @@ export function checkEnvelope(req: RecordedRequest, route: Route, maxTokens: num
       assert.equal(req.query.get("alt"), route.stream ? "sse" : null);
       assert.equal(req.headers["x-goog-api-key"], UPSTREAM_KEY.gemini);
       assert.equal(body.model, undefined, "Gemini takes the model in the path");
-      // A relayed body is the client's own; a translated one carries the catalog limit when the client gave none.
+      // A relayed body is the client's own; a translated one carries the catalog limit when the client gave
+      // none.
       const expected = maxTokens ?? (relayed(route) ? undefined : MAX_OUTPUT);
       assert.equal(body.generationConfig?.maxOutputTokens, expected);
       claim(req, "generationConfig.maxOutputTokens");

@@ -179,7 +179,7 @@ describe("model-level fallback (model_routing_config)", () => {
     assert.equal(r.json.model, "mf/cheap", "the response names the model that answered");
     assert.equal(r.headers.get("x-switchyard-provider"), "b");
     const rec = await lookupSettled(gw.url, r.generationId, PAYG_KEY);
-    assert.equal(rec.model, "mf/main", "the record keeps the model asked for");
+    assert.equal(rec.model, "mf/cheap", "the record names the model that answered and was priced");
     assert.equal(rec.provider, "b");
     assert.equal(rec.requestRetryTimes, 1);
     assert.equal(rec.finalRetry, false, "mf/good was still planned");

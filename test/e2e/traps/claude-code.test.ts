@@ -1,4 +1,5 @@
-// TRAPS "Agents through a gateway": a request shaped like Claude Code's, end to end.
+// Known traps (docs/architecture.md §10), agents through a gateway: a request shaped like Claude Code's, end
+// to end.
 // - BerriAI/litellm#22963: Claude Code's `output_config` was forwarded to an OpenAI-style upstream,
 //   which rejected it ("Unknown parameter: 'output_config'"). Here the same request must reach an
 //   OpenAI-protocol and a Gemini-protocol upstream as a valid request, and an Anthropic-protocol
@@ -278,7 +279,8 @@ describe("Claude Code's request, streamed, with 25 tools (litellm#22963: output_
     assert.equal(body.temperature, 1);
     // output_config.effort "high" is the chat protocol's reasoning_effort "high".
     assert.equal(body.reasoning_effort, "high");
-    // metadata is unsupported on the messages face (spec 2): dropped, so the session id does not leak.
+    // metadata is unsupported on the messages face (docs/architecture.md §8): dropped, so the session id does
+    // not leak.
     assert.equal(body.user, undefined);
     assert.equal(body.tool_choice, undefined);
 
@@ -346,13 +348,17 @@ describe("Claude Code's request, streamed, with 25 tools (litellm#22963: output_
     assert.equal(body.contents[1].parts[0].thoughtSignature, "skip_thought_signature_validator");
   });
 
-  test("reaches an Anthropic-protocol upstream unchanged: byte for byte but the model, every beta forwarded", async () => {
+  test("reaches an Anthropic-protocol upstream unchanged: byte for byte but the model and metadata, every beta forwarded", async () => {
     const clientBody = claudeCodeBody("fa/claude");
     const res = await sendAsClaudeCode(clientBody);
     assertMessagesStream(res);
     const sent = onlyRequest(routes.anthropic);
     assert.equal(sent.pathname, "/v1/messages");
-    assert.equal(sent.rawBody, clientBody.replace('"model":"fa/claude"', '"model":"claude-sonnet-4-5"'));
+    // `metadata` (unsupported on this face) is the one member taken out, with its separator.
+    const expected = clientBody
+      .replace('"model":"fa/claude"', '"model":"claude-sonnet-4-5"')
+      .replace(/,"metadata":\{[^{}]*\}/, "");
+    assert.equal(sent.rawBody, expected);
     assert.equal(sent.headers["x-api-key"], "k-anthropic");
     assert.equal(sent.headers["anthropic-version"], "2023-06-01");
     const betas = String(sent.headers["anthropic-beta"])

@@ -1,5 +1,6 @@
-// TRAPS "Reasoning and signatures", end to end: official SDK (or raw HTTP where bytes matter) →
-// gateway → fake upstream, then the client's replay of what it got → gateway → the same upstream.
+// Known traps (docs/architecture.md §10), reasoning and signatures, end to end: official SDK (or raw HTTP
+// where bytes matter) → gateway → fake upstream, then the client's replay of what it got → gateway → the same
+// upstream.
 //
 //   BerriAI/litellm#41361    thinking blocks with empty text and a signature were dropped
 //   maximhq/bifrost#6342     replayed thinking was restructured on the way to the same family

@@ -1,4 +1,4 @@
-// TRAPS "Streamed tool calls", end to end through the gateway:
+// Known traps (docs/architecture.md §10), streamed tool calls, end to end through the gateway:
 //
 //   maximhq/bifrost#3443         messages→chat streams repeated `function.type` on every chunk, sent an
 //                                empty `arguments: ""` chunk, and left an argument-less call as "" not "{}"

@@ -1,5 +1,6 @@
-// TRAPS "Usage and money", at the gateway level: the usage numbers each client sees, and the record
-// the lookup returns for the same generation (the rating arithmetic itself is tested with the billing).
+// Known traps (docs/architecture.md §10), usage and money, at the gateway level: the usage numbers each
+// client sees, and the record the lookup returns for the same generation (the rating arithmetic itself is
+// tested with the billing).
 //
 //   BerriAI/litellm#9812      cache-creation tokens counted twice
 //   BerriAI/litellm#11789     cache reads counted as plain input only when streaming

@@ -1,4 +1,4 @@
-// Claude Code's request shape (DESIGN §1: "what real clients send") decodes without error.
+// Claude Code's request shape (docs/architecture.md §9: what real clients send) decodes without error.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -87,7 +87,7 @@ describe("decodeRequest: top-level fields", () => {
     );
   });
 
-  test("metadata (unsupported, spec 2) is checked and dropped, never the user; it and other untranslated fields are named as ignored", () => {
+  test("metadata (unsupported) is checked and dropped, never the user; it and other untranslated fields are named as ignored", () => {
     const req = decode({
       ...base,
       metadata: { user_id: "user-42" },

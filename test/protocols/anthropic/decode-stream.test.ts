@@ -90,7 +90,7 @@ describe("streamDecoder (Anthropic-protocol upstream)", () => {
     assert.equal(response.usage.webSearchRequests, 1);
   });
 
-  test("an error event in the middle of the stream becomes an IR error, and the stream is over (TRAPS)", () => {
+  test("an error event in the middle of the stream becomes an IR error, and the stream is over (a known trap)", () => {
     const { all, tail } = decodeEach(parseSse(fixtureText("stream-error-midway.sse")));
     const error = all.at(-1)!;
     assert.equal(error.type, "error");

@@ -1,5 +1,6 @@
-// TRAPS (BerriAI/litellm#41361): thinking blocks whose text is empty but which carry a signature were
-// dropped on the way back, and replayed reasoning was lost. They must survive every path here.
+// Known trap (docs/architecture.md §10; BerriAI/litellm#41361): thinking blocks whose text is empty but which
+// carry a signature were dropped on the way back, and replayed reasoning was lost. They must survive every
+// path here.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";

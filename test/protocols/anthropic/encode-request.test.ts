@@ -235,7 +235,8 @@ describe("encodeRequest for an Anthropic-protocol upstream", () => {
       type: "enabled",
       budget_tokens: 1024,
     });
-    // Claude Code's max_tokens: 1 probe: no room to think, so thinking is left off (TRAPS).
+    // Claude Code's max_tokens: 1 probe: no room to think, so thinking is left off (docs/architecture.md
+    // §10).
     assert.equal(encode({ maxOutputTokens: 1, reasoning: { effort: "high" } }).thinking, undefined);
     assert.deepEqual(encode({ reasoning: { enabled: false } }).thinking, { type: "disabled" });
     assert.deepEqual(encode({ reasoning: { effort: "none" } }).thinking, { type: "disabled" });

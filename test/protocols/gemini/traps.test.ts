@@ -1,4 +1,4 @@
-// One test per trap of TRAPS.md that this protocol can fall into, named after it.
+// One test per known trap (docs/architecture.md §10) that this protocol can fall into, named after it.
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -19,7 +19,7 @@ function relayStream(name: string, request = {}): any[] {
   return parseSse(events.map((event) => encoder.encode(event)).join("") + encoder.end());
 }
 
-describe("TRAPS: Gemini thoughtSignature on functionCall parts (litellm#16893, bifrost#1437, portkey#1442)", () => {
+describe("trap: Gemini thoughtSignature on functionCall parts (litellm#16893, bifrost#1437, portkey#1442)", () => {
   test("upstream answer → IR → client answer → client replay → IR → upstream request: the signature is byte-identical", () => {
     const upstream = fixture("function-call-signature.json");
     const original = upstream.candidates[0].content.parts[0];
@@ -95,7 +95,7 @@ describe("TRAPS: Gemini thoughtSignature on functionCall parts (litellm#16893, b
   });
 });
 
-describe("TRAPS: empty-text thinking blocks that carry a signature are kept (litellm#41361)", () => {
+describe("trap: empty-text thinking blocks that carry a signature are kept (litellm#41361)", () => {
   test("the empty closing part's signature reaches the client stream unchanged", () => {
     const original = sseFixture("stream-text.sse").map((event) => JSON.parse(event.data));
     const signature = original[2].candidates[0].content.parts[0].thoughtSignature;
@@ -122,7 +122,7 @@ describe("TRAPS: empty-text thinking blocks that carry a signature are kept (lit
   });
 });
 
-describe("TRAPS: Gemini streaming with tools put answer text into reasoning (litellm#16805)", () => {
+describe("trap: Gemini streaming with tools put answer text into reasoning (litellm#16805)", () => {
   test("only thought: true parts become thinking, even beside function calls", () => {
     const decoder = gemini.streamDecoder();
     const chunk = (parts: unknown[], finishReason?: string) => ({
@@ -151,7 +151,7 @@ describe("TRAPS: Gemini streaming with tools put answer text into reasoning (lit
   });
 });
 
-describe("TRAPS: never emit empty blocks (bifrost#2446, new-api#1854)", () => {
+describe("trap: never emit empty blocks (bifrost#2446, new-api#1854)", () => {
   test("empty text and empty unsigned thought parts produce no IR blocks", () => {
     const response = gemini.decodeResponse({
       candidates: [

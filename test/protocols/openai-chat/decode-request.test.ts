@@ -186,7 +186,7 @@ describe("decodeRequest: messages", () => {
     });
   });
 
-  test("an empty-text signed reasoning item is kept (TRAPS: litellm#41361)", () => {
+  test("an empty-text signed reasoning item is kept (trap: litellm#41361)", () => {
     const req = decode({
       messages: [
         user,
@@ -732,12 +732,13 @@ describe("decodeRequest: reasoning, streaming, routing", () => {
     );
   });
 
-  test("verbosity is checked; not named as ignored so a relay keeps it", () => {
+  test("verbosity is checked and carried; not named as ignored so a relay keeps it", () => {
     assert.deepEqual(decode({ verbosity: "low" }).ignored, []);
+    assert.equal(decode({ verbosity: "low" }).verbosity, "low");
     rejectsField({ verbosity: "loud" }, "verbosity");
   });
 
-  test("web_search_options and the spec's unsupported fields are dropped and named", () => {
+  test("web_search_options and the API's unsupported fields are dropped and named", () => {
     const req = decode({
       web_search_options: { search_context_size: "low" },
       audio: { voice: "alloy", format: "wav" },

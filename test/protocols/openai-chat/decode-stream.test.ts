@@ -98,7 +98,7 @@ describe("streamDecoder on recorded streams", () => {
     assert.equal(response.usage.reasoningTokens, 63);
   });
 
-  test("OpenRouter → Gemini: the encrypted item naming the call becomes the call's signature (TRAPS: bifrost#1437)", () => {
+  test("OpenRouter → Gemini: the encrypted item naming the call becomes the call's signature (trap: bifrost#1437)", () => {
     const text = fixtureText("openrouter-gemini-tool-signature.sse");
     const sent = sseEvents(text).map((e) => (e.data === "[DONE]" ? undefined : JSON.parse(e.data)));
     const signature = sent[2].choices[0].delta.reasoning_details[0].data as string;
@@ -135,7 +135,7 @@ describe("streamDecoder on recorded streams", () => {
     assert.ok(kinds.indexOf("finish") < kinds.indexOf("usage"));
   });
 
-  test("an error chunk mid-stream becomes an IR error event (TRAPS: Portkey PR #949)", () => {
+  test("an error chunk mid-stream becomes an IR error event (trap: Portkey PR #949)", () => {
     const events = decodeSse(fixtureText("error-midstream.sse"));
     const last = events.at(-1);
     assert.equal(last?.type, "error");

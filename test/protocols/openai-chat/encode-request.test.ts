@@ -26,7 +26,7 @@ describe("encodeRequest", () => {
     assert.equal(plain.stream_options, undefined);
     assert.deepEqual(plain.messages, [{ role: "user", content: "hi" }]);
 
-    // The client did not ask for streamed usage; the gateway asks anyway (TRAPS: litellm#8349).
+    // The client did not ask for streamed usage; the gateway asks anyway (trap: litellm#8349).
     const streamed = encode({ streamUsage: false }, { model: "gpt-4.1", stream: true });
     assert.equal(streamed.stream, true);
     assert.deepEqual(streamed.stream_options, { include_usage: true });

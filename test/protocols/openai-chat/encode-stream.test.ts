@@ -106,7 +106,7 @@ describe("streamEncoder", () => {
     assert.equal(reports[0].usage?.completion_tokens, 5);
   });
 
-  test("the role-only opening delta is sent even before any content (TRAPS: bifrost#6523)", () => {
+  test("the role-only opening delta is sent even before any content (trap: bifrost#6523)", () => {
     const encoder = openaiChat.streamEncoder(encodeContext());
     const first = chunks(encoder.encode({ type: "start" }));
     assert.equal(first.length, 1);
@@ -125,7 +125,7 @@ describe("streamEncoder", () => {
     assert.equal(deltas(text).filter((d) => d.role).length, 1);
   });
 
-  test("each piece is written when its event arrives, nothing held back (TRAPS: bifrost#2786)", () => {
+  test("each piece is written when its event arrives, nothing held back (trap: bifrost#2786)", () => {
     const encoder = openaiChat.streamEncoder(encodeContext());
     encoder.encode({ type: "start" });
     encoder.encode({ type: "block_start", index: 0, block: { type: "tool_call", id: "call_1", name: "f" } });
@@ -138,7 +138,7 @@ describe("streamEncoder", () => {
     }
   });
 
-  test("tool calls: id/type/name once, then argument pieces only; no empty piece; no-argument call ends as {} (TRAPS: bifrost#3443)", () => {
+  test("tool calls: id/type/name once, then argument pieces only; no empty piece; no-argument call ends as {} (trap: bifrost#3443)", () => {
     const { text } = encodeAll([
       { type: "start" },
       { type: "block_start", index: 0, block: { type: "text" } },

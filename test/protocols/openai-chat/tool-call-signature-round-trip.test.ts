@@ -1,6 +1,6 @@
-// TRAPS: Gemini `thoughtSignature` on a functionCall part must survive a round trip through a chat
-// client (BerriAI/litellm#16893, maximhq/bifrost#1437, Portkey-AI/gateway#1442). The chat protocol
-// has no field for it, so it rides inside the tool-call id the client echoes back.
+// Known trap (docs/architecture.md §10): Gemini `thoughtSignature` on a functionCall part must survive a
+// round trip through a chat client (BerriAI/litellm#16893, maximhq/bifrost#1437, Portkey-AI/gateway#1442).
+// The chat protocol has no field for it, so it rides inside the tool-call id the client echoes back.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

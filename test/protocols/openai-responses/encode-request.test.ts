@@ -135,7 +135,8 @@ describe("IR → a Responses API upstream", () => {
 
   test("what the Responses API cannot be told is dropped and named", () => {
     const call = encode({
-      stopSequences: ["END"],
+      // Beyond 4096 characters the gateway does not cut at them itself (src/ir/stop-sequences.ts).
+      stopSequences: ["END", "x".repeat(4096)],
       topK: 5,
       frequencyPenalty: 0.1,
       presencePenalty: 0.1,
@@ -166,6 +167,12 @@ describe("IR → a Responses API upstream", () => {
     const body = call.body as any;
     assert.equal(body.stop, undefined);
     assert.equal(body.input.length, 2, "unsigned thinking is left out");
+  });
+
+  test("a few stop sequences are not named: the gateway cuts the answer at them itself", () => {
+    const call = encode({ stopSequences: ["END"] });
+    assert.equal(call.dropped, undefined);
+    assert.equal((call.body as any).stop, undefined);
   });
 
   test("media: data URLs, URLs, file ids and inline files with a filename", () => {

@@ -1,8 +1,11 @@
 // A property test of the hand-written JSON edits against a JSON parser, from a seed: for random JSON
 // object texts (any spacing, escapes in keys and strings, number spellings, duplicate keys, nesting)
-// and random edits, editJson and setMembers must mean exactly what parsing, editing and printing
-// would mean; for texts that are not JSON objects they must refuse with a SyntaxError (or, with
-// nothing to do, hand the text back), never throw anything else.
+// and random edits, editJson, setMembers and editJsonMember must mean exactly what parsing, editing
+// and printing
+// would mean, and topLevelMembers must find each member where a parser finds it; for texts that are
+// not JSON objects they must refuse with a SyntaxError (or, with nothing to do, hand the text back),
+// never throw anything else. Strings and keys hold non-ASCII text, surrogate pairs (raw and as two
+// \u escapes) and lone surrogates.
 //
 //   FUZZ_SEED=<n>|random   the seed (printed; fixed by default)
 //
@@ -15,9 +18,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   editJson,
+  editJsonMember,
   type JsonEdits,
   type OpeningMemo,
   setMembers,
+  topLevelMembers,
 } from "../../../src/protocols/shared/json-edit.ts";
 import { fuzzSeed, Rng } from "../../fuzz/prng.ts";
 
@@ -37,8 +42,24 @@ const EDIT_KEYS = [
   "ключ",
   "a\\b",
   "",
+  "🚀",
 ];
-const OTHER_KEYS = ["choices", "n", "messages", "modelx", "xmodel", "{", "}", ",", ":", "[", "\\", " "];
+const OTHER_KEYS = [
+  "choices",
+  "n",
+  "messages",
+  "modelx",
+  "xmodel",
+  "{",
+  "}",
+  ",",
+  ":",
+  "[",
+  "\\",
+  " ",
+  "\ud83d",
+  "é🚀",
+];
 
 /** A JSON text of `value`, with random spacing and key spellings (escapes, duplicates). */
 function write(rng: Rng, value: unknown, depth: number): string {
@@ -75,7 +96,11 @@ function numberText(rng: Rng, n: number): string {
 function stringText(rng: Rng, s: string): string {
   const text = JSON.stringify(s);
   // An escaped solidus, or a character written as \u: the same string, other bytes.
-  return rng.chance(0.2) ? text.replace(/\//g, "\\/").replace(/a/g, "\\u0061") : text;
+  if (rng.chance(0.2)) return text.replace(/\//g, "\\/").replace(/a/g, "\\u0061");
+  // Every non-ASCII code unit as \u (a surrogate pair becomes two escapes).
+  if (rng.chance(0.2))
+    return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text;
 }
 
 function randomValue(rng: Rng, depth: number): unknown {
@@ -101,6 +126,9 @@ function randomValue(rng: Rng, depth: number): unknown {
         ":",
         '\\"}',
         "ключ 🚀",
+        "🚀🚀",
+        "\ud83d",
+        "x\udfff",
         "\u0000",
         '"model":1',
         "a/b",
@@ -272,6 +300,58 @@ test(`setMembers, reusing the last opening, means what editJson means (seed ${SE
       if (wrong)
         failures.push(
           `${JSON.stringify(text)} set ${JSON.stringify(set)} is ${JSON.stringify(out)}: ${wrong}`,
+        );
+    }
+  }
+  assert.equal(failures.length, 0, `seed ${SEED}:\n${failures.join("\n")}`);
+});
+
+test(`editJsonMember edits the object a member holds as parse + edit + print would (seed ${SEED})`, () => {
+  const rng = new Rng(SEED ^ 0x3e3b);
+  const failures: string[] = [];
+  for (let n = 0; n < 1000 && failures.length < 10; n++) {
+    const member = rng.pick(["message", "response", "🚀"]);
+    const inner = write(rng, randomObject(rng, 1), 1);
+    const outer = write(rng, randomObject(rng, 0), 0);
+    const cut = outer.lastIndexOf("}");
+    const open = outer.slice(0, cut).trim() !== "{";
+    const text = `${outer.slice(0, cut)}${open ? "," : ""}${key(rng, member)}:${inner}}`;
+    if (!isObjectText(text)) continue;
+    const edits = randomEdits(rng);
+    let out: string;
+    try {
+      out = editJsonMember(text, member, edits);
+    } catch (err) {
+      failures.push(`threw ${err} for ${JSON.stringify(text)} ${JSON.stringify(edits)}`);
+      continue;
+    }
+    const meant = parse(text) as Record<string, unknown>;
+    define(meant, member, expected(inner, edits));
+    const wrong = mismatch(out, meant);
+    if (wrong)
+      failures.push(`${JSON.stringify(text)} ${member} edited by ${JSON.stringify(edits)}: ${wrong}`);
+  }
+  assert.equal(failures.length, 0, `seed ${SEED}:\n${failures.join("\n")}`);
+});
+
+test(`topLevelMembers finds each member's value where a parser finds it (seed ${SEED})`, () => {
+  const rng = new Rng(SEED ^ 0x70b);
+  const failures: string[] = [];
+  for (let n = 0; n < 1000 && failures.length < 10; n++) {
+    const text = document(rng);
+    if (!isObjectText(text)) continue; // (a duplicate added to an empty object that had spacing)
+    const parsed = parse(text) as Record<string, unknown>;
+    const members = topLevelMembers(text);
+    if (members.size !== Object.keys(parsed).length)
+      failures.push(
+        `${JSON.stringify(text)}: ${members.size} members, a parser finds ${Object.keys(parsed).length}`,
+      );
+    for (const [k, span] of members) {
+      const value = parse(text.slice(span.valueStart, span.end));
+      if (!Object.hasOwn(parsed, k)) failures.push(`${JSON.stringify(text)}: no member ${JSON.stringify(k)}`);
+      else if (JSON.stringify(value) !== JSON.stringify(parsed[k]))
+        failures.push(
+          `${JSON.stringify(text)}: ${JSON.stringify(k)} is ${JSON.stringify(parsed[k])}, found ${JSON.stringify(value)}`,
         );
     }
   }

@@ -139,3 +139,24 @@ describe("setMembers (a stream's events, edited with the opening of the last one
     assert.equal(memo.opening, undefined);
   });
 });
+
+test("editJsonArrayItems edits each item of an array member in place, keeping the bytes around them", async () => {
+  const { editJsonArrayItems } = await import("../../../src/protocols/shared/json-edit.ts");
+  const text = '{"a":1, "choices": [ {"x":1} ,{"x":2}],"z":[]}';
+  const out = editJsonArrayItems(text, "choices", (item) => item.replace('"x"', '"y"'));
+  assert.equal(out, '{"a":1, "choices": [ {"y":1} ,{"y":2}],"z":[]}');
+  assert.equal(
+    editJsonArrayItems('{"choices":[]}', "choices", () => "X"),
+    '{"choices":[]}',
+  );
+  assert.equal(
+    editJsonArrayItems('{"choices":{}}', "choices", () => "X"),
+    '{"choices":{}}',
+  );
+});
+
+test("appendJsonArrayItem adds an item at the end of an array member, empty or not", async () => {
+  const { appendJsonArrayItem } = await import("../../../src/protocols/shared/json-edit.ts");
+  assert.equal(appendJsonArrayItem('{"m":[1, 2 ],"x":0}', "m", "3"), '{"m":[1, 2 ,3],"x":0}');
+  assert.equal(appendJsonArrayItem('{"m":[ ]}', "m", '{"a":1}'), '{"m":[ {"a":1}]}');
+});

@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GatewayError } from "../../../src/ir/errors.ts";
+import { MAX_PATTERN_CHARS } from "../../../src/ir/multi-search.ts";
 import type { ContentBlock, Request, ToolDefinition } from "../../../src/ir/request.ts";
 import { countEachSteps, truncateSteps } from "../../../src/providers/local/bounded-bpe.ts";
 import { loadTokenizer } from "../../../src/providers/local/encoding.ts";
-import { MAX_PATTERN_CHARS } from "../../../src/providers/local/multi-search.ts";
 import { type LocalTokens, localReply } from "../../../src/providers/local/reply.ts";
 import { HINT_BUDGET_CHARS } from "../../../src/providers/local/sample-json.ts";
 

@@ -1,7 +1,8 @@
 // Where each of many strings first occurs in one text, found in one pass over the text
 // (Aho–Corasick). The local model asks this twice per request — which stop sequence comes first,
-// which tools the user names — and `indexOf` once per string costs the text's length times the
-// number of strings: 1,000 tool names of the form `aaa…ab` against 1 MiB of `a` took 1.8 s. Here the
+// which tools the user names — and the gateway for each streamed piece of an answer it cuts at
+// stop sequences itself (stop-sequences.ts). `indexOf` once per string costs the text's length
+// times the number of strings: 1,000 tool names of the form `aaa…ab` against 1 MiB of `a` took 1.8 s. Here the
 // cost is the text's length plus the strings' total length.
 
 /** Up to this many strings, `indexOf` for each is as quick and needs no automaton. */
@@ -107,4 +108,18 @@ function build(patterns: readonly string[]): Automaton {
     }
   }
   return { size, edges, fail, output, depth: Int32Array.from(depthOf), ends };
+}
+
+/** The pattern that occurs first in `text` and where (the earlier listed one on a tie); empty patterns never match. */
+export function earliestOf(
+  text: string,
+  patterns: readonly string[],
+): { at: number; pattern: string } | undefined {
+  const found = firstOccurrences(text, patterns);
+  let best: { at: number; pattern: string } | undefined;
+  patterns.forEach((pattern, i) => {
+    const at = pattern ? found[i] : -1;
+    if (at >= 0 && (!best || at < best.at)) best = { at, pattern };
+  });
+  return best;
 }
