@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TappedAnswer } from "../support/tap.ts";
+import { type ClientDriver, type Gateway, PROMPTS, shellPrompt, type Turn } from "./driver.ts";
 
 export interface AgentRun {
   code: number | null;
@@ -93,4 +94,54 @@ export function streamedFrames(answers: readonly TappedAnswer[]): number {
   return answers
     .filter((a) => String(a.headers["content-type"] ?? "").includes("text/event-stream"))
     .reduce((n, a) => n + (a.text.match(/^data:/gm)?.length ?? 0), 0);
+}
+
+/** An agent CLI as the matrix drives it: how a session starts and how one turn runs. */
+export interface AgentCli extends Omit<ClientDriver, "text" | "stream" | "tool" | "reasoning" | "shell"> {
+  shell: NonNullable<ClientDriver["shell"]>;
+  /** A fresh session for the model: its home and working directory, its config files written. */
+  start(gw: Gateway, model: string): Session;
+  /** One turn; `next`: it continues the session's last turn; `reasoning`: the reasoning case. */
+  turn(
+    gw: Gateway,
+    model: string,
+    session: Session,
+    prompt: string,
+    opts: { next?: boolean; reasoning?: boolean },
+  ): Promise<Turn>;
+}
+
+/** The matrix's cases for an agent CLI: each a one-turn session, reasoning a two-turn one. */
+export function agentDriver(cli: AgentCli): ClientDriver {
+  const { start, turn, ...driver } = cli;
+  async function inSession<T>(gw: Gateway, model: string, body: (session: Session) => Promise<T>) {
+    const session = start(gw, model);
+    try {
+      return await body(session);
+    } finally {
+      session.dispose();
+    }
+  }
+  const once = (gw: Gateway, model: string, prompt: string) =>
+    inSession(gw, model, (session) => turn(gw, model, session, prompt, {}));
+  return {
+    timeoutMs: 120_000,
+    ...driver,
+    async text(gw, model) {
+      return (await once(gw, model, PROMPTS.text)).text;
+    },
+    async stream(gw, model) {
+      const { text } = await once(gw, model, PROMPTS.stream);
+      return { text, deltas: streamedFrames(gw.answers) };
+    },
+    async tool(gw, model) {
+      return (await once(gw, model, shellPrompt(cli.shell.tool))).text;
+    },
+    reasoning(gw, model) {
+      return inSession(gw, model, async (session) => ({
+        first: await turn(gw, model, session, PROMPTS.reasoning[0], { reasoning: true }),
+        second: await turn(gw, model, session, PROMPTS.reasoning[1], { next: true, reasoning: true }),
+      }));
+    },
+  };
 }

@@ -6,95 +6,15 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type AgentRun,
-  checkExit,
-  jsonLines,
-  newSession,
-  runAgent,
-  type Session,
-  streamedFrames,
-} from "./agent-process.ts";
-import { type ClientDriver, type Gateway, PROMPTS, shellPrompt } from "./driver.ts";
+import { agentDriver, checkExit, jsonLines, newSession, runAgent } from "./agent-process.ts";
+import type { ClientDriver } from "./driver.ts";
 
 export function opencodeDriver(clientsDir: string): ClientDriver {
   const bin = join(clientsDir, "node_modules", "opencode-ai", "bin", "opencode.exe");
-
-  function start(gw: Gateway, model: string): Session {
-    const session = newSession("opencode");
-    const config = {
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      provider: {
-        switchyard: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Switchyard",
-          options: { baseURL: `${gw.base}/v1`, apiKey: gw.key },
-          models: { [model]: { name: model, reasoning: true, options: { reasoningEffort: "low" } } },
-        },
-      },
-    };
-    writeFileSync(join(session.home, "opencode.json"), JSON.stringify(config));
-    return session;
-  }
-
-  function run(model: string, session: Session, prompt: string, extra: string[] = []) {
-    const env = {
-      OPENCODE_CONFIG: join(session.home, "opencode.json"),
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-    };
-    const argv = [
-      bin,
-      "run",
-      "--format",
-      "json",
-      "--title",
-      "conformance",
-      "--auto",
-      "--thinking",
-      "-m",
-      `switchyard/${model}`,
-      ...extra,
-      prompt,
-    ];
-    return runAgent(argv, session, env);
-  }
-
-  /** The last step's text and every reasoning part of the run. */
-  function turnOf(result: AgentRun): { text: string; reasoning: string } {
-    checkExit(result, "opencode");
-    const events = jsonLines(result.stdout);
-    const error = events.find((e) => e.type === "error");
-    if (error) throw new Error(`opencode's turn failed: ${JSON.stringify(error.error)}`);
-    const lastStep = events.findLastIndex((e) => e.type === "step_start");
-    const text = events
-      .slice(lastStep + 1)
-      .filter((e) => e.type === "text")
-      .map((e) => e.part.text)
-      .join("");
-    const reasoning = events
-      .filter((e) => e.type === "reasoning")
-      .map((e) => e.part.text)
-      .join("");
-    return { text, reasoning };
-  }
-
-  async function once(gw: Gateway, model: string, prompt: string) {
-    const session = start(gw, model);
-    try {
-      return turnOf(await run(model, session, prompt));
-    } finally {
-      session.dispose();
-    }
-  }
-
-  return {
+  return agentDriver({
     name: "opencode",
     packages: ["opencode-ai"],
     installedIn: clientsDir,
-    timeoutMs: 120_000,
     localSkip: {
       tool: "opencode sends the user's message as a JSON string (its quotes escaped), and the local model takes the first quoted phrase as the command: it cannot name one to opencode's bash",
     },
@@ -103,25 +23,46 @@ export function opencodeDriver(clientsDir: string): ClientDriver {
         "opencode's openai-compatible provider sends no signed reasoning back (no `reasoning_details`)",
     },
     shell: { tool: "bash", args: (command) => ({ command, description: "Print the weather" }) },
-    async text(gw, model) {
-      return (await once(gw, model, PROMPTS.text)).text;
+    start(gw, model) {
+      const session = newSession("opencode");
+      const config = {
+        $schema: "https://opencode.ai/config.json",
+        autoupdate: false,
+        share: "disabled",
+        provider: {
+          switchyard: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "Switchyard",
+            options: { baseURL: `${gw.base}/v1`, apiKey: gw.key },
+            models: { [model]: { name: model, reasoning: true, options: { reasoningEffort: "low" } } },
+          },
+        },
+      };
+      writeFileSync(join(session.home, "opencode.json"), JSON.stringify(config));
+      return session;
     },
-    async stream(gw, model) {
-      const { text } = await once(gw, model, PROMPTS.stream);
-      return { text, deltas: streamedFrames(gw.answers) };
+    async turn(_gw, model, session, prompt, { next }) {
+      const env = {
+        OPENCODE_CONFIG: join(session.home, "opencode.json"),
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+      };
+      const argv = [bin, "run", "--format", "json", "--title", "conformance", "--auto", "--thinking"];
+      argv.push("-m", `switchyard/${model}`, ...(next ? ["--continue"] : []), prompt);
+      const result = await runAgent(argv, session, env);
+      checkExit(result, "opencode");
+      const events = jsonLines(result.stdout);
+      const error = events.find((e) => e.type === "error");
+      if (error) throw new Error(`opencode's turn failed: ${JSON.stringify(error.error)}`);
+      // The last step's text; every reasoning part of the run.
+      const lastStep = events.findLastIndex((e) => e.type === "step_start");
+      const text = events
+        .slice(lastStep + 1)
+        .filter((e) => e.type === "text")
+        .map((e) => e.part.text)
+        .join("");
+      const reasoning = events.filter((e) => e.type === "reasoning").map((e) => e.part.text);
+      return { text, reasoning: reasoning.join("") };
     },
-    async tool(gw, model) {
-      return (await once(gw, model, shellPrompt("bash"))).text;
-    },
-    async reasoning(gw, model) {
-      const session = start(gw, model);
-      try {
-        const first = turnOf(await run(model, session, PROMPTS.reasoning[0]));
-        const second = turnOf(await run(model, session, PROMPTS.reasoning[1], ["--continue"]));
-        return { first, second };
-      } finally {
-        session.dispose();
-      }
-    },
-  };
+  });
 }

@@ -7,16 +7,8 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type AgentRun,
-  checkExit,
-  jsonLines,
-  newSession,
-  runAgent,
-  type Session,
-  streamedFrames,
-} from "./agent-process.ts";
-import { type ClientDriver, type Gateway, PROMPTS, shellPrompt } from "./driver.ts";
+import { agentDriver, checkExit, jsonLines, newSession, runAgent } from "./agent-process.ts";
+import type { ClientDriver, Gateway } from "./driver.ts";
 
 type Mode = "openai" | "anthropic";
 
@@ -27,67 +19,10 @@ function modeEnv(mode: Mode, gw: Gateway): Record<string, string> {
 
 export function qwenCodeDriver(clientsDir: string, mode: Mode): ClientDriver {
   const script = join(clientsDir, "node_modules", "@qwen-code", "qwen-code", "cli-entry.js");
-
-  function start(): Session {
-    const session = newSession("qwen-code");
-    const settings = {
-      security: { auth: { selectedType: mode } },
-      memory: { enableManagedAutoMemory: false },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-    };
-    mkdirSync(join(session.home, ".qwen"), { recursive: true });
-    writeFileSync(join(session.home, ".qwen", "settings.json"), JSON.stringify(settings));
-    return session;
-  }
-
-  function run(gw: Gateway, model: string, session: Session, prompt: string, extra: string[] = []) {
-    const env = { ...modeEnv(mode, gw), QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" };
-    const argv = [
-      process.execPath,
-      script,
-      "-p",
-      prompt,
-      "-m",
-      model,
-      "--auth-type",
-      mode,
-      "-o",
-      "stream-json",
-      "--yolo",
-      ...extra,
-    ];
-    return runAgent(argv, session, env);
-  }
-
-  function turnOf(result: AgentRun): { text: string; reasoning: string } {
-    checkExit(result, "qwen");
-    const events = jsonLines(result.stdout);
-    const final = events.find((e) => e.type === "result");
-    if (!final || final.is_error)
-      throw new Error(`qwen's turn failed: ${JSON.stringify(final ?? events.at(-1))}`);
-    const reasoning = events
-      .filter((e) => e.type === "assistant")
-      .flatMap((e) => e.message.content)
-      .map((b: any) => (b.type === "thinking" ? b.thinking : ""))
-      .join("");
-    return { text: final.result, reasoning };
-  }
-
-  async function once(gw: Gateway, model: string, prompt: string) {
-    const session = start();
-    try {
-      return turnOf(await run(gw, model, session, prompt));
-    } finally {
-      session.dispose();
-    }
-  }
-
-  return {
+  return agentDriver({
     name: `qwen-code (${mode === "openai" ? "OpenAI" : "Anthropic"} mode)`,
     packages: ["@qwen-code/qwen-code"],
     installedIn: clientsDir,
-    timeoutMs: 120_000,
     columnsSkipped: {
       local:
         "qwen-code's first message lists its skills and agents by name, and the local model calls every tool a user message names: an echo model cannot hold a qwen-code session",
@@ -101,25 +36,34 @@ export function qwenCodeDriver(clientsDir: string, mode: Mode): ClientDriver {
         }
       : {}),
     shell: { tool: "run_shell_command", args: (command) => ({ command }) },
-    async text(gw, model) {
-      return (await once(gw, model, PROMPTS.text)).text;
+    start() {
+      const session = newSession("qwen-code");
+      const settings = {
+        security: { auth: { selectedType: mode } },
+        memory: { enableManagedAutoMemory: false },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      };
+      mkdirSync(join(session.home, ".qwen"), { recursive: true });
+      writeFileSync(join(session.home, ".qwen", "settings.json"), JSON.stringify(settings));
+      return session;
     },
-    async stream(gw, model) {
-      const { text } = await once(gw, model, PROMPTS.stream);
-      return { text, deltas: streamedFrames(gw.answers) };
+    async turn(gw, model, session, prompt, { next }) {
+      const env = { ...modeEnv(mode, gw), QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" };
+      const argv = [process.execPath, script, "-p", prompt, "-m", model, "--auth-type", mode];
+      argv.push("-o", "stream-json", "--yolo", ...(next ? ["--continue"] : []));
+      const result = await runAgent(argv, session, env);
+      checkExit(result, "qwen");
+      const events = jsonLines(result.stdout);
+      const final = events.find((e) => e.type === "result");
+      if (!final || final.is_error)
+        throw new Error(`qwen's turn failed: ${JSON.stringify(final ?? events.at(-1))}`);
+      const reasoning = events
+        .filter((e) => e.type === "assistant")
+        .flatMap((e) => e.message.content)
+        .map((b: any) => (b.type === "thinking" ? b.thinking : ""))
+        .join("");
+      return { text: final.result, reasoning };
     },
-    async tool(gw, model) {
-      return (await once(gw, model, shellPrompt("run_shell_command"))).text;
-    },
-    async reasoning(gw, model) {
-      const session = start();
-      try {
-        const first = turnOf(await run(gw, model, session, PROMPTS.reasoning[0]));
-        const second = turnOf(await run(gw, model, session, PROMPTS.reasoning[1], ["--continue"]));
-        return { first, second };
-      } finally {
-        session.dispose();
-      }
-    },
-  };
+  });
 }
