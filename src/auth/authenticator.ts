@@ -6,6 +6,7 @@
 import { GatewayError } from "../ir/errors.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { KeyKind, Store } from "../ledger/types.ts";
+import { type AdminKeys, adminKeyRefused } from "./admin.ts";
 import { hashKey } from "./keys.ts";
 
 export interface Caller {
@@ -26,14 +27,18 @@ interface Entry {
   until: number;
   /** Epoch ms when the store last answered for this key. */
   verifiedAt: number;
+  /** An admin key: refused here (admin.ts). */
+  admin?: boolean;
 }
 
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   private readonly store: Store;
+  private readonly admins: AdminKeys | undefined;
 
-  constructor(store: Store) {
+  constructor(store: Store, admins?: AdminKeys) {
     this.store = store;
+    this.admins = admins;
   }
 
   async authenticate(key: string | undefined): Promise<Caller> {
@@ -42,6 +47,10 @@ export class Authenticator {
     // hash; the store only ever sees the hash.
     const now = Date.now();
     let entry = this.cache.get(key);
+    if (!entry && this.admins?.isAdminKey(key)) {
+      entry = { caller: undefined, until: Number.POSITIVE_INFINITY, verifiedAt: now, admin: true };
+      this.cache.set(key, entry);
+    }
     if (!entry || entry.until < now) {
       try {
         const row = await this.store.findKeyByHash(hashKey(key));
@@ -55,6 +64,7 @@ export class Authenticator {
         entry.until = now + OUTAGE_RECHECK_MS;
       }
     }
+    if (entry.admin) throw adminKeyRefused();
     if (!entry.caller) throw new GatewayError("authentication", "The API key is not valid.");
     return entry.caller;
   }

@@ -2,9 +2,16 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { BootstrapKey } from "../config/load.ts";
 import type { Store } from "../ledger/types.ts";
 import { hashKey, keyId, keyKind, keyPrefix, newKey } from "./keys.ts";
+
+/** A key the configuration names (`keys:`), installed at start-up. */
+export interface BootstrapKey {
+  key: string;
+  account: string;
+  credits?: string;
+  name?: string;
+}
 
 export async function installKey(store: Store, key: BootstrapKey): Promise<void> {
   const hash = hashKey(key.key);

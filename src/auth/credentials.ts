@@ -1,6 +1,6 @@
 // Where each endpoint family takes its credential from (docs/architecture.md §8).
 
-import type { Headers } from "../protocols/types.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
 
 export type Face = "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "lookup";
 
@@ -9,7 +9,7 @@ function first(value: string | string[] | undefined): string | undefined {
   return v === undefined || v === "" ? undefined : v;
 }
 
-function bearer(headers: Headers): string | undefined {
+function bearer(headers: IncomingHeaders): string | undefined {
   const auth = first(headers.authorization);
   const match = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
   return match ? match[1].trim() : undefined;
@@ -18,7 +18,7 @@ function bearer(headers: Headers): string | undefined {
 /** The API key the caller presented, or undefined when none was. */
 export function presentedKey(
   face: Face,
-  headers: Headers,
+  headers: IncomingHeaders,
   query: Record<string, unknown>,
 ): string | undefined {
   switch (face) {

@@ -24,9 +24,9 @@
 
 import type { PricingCategory, PricingItem, Pricings } from "../catalog/types.ts";
 import { type Usage, uncachedPromptTokens } from "../ir/usage.ts";
-import type { Rating } from "../ledger/types.ts";
 import { type Decimal, decimalFromNumber, formatDecimal, parseDiscount, ZERO } from "./money.ts";
 import { selectItem, type TierCounts } from "./pricing.ts";
+import type { Rating } from "./rating.ts";
 
 export interface RateOptions {
   /** Names the catalog version whose prices were used; copied into the rating. */

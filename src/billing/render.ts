@@ -3,8 +3,8 @@
 // 0.1 + 0.2 style noise or round long decimals, so each one becomes a raw JSON number token that
 // JSON.stringify writes digit for digit (JSON.rawJSON, Node 22+).
 
-import type { Rating } from "../ledger/types.ts";
 import { normalizeDecimal } from "./money.ts";
+import type { Rating } from "./rating.ts";
 
 /** A number that JSON.stringify writes as exactly the decimal text it was made from. */
 export interface JsonNumber {

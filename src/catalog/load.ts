@@ -5,10 +5,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, YAMLParseError } from "yaml";
 import { z } from "zod";
-import { parseWith } from "../config/schema-kit.ts";
 import { CatalogError } from "./catalog-error.ts";
 import { checkLimits, completeModel, type ModelEntry, toEntry } from "./parse-model.ts";
 import { type ModelRecord, modelRecordSchema } from "./schema.ts";
+import { parseWith } from "./schema-kit.ts";
 import type { CatalogModel } from "./types.ts";
 
 export { CatalogError } from "./catalog-error.ts";

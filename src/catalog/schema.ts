@@ -5,8 +5,8 @@
 // generated from the descriptions here.
 
 import { z } from "zod";
-import { flag, int, notAMapping, requiredOr, text } from "../config/schema-kit.ts";
 import { checkCondition, checkTiers } from "./pricing-rules.ts";
+import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
 import type { Modality, PricingCategory } from "./types.ts";
 
 export const MODALITIES = ["text", "image", "video", "audio", "file"] as const satisfies readonly Modality[];

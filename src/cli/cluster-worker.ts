@@ -5,7 +5,6 @@
 // primary, stops it gracefully: the requests in flight end and its ledger writes are flushed.
 
 import { randomUUID } from "node:crypto";
-import { renderMetrics } from "../gateway/metrics.ts";
 import { openStore } from "../ledger/open-store.ts";
 import type { PrimaryMessage, StartMessage, WorkerMessage } from "./cluster-primary.ts";
 import { type GatewayProcess, openGateway, stopOnSignals } from "./gateway-process.ts";
@@ -28,13 +27,18 @@ function tell(message: WorkerMessage): void {
 const METRICS_WAIT_MS = 2_000;
 const metricsAsked = new Map<string, (text: string) => void>();
 
+/** This worker's own metrics (none before its app exists). */
+function ownMetrics(): string {
+  return gateway?.app.metrics.render() ?? "";
+}
+
 /** Every live worker's metrics, each labelled with its worker (src/gateway/metrics-merge.ts). */
 function everyWorkersMetrics(): Promise<string> {
   const id = randomUUID();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       metricsAsked.delete(id);
-      resolve(renderMetrics());
+      resolve(ownMetrics());
     }, METRICS_WAIT_MS);
     metricsAsked.set(id, (text) => {
       clearTimeout(timer);
@@ -54,7 +58,7 @@ async function run({ config, owner }: StartMessage): Promise<void> {
 
 process.on("message", (message: PrimaryMessage) => {
   if (message?.type === "switchyard:snapshot?") {
-    tell({ type: "switchyard:snapshot", id: message.id, text: renderMetrics() });
+    tell({ type: "switchyard:snapshot", id: message.id, text: ownMetrics() });
   } else if (message?.type === "switchyard:metrics") {
     metricsAsked.get(message.id)?.(message.text);
   } else if (message?.type === "switchyard:start" && !starting) {

@@ -6,14 +6,15 @@ import { type OpenStoreOptions, openStore } from "../ledger/open-store.ts";
 import type { Store } from "../ledger/types.ts";
 import { servePrimary } from "./cluster-primary.ts";
 import { openGateway, stopOnSignals } from "./gateway-process.ts";
-import { startUpOnce, startUpReport } from "./start-up.ts";
+import { startUpOnce, startUpReport, withEmbeddedAdmin } from "./start-up.ts";
 
 export interface ServeOptions {
   /** Worker processes; 1 (the default) serves in this process, without a cluster. */
   workers?: number;
 }
 
-export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
+export async function serve(file: Config, options: ServeOptions = {}): Promise<void> {
+  const config = withEmbeddedAdmin(file);
   const workers = options.workers ?? 1;
   if (workers > 1) return servePrimary(config, workers);
   const store = await openConfiguredStore(config);

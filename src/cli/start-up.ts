@@ -2,7 +2,9 @@
 // primary of `--workers N` before it forks (workers only serve).
 
 import { dirname } from "node:path";
+import { embeddedAdminKey } from "../auth/admin.ts";
 import { demoKey, installKey } from "../auth/bootstrap.ts";
+import { hashKey } from "../auth/keys.ts";
 import type { Config } from "../config/load.ts";
 import { startNotes } from "../config/notes.ts";
 import type { Settlement } from "../gateway/settlement.ts";
@@ -14,6 +16,8 @@ export interface StartUp {
   interrupted: number;
   /** The embedded default's demo key, to print. */
   demo?: string;
+  /** The embedded default's admin key (dashboard and admin API), to print. */
+  admin?: string;
   /** What the configuration is worth knowing about (src/config/notes.ts), one line each. */
   notes: string;
 }
@@ -27,7 +31,18 @@ export async function startUpOnce(config: Config, store: Store, settlement: Sett
   await settleLeftovers(store, settlement, config);
   for (const key of config.keys) await installKey(store, key);
   const demo = config.embeddedDefault ? await demoKey(store, dataDir(config.storage.url)) : undefined;
-  return { interrupted, demo, notes: startNotes(config.models, config.providers) };
+  const admin = config.embeddedDefault ? embeddedAdminKey(dataDir(config.storage.url)) : undefined;
+  return { interrupted, demo, admin, notes: startNotes(config.models, config.providers) };
+}
+
+/**
+ * The embedded default opens the dashboard with an admin key of its own, made once and kept beside
+ * the demo key; it is added before any process (worker) is made, so each one accepts it.
+ */
+export function withEmbeddedAdmin(config: Config): Config {
+  if (!config.embeddedDefault) return config;
+  const key = embeddedAdminKey(dataDir(config.storage.url));
+  return { ...config, admin: { keyHashes: [...config.admin.keyHashes, hashKey(key)] } };
 }
 
 /** What `serve` prints once it listens, in one write: whoever reads the listening line has the rest. */
@@ -38,6 +53,8 @@ export function startUpReport(startUp: StartUp, url: string): string {
   report += startUp.notes;
   report += `switchyard listening on ${url}\n`;
   if (startUp.demo) report += welcome(url, startUp.demo);
+  if (startUp.admin)
+    report += `Admin key (dashboard and admin API): ${startUp.admin}\n  Open ${url}/dashboard and sign in with it.\n\n`;
   return report;
 }
 

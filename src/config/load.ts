@@ -5,23 +5,18 @@
 
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
+import type { BootstrapKey } from "../auth/bootstrap.ts";
+import { hashKey } from "../auth/keys.ts";
 import { CatalogError, loadBuiltinCatalog, mergeRecords } from "../catalog/load.ts";
+import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
 import { type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
-import { closestKey, parseWith } from "./schema-kit.ts";
-
-export interface BootstrapKey {
-  key: string;
-  account: string;
-  credits?: string;
-  name?: string;
-}
 
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };
-  storage: { url: string };
+  storage: { url: string; retentionDays?: number };
   redis?: { url: string };
   billing: { settleDelayMs: number; priceVersion: string };
   /** What client faces accept beyond the API's rules, for current SDKs (docs/architecture.md §9). */
@@ -30,6 +25,8 @@ export interface Config {
   /** The built-in catalog with the file's models merged over it. */
   models: CatalogModel[];
   keys: BootstrapKey[];
+  /** sha256 of each admin key (src/auth/admin.ts); the keys themselves are not kept. */
+  admin: { keyHashes: string[] };
   /** The `routing` section: routing defaults for every model, and health rules. */
   routing?: RoutingSettings;
   /** True when no file was given: the embedded default prints a demo key. */
@@ -150,16 +147,29 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
   };
   return {
     server: { host: file.server.host, port: file.server.port, bodyLimitBytes: file.server.body_limit_bytes },
-    storage: { url: file.storage.url },
+    storage:
+      file.storage.retention_days === undefined
+        ? { url: file.storage.url }
+        : { url: file.storage.url, retentionDays: file.storage.retention_days },
     redis: file.redis?.url ? { url: file.redis.url } : undefined,
     billing: { settleDelayMs: file.billing.settle_delay_ms, priceVersion: file.billing.price_version },
     clients: { anthropicVersions: file.clients.anthropic_versions },
     providers,
     models,
     keys: file.keys,
+    admin: { keyHashes: adminKeyHashes(file, fail) },
     routing,
     embeddedDefault: false,
   };
+}
+
+/** Admin keys, hashed; one that is also an API key would be both, so it is refused. */
+function adminKeyHashes(file: ConfigFile, fail: Fail): string[] {
+  const apiKeys = new Set(file.keys.map((k) => k.key));
+  file.admin.keys.forEach((key, i) => {
+    if (apiKeys.has(key)) fail(`admin.keys[${i}]`, "is also in keys: an admin key cannot be an API key");
+  });
+  return file.admin.keys.filter((key) => key !== "").map(hashKey);
 }
 
 /** The file's providers merged over the built-ins by id; a new one must say how to reach it. */

@@ -1,7 +1,10 @@
 // Providers Switchyard knows without a config file. Each is configured when its key is in the
 // environment (or given in the file); `local` is always on unless a file switches it off.
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "local";
+import type { ConfigProtocolName } from "../protocols/names.ts";
+
+/** `providers[].protocol`: a wire protocol by its config name (protocols/names.ts), or the built-in demo. */
+export type UpstreamProtocol = ConfigProtocolName | "local";
 
 export interface Timeouts {
   connectMs: number;

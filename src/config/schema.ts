@@ -5,10 +5,10 @@
 
 import { z } from "zod";
 import { modelRecordSchema, routingDefaultsShape } from "../catalog/schema.ts";
+import { flag, int, notAMapping, requiredOr, text } from "../catalog/schema-kit.ts";
 import { SUPPORTED_VERSION } from "../protocols/anthropic/headers.ts";
 import { DEFAULT_HEALTH } from "../routing/settings.ts";
 import { DEFAULT_TIMEOUTS } from "./providers.ts";
-import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
 
 export const DEFAULT_STORAGE_URL = "sqlite:./.switchyard/switchyard.db";
 
@@ -33,6 +33,14 @@ const storage = section({
     })
     .default(DEFAULT_STORAGE_URL)
     .meta({ description: "`sqlite:PATH`, `sqlite::memory:` or `postgres://…`." }),
+  retention_days: int({ min: 1 })
+    .optional()
+    .meta({
+      description:
+        "Raw generation rows older than this many days are deleted, in small batches off the request path; " +
+        "the per-day rollups the usage API and dashboard read are kept. A deleted generation's lookup is a 404.",
+      defaultText: "kept forever",
+    }),
 });
 
 const redis = section({
@@ -178,6 +186,22 @@ const key = z.strictObject(
   { error: notAMapping("must be a mapping {key, account, credits?, name?}") },
 );
 
+const admin = section({
+  keys: z
+    .array(
+      z.string({ error: requiredOr("must be a string") }).refine((key) => key === "" || key.length >= 16, {
+        error: "must be at least 16 characters",
+      }),
+    )
+    .default([])
+    .meta({
+      description:
+        "Admin keys (stored hashed) for `/api/v1/admin/` and the dashboard at `/dashboard`. An admin key " +
+        "cannot call inference and an API key cannot call the admin API. An empty `${VAR}` is ignored.",
+      type: "list of strings",
+    }),
+});
+
 export const configSchema = z.strictObject(
   {
     server: server.prefault({}),
@@ -204,6 +228,7 @@ export const configSchema = z.strictObject(
       .array(key)
       .default([])
       .meta({ description: "Bootstrap keys; more with `switchyard keys create`." }),
+    admin: admin.prefault({}),
   },
   { error: notAMapping("must be a mapping") },
 );

@@ -28,3 +28,11 @@ export function generationIdTime(id: string): number | undefined {
   if (!/^gen-[0-9a-z]{9}[A-Za-z0-9_-]{16}$/.test(id)) return undefined;
   return Number.parseInt(id.slice(4, 13), 36);
 }
+
+/**
+ * The smallest id a generation made at `ms` can have: every id made before `ms` sorts below it, every
+ * id made at or after it sorts at or above it (the stores compare ids bytewise).
+ */
+export function generationIdBound(ms: number): string {
+  return `gen-${Math.max(0, Math.floor(ms)).toString(36).padStart(9, "0")}`;
+}

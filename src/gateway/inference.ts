@@ -5,26 +5,30 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
-import type { Api, Store } from "../ledger/types.ts";
-import type { EncodeContext, Headers, Protocol, ProtocolName } from "../protocols/types.ts";
+import type { Store } from "../ledger/types.ts";
+import { apiOf } from "../protocols/names.ts";
+import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
 import type { CreditCheck } from "./credit.ts";
+import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
+import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
+import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
-import type { Logger, Settlement } from "./settlement.ts";
+import type { Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
   body: Buffer | undefined;
-  headers: Headers;
+  headers: IncomingHeaders;
   query: Record<string, unknown>;
   /** content-generation: model and method from the path. */
   pathModel?: string;
@@ -41,28 +45,23 @@ export interface GatewayDeps {
   settlement: Settlement;
   /** Admission: pay-as-you-go accounts with no credit left are refused. */
   credit: CreditCheck;
-  log: Logger & { warn(obj: unknown, msg?: string): void };
+  log: WarningLogger;
   /** Endpoint selection, fallback and health; a default in-memory router when absent. */
   router?: Router;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
   anthropicVersions?: ReadonlySet<string>;
+  /** The App's metrics; a pipeline of its own when absent. */
+  metrics?: Metrics;
 }
 
-const API_OF: Record<ProtocolName, Api> = {
-  "openai-chat": "chat.completions",
-  anthropic: "messages",
-  gemini: "generateContent",
-  "openai-responses": "responses",
-};
-
 export class InferencePipeline {
-  private readonly deps: GatewayDeps;
+  private readonly deps: GatewayDeps & { metrics: Metrics };
   private readonly router: Router;
   private readonly credit: CreditCheck;
   private readonly unwrittenStarts = new UnwrittenStarts();
 
   constructor(deps: GatewayDeps) {
-    this.deps = deps;
+    this.deps = { ...deps, metrics: deps.metrics ?? new Metrics() };
     this.credit = deps.credit;
     this.router = deps.router ?? new Router({ models: deps.models });
   }
@@ -94,7 +93,7 @@ export class InferencePipeline {
         id,
         caller,
         model,
-        api: API_OF[face],
+        api: apiOf(face),
         request,
         arrivedAt,
         sessionId: sessionIdOf(input.headers),
@@ -110,7 +109,7 @@ export class InferencePipeline {
         headers,
         out,
         arrivedAt,
-        meter: new Meter(arrivedAt),
+        meter: new Meter(arrivedAt, this.deps.metrics),
         generation,
       };
       if (request.stream) await this.stream(call);
@@ -136,9 +135,9 @@ export class InferencePipeline {
     nameIgnored(headers, route);
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "whole");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
     answer.send(out, headers);
-    generation.finish(meter, "completed");
+    generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
 
@@ -169,7 +168,7 @@ export class InferencePipeline {
     }
     nameIgnored(headers, answered.value.route);
     generation.acknowledged();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(API_OF[call.face], "stream");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     const send = async (piece: Piece) => {
@@ -194,16 +193,16 @@ export class InferencePipeline {
     }
     meter.end();
     if (out.signal.aborted) {
-      generation.finish(meter, "cancelled");
+      generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
       return;
     }
     out.end();
     if (failed) {
-      generation.fail(meter, failed);
+      generation.end(meter, { status: "failed", error: failed });
       this.report(answered, { failure: failed });
     } else {
-      generation.finish(meter, "completed");
+      generation.end(meter, { status: "completed" });
       this.report(answered, { sample: streamSample(call, answered.startedAt) });
     }
   }
@@ -230,11 +229,9 @@ export class InferencePipeline {
           firstByteMs: stream
             ? (a) => this.deps.providers.get(a.endpoint.provider)?.timeouts.firstByteMs
             : undefined,
-          onAttempt: ({ attempts, attempt, final }) => {
-            generation.attempts = attempts;
-            generation.finalRetry = final;
-            generation.provider = attempt.endpoint.provider;
-            headers["x-switchyard-provider"] = attempt.endpoint.provider;
+          onAttempt: (report) => {
+            generation.attempted(report);
+            headers["x-switchyard-provider"] = report.attempt.endpoint.provider;
           },
         },
         async (attempt, signal) => {
@@ -247,7 +244,7 @@ export class InferencePipeline {
           return send(routeFor(this.deps.adapterFor(provider), target, call), signal);
         },
       );
-      if (answered.attempt.model.id !== model.id) generation.pricedModel = answered.attempt.model;
+      if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
       return answered;
     } finally {
       meter.upstreamMs += performance.now() - began;
@@ -256,10 +253,7 @@ export class InferencePipeline {
 
   /** No endpoint answered: the generation is cancelled (the client left) or failed. */
   private endUnanswered({ out, meter, generation }: Call, err: unknown): void {
-    if (out.signal.aborted) {
-      meter.end();
-      generation.finish(meter, "cancelled");
-    } else generation.fail(meter, err);
+    generation.end(meter, out.signal.aborted ? { status: "cancelled" } : { status: "failed", error: err });
   }
 
   /** Health and latency statistics are best effort: they never fail a generation. */
@@ -271,10 +265,8 @@ export class InferencePipeline {
 
   private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder, id: string): void {
     if (out.signal.aborted) return;
-    const error = asGatewayError(err, this.deps.log, id);
-    const { status, body } = protocol.encodeError(error);
-    if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-    out.json(status, headers, body);
+    const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log, id));
+    out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
   }
 }
 

@@ -9,12 +9,13 @@ import type { FinishReason } from "../ir/response.ts";
 import { totalTokens } from "../ir/usage.ts";
 import type { Api, GenerationRow, Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
-import type { Headers, ProtocolName } from "../protocols/types.ts";
+import { protocolOfApi } from "../protocols/names.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
 import { generationIdTime } from "./ids.ts";
 
 export async function lookupGeneration(
   deps: { auth: Authenticator; store: Store },
-  headers: Headers,
+  headers: IncomingHeaders,
   query: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));
@@ -82,13 +83,6 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
   return record;
 }
 
-const FACE_OF: Record<Api, ProtocolName> = {
-  "chat.completions": "openai-chat",
-  messages: "anthropic",
-  generateContent: "gemini",
-  responses: "openai-responses",
-};
-
 const FINISH_REASONS = new Set<string>([
   "stop",
   "stop_sequence",
@@ -107,7 +101,7 @@ const FINISH_REASONS = new Set<string>([
  * gateway does not know is shown as stored.
  */
 function finishReasonName(api: Api, stored: string): string {
-  const face = FACE_OF[api];
+  const face = protocolOfApi(api);
   if (!face || !FINISH_REASONS.has(stored)) return stored;
   return protocols[face].finishReasonName(stored as FinishReason);
 }

@@ -3,7 +3,7 @@
 import type { FinishReason } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
-import { observeOverhead } from "./metrics.ts";
+import type { Metrics } from "./metrics.ts";
 
 export class Meter {
   private readonly startedAt: number;
@@ -15,8 +15,12 @@ export class Meter {
   /** Time spent waiting on upstreams (connect to first answer), excluded from the overhead. */
   upstreamMs = 0;
 
-  constructor(startedAt = performance.now()) {
+  private readonly metrics: Metrics | undefined;
+
+  /** `metrics`: where recordOverhead observes the overhead (none in a test of the meter alone). */
+  constructor(startedAt = performance.now(), metrics?: Metrics) {
     this.startedAt = startedAt;
+    this.metrics = metrics;
   }
 
   observe(event: StreamEvent): void {
@@ -41,7 +45,7 @@ export class Meter {
    */
   recordOverhead(api: string, mode: "whole" | "stream"): string {
     const ms = Math.max(0, performance.now() - this.startedAt - this.upstreamMs);
-    observeOverhead(api, mode, ms / 1000);
+    this.metrics?.observeOverhead(api, mode, ms / 1000);
     return ms.toFixed(3);
   }
 

@@ -1,6 +1,7 @@
 // Prometheus metrics: what the gateway itself costs per request (upstream time excluded), how many
 // generations each protocol served, and how late its event loop runs (event-loop-lag.ts), in the
-// text exposition format (version 0.0.4).
+// text exposition format (version 0.0.4). Each App owns one Metrics (so tests and in-process apps
+// never share counts); the event loop's lag is the process's own, shared by any App in it.
 //
 // Written here rather than with prom-client: its observe() validates and hashes the label object on
 // every call, about 2 % of the relay path's CPU. Here a label combination is looked up once per
@@ -50,50 +51,52 @@ interface HistogramSeries {
 
 const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
 
-const overhead = new Family<HistogramSeries>(["api", "mode"], () => ({
-  counts: new Array(OVERHEAD_BUCKETS.length + 1).fill(0),
-  sum: 0,
-  count: 0,
-}));
-const generations = new Family<{ n: number }>(["api", "status"], () => ({ n: 0 }));
+export class Metrics {
+  private readonly overhead = new Family<HistogramSeries>(["api", "mode"], () => ({
+    counts: new Array(OVERHEAD_BUCKETS.length + 1).fill(0),
+    sum: 0,
+    count: 0,
+  }));
+  private readonly generations = new Family<{ n: number }>(["api", "status"], () => ({ n: 0 }));
 
-export function observeOverhead(api: string, mode: string, seconds: number): void {
-  const series = overhead.get(api, mode);
-  let bucket = 0;
-  while (bucket < OVERHEAD_BUCKETS.length && seconds > OVERHEAD_BUCKETS[bucket]) bucket++;
-  series.counts[bucket]++;
-  series.sum += seconds;
-  series.count++;
-}
-
-export function countGeneration(api: string, status: string): void {
-  generations.get(api, status).n++;
-}
-
-/** Every metric, as GET /metrics answers it. */
-export function renderMetrics(): string {
-  const lines = [
-    "# HELP switchyard_overhead_seconds Time spent in the gateway per request before its answer starts, upstream time excluded.",
-    "# TYPE switchyard_overhead_seconds histogram",
-  ];
-  for (const { labels, value } of overhead.entries()) {
-    let cumulative = 0;
-    OVERHEAD_BUCKETS.forEach((bound, i) => {
-      cumulative += value.counts[i];
-      lines.push(`switchyard_overhead_seconds_bucket{le="${bound}",${labels}} ${cumulative}`);
-    });
-    lines.push(`switchyard_overhead_seconds_bucket{le="+Inf",${labels}} ${value.count}`);
-    lines.push(`switchyard_overhead_seconds_sum{${labels}} ${value.sum}`);
-    lines.push(`switchyard_overhead_seconds_count{${labels}} ${value.count}`);
+  observeOverhead(api: string, mode: string, seconds: number): void {
+    const series = this.overhead.get(api, mode);
+    let bucket = 0;
+    while (bucket < OVERHEAD_BUCKETS.length && seconds > OVERHEAD_BUCKETS[bucket]) bucket++;
+    series.counts[bucket]++;
+    series.sum += seconds;
+    series.count++;
   }
-  lines.push(
-    "# HELP switchyard_generations_total Inference requests by protocol and outcome.",
-    "# TYPE switchyard_generations_total counter",
-  );
-  for (const { labels, value } of generations.entries())
-    lines.push(`switchyard_generations_total{${labels}} ${value.n}`);
-  lines.push(...eventLoopLagLines());
-  return `${lines.join("\n")}\n`;
+
+  countGeneration(api: string, status: string): void {
+    this.generations.get(api, status).n++;
+  }
+
+  /** Every metric, as GET /metrics answers it. */
+  render(): string {
+    const lines = [
+      "# HELP switchyard_overhead_seconds Time spent in the gateway per request before its answer starts, upstream time excluded.",
+      "# TYPE switchyard_overhead_seconds histogram",
+    ];
+    for (const { labels, value } of this.overhead.entries()) {
+      let cumulative = 0;
+      OVERHEAD_BUCKETS.forEach((bound, i) => {
+        cumulative += value.counts[i];
+        lines.push(`switchyard_overhead_seconds_bucket{le="${bound}",${labels}} ${cumulative}`);
+      });
+      lines.push(`switchyard_overhead_seconds_bucket{le="+Inf",${labels}} ${value.count}`);
+      lines.push(`switchyard_overhead_seconds_sum{${labels}} ${value.sum}`);
+      lines.push(`switchyard_overhead_seconds_count{${labels}} ${value.count}`);
+    }
+    lines.push(
+      "# HELP switchyard_generations_total Inference requests by protocol and outcome.",
+      "# TYPE switchyard_generations_total counter",
+    );
+    for (const { labels, value } of this.generations.entries())
+      lines.push(`switchyard_generations_total{${labels}} ${value.n}`);
+    lines.push(...eventLoopLagLines());
+    return `${lines.join("\n")}\n`;
+  }
 }
 
 /** The event loop's lag as a summary: quantiles over the last minute, sum and count since start. */

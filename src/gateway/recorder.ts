@@ -6,9 +6,11 @@ import type { CatalogModel } from "../catalog/types.ts";
 import type { Request } from "../ir/request.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
+import type { AttemptReport } from "../routing/attempts.ts";
+import type { Logger } from "./logger.ts";
 import type { Meter } from "./meter.ts";
-import { countGeneration } from "./metrics.ts";
-import type { Logger, Settlement } from "./settlement.ts";
+import type { Metrics } from "./metrics.ts";
+import type { Settlement } from "./settlement.ts";
 
 /**
  * How long a generation may run before its start is written. A generation that ends sooner is written
@@ -23,6 +25,8 @@ export interface RecorderDeps {
   store: Store;
   settlement: Settlement;
   log: Logger;
+  /** The App's metrics (generations counted by protocol and outcome); none in a test of the recorder. */
+  metrics?: Metrics;
 }
 
 /**
@@ -57,20 +61,27 @@ export class UnwrittenStarts {
   };
 }
 
+/** How a generation ended: answered in full, left by its client, or failed (with why). */
+export type GenerationOutcome =
+  | { status: "completed" }
+  | { status: "cancelled" }
+  | { status: "failed"; error: unknown };
+
 /**
  * One generation's record: its start is written once the client is answered (a stream's first
- * byte) or once it has run START_GRACE_MS, so that a crash leaves it 'interrupted'; its end
- * completes it (or, when the start was never written, writes it whole); settlement follows.
+ * byte) or once it has run START_GRACE_MS, so that a crash leaves it 'interrupted'; `end`, called
+ * once, completes it (or, when the start was never written, writes it whole); settlement follows.
  */
 export class GenerationRecorder {
   /** Attempts made (requestRetryTimes = attempts − 1). */
-  attempts = 0;
+  private attempts = 0;
   /** Defined with AttemptReport.final in src/routing/attempts.ts. */
-  finalRetry = true;
+  private finalRetry = true;
   /** The provider that answered, or the last one tried. */
-  provider?: string;
+  private provider?: string;
   /** The model whose prices apply, when a fallback model answered instead of the requested one. */
-  pricedModel?: CatalogModel;
+  private pricedModel?: CatalogModel;
+  private ended = false;
   /** performance.now() when the request arrived. */
   readonly arrivedAt: number;
   private readonly deps: RecorderDeps;
@@ -129,17 +140,31 @@ export class GenerationRecorder {
       .catch((err) => this.deps.log.error({ err, generationId: id }, "ledger start failed"));
   }
 
-  finish(meter: Meter, status: "completed" | "cancelled"): void {
-    this.end(meter, status);
+  /** An attempt is being made (the routing's report): counted, and its provider named. */
+  attempted(report: AttemptReport): void {
+    this.attempts = report.attempts;
+    this.finalRetry = report.final;
+    this.provider = report.attempt.endpoint.provider;
   }
 
-  fail(meter: Meter, err: unknown): void {
+  /** A fallback model answered instead of the one asked for: its prices apply. */
+  pricedAs(model: CatalogModel): void {
+    this.pricedModel = model;
+  }
+
+  /** Ends the generation, once (a second call does nothing): its meter stops and its end is written. */
+  end(meter: Meter, outcome: GenerationOutcome): void {
+    if (this.ended) return;
+    this.ended = true;
     meter.end();
-    this.end(meter, "failed", err instanceof Error ? err.message : String(err));
-  }
-
-  private end(meter: Meter, status: "completed" | "cancelled" | "failed", errorMessage?: string): void {
-    countGeneration(this.api, status);
+    const { status } = outcome;
+    const errorMessage =
+      outcome.status === "failed"
+        ? outcome.error instanceof Error
+          ? outcome.error.message
+          : String(outcome.error)
+        : undefined;
+    this.deps.metrics?.countGeneration(this.api, status);
     const finish: GenerationEnd = {
       id: this.start.id,
       status,

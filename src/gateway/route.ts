@@ -7,12 +7,12 @@
 // The pipeline (src/gateway/inference.ts) knows only this interface: a protocol is added as a module
 // under src/protocols/ and a line in its tables, never as another branch of the request path.
 
-import { GatewayError } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
-import type { EncodeContext, Headers, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
   canRelay,
@@ -29,7 +29,7 @@ export interface RouteCall {
   /** The client's body as received: relays forward it with targeted edits only. */
   rawBody: string;
   /** The client's request headers. */
-  clientHeaders: Headers;
+  clientHeaders: IncomingHeaders;
   request: Request;
   ctx: EncodeContext;
 }
@@ -145,11 +145,7 @@ class RelayedRoute implements Route {
     try {
       return this.relay.tap(text);
     } catch {
-      throw new GatewayError(
-        "api_error",
-        `Provider '${this.target.provider.id}' answered with malformed JSON.`,
-        { status: 502 },
-      );
+      throw malformedAnswer(this.target.provider.id);
     }
   }
 }

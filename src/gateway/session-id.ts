@@ -3,12 +3,12 @@
 // and shown in its lookup, so that a user can add up what one session cost. It comes from the
 // client, so it is bounded and kept to printable characters, and it is never put in a response header.
 
-import type { Headers } from "../protocols/types.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
 
 /** Longer values are cut here: a UUID is 36 characters, and a ledger row should stay small. */
 export const MAX_SESSION_ID_LENGTH = 128;
 
-export function sessionIdOf(headers: Headers): string | undefined {
+export function sessionIdOf(headers: IncomingHeaders): string | undefined {
   const raw = headers["x-claude-code-session-id"];
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (value === undefined) return undefined;

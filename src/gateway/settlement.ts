@@ -13,16 +13,13 @@ import type { CatalogModel } from "../catalog/types.ts";
 import type { Usage } from "../ir/usage.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { KeyKind, Rating, SettlementItem, Store } from "../ledger/types.ts";
+import type { Logger } from "./logger.ts";
 
 /** What settlement needs to know of a generation. */
 export interface Settleable {
   id: string;
   accountId: string;
   kind: KeyKind;
-}
-
-export interface Logger {
-  error(obj: unknown, msg?: string): void;
 }
 
 const BATCH_DELAY_MS = 10;

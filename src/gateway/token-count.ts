@@ -12,13 +12,15 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
+import { protocolOfConfig } from "../protocols/names.ts";
 import type { Protocol, ProtocolName } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter } from "../providers/types.ts";
+import { errorAnswer } from "./error-answer.ts";
 import { asGatewayError, bodyText, type InferenceInput, parseJson } from "./inference.ts";
+import type { WarningLogger } from "./logger.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
-import type { Logger } from "./settlement.ts";
 
 export interface TokenCountDeps {
   protocols: Record<ProtocolName, Protocol>;
@@ -26,7 +28,7 @@ export interface TokenCountDeps {
   providers: Map<string, ProviderConfig>;
   adapterFor(provider: ProviderConfig): ProviderAdapter;
   auth: Authenticator;
-  log: Logger & { warn(obj: unknown, msg?: string): void };
+  log: WarningLogger;
   /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
   anthropicVersions?: ReadonlySet<string>;
 }
@@ -64,10 +66,8 @@ export class TokenCounter {
       if (!out.signal.aborted) out.json(200, headers, counting.encodeCount(tokens));
     } catch (err) {
       if (out.signal.aborted) return;
-      const error = asGatewayError(err, this.deps.log);
-      const { status, body } = protocol.encodeError(error);
-      if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
-      out.json(status, headers, body);
+      const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log));
+      out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
     }
   }
 
@@ -83,8 +83,8 @@ export class TokenCounter {
   ): Promise<number | undefined> {
     for (const endpoint of model.endpoints) {
       const provider = this.deps.providers.get(endpoint.provider);
-      if (!provider?.enabled || provider.protocol === "local" || provider.protocol === "openai") continue;
-      const upstream = this.deps.protocols[provider.protocol];
+      if (!provider?.enabled || provider.protocol === "local") continue;
+      const upstream = this.deps.protocols[protocolOfConfig(provider.protocol)];
       const counting = upstream.tokenCounting;
       const adapter = this.deps.adapterFor(provider);
       if (!counting || !canRelay(adapter, upstream.name)) continue;

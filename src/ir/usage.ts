@@ -45,3 +45,8 @@ export function uncachedPromptTokens(u: Usage): number {
 export function totalTokens(u: Usage): number {
   return u.promptTokens + u.completionTokens;
 }
+
+/** A count as a wire reports it: a positive finite number, else 0 (absent, null, negative, not a number). */
+export function countFromWire(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}

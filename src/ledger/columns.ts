@@ -3,7 +3,15 @@
 
 import { emptyUsage, type Usage } from "../ir/usage.ts";
 import { addDecimals, canonicalDecimal } from "./decimal.ts";
-import type { AccountRow, GenerationRow, GenerationStatus, KeyKind, KeyRow, Rating } from "./types.ts";
+import type {
+  AccountRow,
+  GenerationFilter,
+  GenerationRow,
+  GenerationStatus,
+  KeyKind,
+  KeyRow,
+  Rating,
+} from "./types.ts";
 
 type Column = string | number | bigint | boolean | object | null | undefined;
 export type Columns = Record<string, Column>;
@@ -162,3 +170,40 @@ function ratingFromColumn(value: Column): Rating | undefined {
     ratingDetails,
   };
 }
+
+/**
+ * `id >= $1 AND model = $2 …` of the conditions whose value is given, each written "column op", and
+ * the values in placeholder order; `param(n)` spells the n-th placeholder (`?` or `$n`).
+ */
+export function whereOf(
+  conditions: Array<[string, string | number | undefined]>,
+  param: (n: number) => string,
+): { sql: string; values: Array<string | number> } {
+  const values: Array<string | number> = [];
+  const parts: string[] = [];
+  for (const [condition, value] of conditions) {
+    if (value === undefined) continue;
+    values.push(value);
+    parts.push(`${condition} ${param(values.length)}`);
+  }
+  return { sql: parts.length === 0 ? "TRUE" : parts.join(" AND "), values };
+}
+
+/** The WHERE clause of an operator's listing (GenerationFilter). */
+export function generationWhere(filter: GenerationFilter, param: (n: number) => string) {
+  return whereOf(
+    [
+      ["id >=", filter.idAtLeast],
+      ["id <", filter.idBefore],
+      ["account_id =", filter.accountId],
+      ["key_id =", filter.keyId],
+      ["model =", filter.model],
+      ["provider =", filter.provider],
+      ["status =", filter.status],
+    ],
+    param,
+  );
+}
+
+/** Rows retention may delete: done (not pending) and, when they have usage, settled. */
+export const deletableGeneration = "status <> 'pending' AND (settled_at IS NOT NULL OR usage IS NULL)";

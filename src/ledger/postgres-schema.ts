@@ -1,6 +1,8 @@
 // Tables of the shared store. Money is NUMERIC (exact; pg hands it back as a string, kept a string).
 // Times are epoch milliseconds in BIGINT, like the SQLite store, so rows read the same from both.
 
+import { ROLLUP_TABLES, rollupTableSql } from "./rollups.ts";
+
 /** `qualify("keys")` → `"schema".keys`, or just `keys` when no schema was chosen. */
 export type Qualify = (table: string) => string;
 
@@ -67,6 +69,9 @@ DROP INDEX IF EXISTS ${t("generations_account")};
 CREATE INDEX IF NOT EXISTS generations_pending ON ${t("generations")} (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+
+-- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
+${ROLLUP_TABLES.map((table) => rollupTableSql(table, t(table.name), { money: "NUMERIC", moneyZero: "0" })).join("\n")}
 
 -- Which gateway process is alive, by its owner id, by the database's clock: see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (

@@ -13,8 +13,10 @@ import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from "pg
 import {
   accountColumnList,
   accountFromColumns,
+  deletableGeneration,
   generationColumnList,
   generationFromColumns,
+  generationWhere,
   keyColumnList,
   keyFromColumns,
   ratingColumn,
@@ -44,9 +46,25 @@ import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
+import {
+  COUNTER_COLUMNS,
+  counterSums,
+  GROUP_COLUMN,
+  keyValue,
+  ROLLUP_TABLES,
+  RollupBatch,
+  type RollupSource,
+  rollupTableFor,
+  sumsFromColumns,
+  type UsageFilter,
+  type UsageGroup,
+  type UsageSums,
+  usageWhere,
+} from "./rollups.ts";
 import type {
   AccountRow,
   GenerationEnd,
+  GenerationFilter,
   GenerationRow,
   GenerationStart,
   KeyRow,
@@ -275,10 +293,12 @@ export class PostgresStore implements Store {
     return this.transaction(async (client) => {
       const generations = this.t("generations");
       const perAccount = new Map<string, string>();
+      const rollups = new RollupBatch();
       const outcomes: Array<Error | undefined> = [];
       for (const [n, item] of items.entries()) {
         const found = await client.query(
-          `SELECT account_id, status, settled_at FROM ${generations} WHERE id = $1 FOR UPDATE`,
+          `SELECT account_id, key_id, model, provider, created_at, status, settled_at FROM ${generations}
+           WHERE id = $1 FOR UPDATE`,
           [item.id],
         );
         const row = found.rows[0];
@@ -293,12 +313,14 @@ export class PostgresStore implements Store {
             item.id,
           ]);
           perAccount.set(row.account_id, addDecimals(perAccount.get(row.account_id) ?? "0", debits[n]));
+          rollups.settled(rollupSource(row), item.rating.billAmount);
           outcomes.push(undefined);
         }
       }
       // One update per account, in a fixed order so concurrent batches cannot deadlock.
       for (const account of [...perAccount.keys()].sort())
         await this.addToBalance(client, account, negateDecimal(perAccount.get(account)!));
+      await this.applyRollups(client, rollups);
       return outcomes;
     });
   }
@@ -372,6 +394,47 @@ export class PostgresStore implements Store {
     return result.rows.map(generationFromColumns);
   }
 
+  // ── operators ─────────────────────────────────────────────────────────────────────────────────
+
+  async listAccounts(): Promise<AccountRow[]> {
+    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} ORDER BY id`);
+    return result.rows.map(accountFromColumns);
+  }
+
+  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
+    await this.writes.flush();
+    const where = generationWhere(filter, (n) => `$${n}`);
+    const result = await this.query(
+      `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE ${where.sql}
+       ORDER BY id DESC LIMIT $${where.values.length + 1}`,
+      [...where.values, filter.limit],
+    );
+    return result.rows.map(generationFromColumns);
+  }
+
+  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
+    await this.writes.flush();
+    const where = usageWhere(filter, (n) => `$${n}`);
+    const result = await this.query(
+      `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, SUM(cost)::text AS cost
+       FROM ${this.t(rollupTableFor(filter, group).name)} WHERE ${where.sql} GROUP BY g ORDER BY g`,
+      where.values,
+    );
+    return result.rows.map((row) => sumsFromColumns(row, canonicalDecimal(String(row.cost ?? "0"))));
+  }
+
+  async deleteGenerations(idBefore: string, limit: number): Promise<number> {
+    const generations = this.t("generations");
+    // SKIP LOCKED: processes sharing the store delete apart, and never wait on a row being settled.
+    const result = await this.query(
+      `DELETE FROM ${generations} WHERE id IN (
+         SELECT id FROM ${generations} WHERE id < $1 AND ${deletableGeneration}
+         ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [idBefore, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
 
   /**
@@ -398,10 +461,10 @@ export class PostgresStore implements Store {
       }
     });
     await this.transaction(async (client) => {
-      const settled: Array<{ accountId: string; end: GenerationEnd }> = [];
+      const settled: Array<{ source: RollupSource; end: GenerationEnd }> = [];
       const written = await this.insertWholes(client, [...wholes.values()]);
       for (const [id, { index, start, end }] of wholes) {
-        if (written.has(id)) settled.push({ accountId: start.accountId, end });
+        if (written.has(id)) settled.push({ source: start, end });
         else outcome[index] = generationAlreadyStarted(id);
       }
       const inserted = await this.insertStarts(
@@ -415,11 +478,17 @@ export class PostgresStore implements Store {
         [...ends.values()].map((e) => e.end),
       );
       for (const [id, { index, end }] of ends) {
-        const accountId = finished.get(id);
-        if (accountId === undefined) outcome[index] = generationNotFinishable(id);
-        else settled.push({ accountId, end });
+        const source = finished.get(id);
+        if (source === undefined) outcome[index] = generationNotFinishable(id);
+        else settled.push({ source, end });
       }
-      await this.debitSettled(client, settled);
+      await this.debitSettled(
+        client,
+        settled.map(({ source, end }) => ({ accountId: source.accountId, end })),
+      );
+      const rollups = new RollupBatch();
+      for (const { source, end } of settled) rollups.finished(source, end);
+      await this.applyRollups(client, rollups);
     });
     return outcome;
   }
@@ -467,9 +536,9 @@ export class PostgresStore implements Store {
 
   /**
    * Also completes an 'interrupted' row: another process may have marked it while it was running.
-   * Returns the finished generations' accounts.
+   * Returns what each finished generation's row says of itself (for its debit and rollup).
    */
-  private async applyFinishes(client: PoolClient, ends: GenerationEnd[]): Promise<Map<string, string>> {
+  private async applyFinishes(client: PoolClient, ends: GenerationEnd[]): Promise<Map<string, RollupSource>> {
     if (ends.length === 0) return new Map();
     const result = await client.query(
       `UPDATE ${this.t("generations")} AS g
@@ -482,12 +551,12 @@ export class PostgresStore implements Store {
          finish_reason text, latency_ms integer, generation_time_ms integer, request_retry_times integer,
          final_retry boolean, error_message text, completed_at bigint, rating jsonb, settled_at bigint)
        WHERE g.id = f.id AND g.status IN ('pending', 'interrupted')
-       RETURNING g.id, g.account_id`,
+       RETURNING g.id, g.account_id, g.key_id, g.model, g.provider, g.created_at`,
       [
         `[${ends.map((e) => `{"id":${JSON.stringify(e.id)},"model":${jsonText(e.model)},${finishMembers(e)}}`).join(",")}]`,
       ],
     );
-    return new Map(result.rows.map((row) => [row.id as string, row.account_id as string]));
+    return new Map(result.rows.map((row) => [row.id as string, rollupSource(row)]));
   }
 
   /**
@@ -501,6 +570,38 @@ export class PostgresStore implements Store {
         debits.set(accountId, addDecimals(debits.get(accountId) ?? "0", debitOf(end.settlement)));
     for (const account of [...debits.keys()].sort())
       await this.addToBalance(client, account, negateDecimal(debits.get(account)!));
+  }
+
+  /**
+   * Adds a batch's rollup deltas in one statement, rows in key order (RollupBatch.deltas) so that
+   * concurrent batches lock shared rollup rows in the same order and cannot deadlock.
+   */
+  private async applyRollups(client: PoolClient, rollups: RollupBatch): Promise<void> {
+    if (rollups.size === 0) return;
+    for (const table of ROLLUP_TABLES) {
+      const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
+      const types = [
+        ...table.keys.map((c) => `${c} ${c === "day" ? "integer" : "text"}`),
+        ...COUNTER_COLUMNS.map((c) => `${c} bigint`),
+        "cost numeric",
+      ];
+      const rows = rollups.deltas(table).map((d) => {
+        const row: Record<string, unknown> = { cost: d.cost };
+        for (const c of table.keys) row[c] = keyValue(d, c);
+        COUNTER_COLUMNS.forEach((c, i) => {
+          row[c] = d.counters[i];
+        });
+        return row;
+      });
+      await client.query(
+        `INSERT INTO ${this.t(table.name)} AS u (${columns.join(", ")})
+         SELECT ${columns.join(", ")} FROM jsonb_to_recordset($1::jsonb) AS r(${types.join(", ")})
+         ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
+         ${COUNTER_COLUMNS.map((c) => `${c} = u.${c} + excluded.${c}`).join(", ")},
+         cost = u.cost + excluded.cost`,
+        [JSON.stringify(rows)],
+      );
+    }
   }
 
   /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
@@ -573,6 +674,16 @@ function logConnectionLost(error: Error): void {
   if (now - lostLoggedAt < 1_000) return;
   lostLoggedAt = now;
   console.error(`switchyard ledger: PostgreSQL connection lost: ${error.message}`);
+}
+
+function rollupSource(row: QueryResultRow): RollupSource {
+  return {
+    accountId: String(row.account_id),
+    keyId: String(row.key_id),
+    model: String(row.model),
+    provider: row.provider ?? undefined,
+    createdAt: Number(row.created_at),
+  };
 }
 
 /** A whole generation as one JSON object of its columns (see insertWholes). */

@@ -1,6 +1,8 @@
 // Tables of the embedded store. Money is TEXT holding an exact decimal (SQLite has no decimal type;
 // its NUMERIC affinity would turn "0.1" into a binary double). Times are epoch milliseconds.
 
+import { ROLLUP_TABLES, rollupTableSql } from "./rollups.ts";
+
 export const sqliteSchema = `
 CREATE TABLE IF NOT EXISTS accounts (
   id         TEXT PRIMARY KEY,
@@ -53,6 +55,9 @@ DROP INDEX IF EXISTS generations_account;
 CREATE INDEX IF NOT EXISTS generations_pending ON generations (status) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
   WHERE settled_at IS NULL AND usage IS NOT NULL;
+
+-- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
+${ROLLUP_TABLES.map((table) => rollupTableSql(table, table.name, { money: "TEXT", moneyZero: "'0'", suffix: " WITHOUT ROWID" })).join("\n")}
 
 -- Which gateway process is alive, by its owner id (src/ledger/owner.ts); see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS owner_leases (

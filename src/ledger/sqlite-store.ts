@@ -8,12 +8,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { Decimal, formatDecimal, parseDecimal as parseMoney } from "../billing/money.ts";
 import {
   accountColumnList,
   accountFromColumns,
   type Columns,
+  deletableGeneration,
   generationColumnList,
   generationFromColumns,
+  generationWhere,
   keyColumnList,
   keyFromColumns,
   ratingColumn,
@@ -40,10 +43,26 @@ import {
   StoreUnavailable,
 } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
+import {
+  COUNTER_COLUMNS,
+  counterSums,
+  GROUP_COLUMN,
+  keyValue,
+  ROLLUP_TABLES,
+  RollupBatch,
+  type RollupSource,
+  rollupTableFor,
+  sumsFromColumns,
+  type UsageFilter,
+  type UsageGroup,
+  type UsageSums,
+  usageWhere,
+} from "./rollups.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import type {
   AccountRow,
   GenerationEnd,
+  GenerationFilter,
   GenerationRow,
   GenerationStart,
   KeyRow,
@@ -68,6 +87,33 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
    * can hold the event loop; a write that gives up is tried again by the write queue, off it.
    */
   busyTimeoutMs?: number;
+}
+
+/**
+ * An exact sum of decimal texts for SQL's dec_sum: plain ones ("12.000345", the store's own form) are
+ * added as integers per number of decimals, anything else through the money module; one Decimal at
+ * the end. A usage query sums one cost per rollup row, tens of thousands of them.
+ */
+class DecimalSum {
+  private readonly byScale = new Map<number, bigint>();
+  private other: Decimal = parseMoney("0", "cost");
+
+  add(text: string): void {
+    const match = /^(-?\d+)(?:\.(\d+))?$/.exec(text);
+    if (!match) {
+      this.other = this.other.plus(parseMoney(text, "cost"));
+      return;
+    }
+    const fraction = match[2] ?? "";
+    const units = BigInt(match[1] + fraction);
+    this.byScale.set(fraction.length, (this.byScale.get(fraction.length) ?? 0n) + units);
+  }
+
+  total(): string {
+    let sum = this.other;
+    for (const [scale, units] of this.byScale) sum = sum.plus(new Decimal(units, scale));
+    return formatDecimal(sum);
+  }
 }
 
 /** Opening and migrating wait patiently for a lock (several processes may start at once). */
@@ -114,6 +160,17 @@ export class SqliteStore implements Store {
     this.db.exec("PRAGMA page_size = 16384");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
+    // Exact decimal money in SQL: rollup costs add up as text, never as binary doubles.
+    this.db.function("dec_add", { deterministic: true }, (a, b) => addDecimals(String(a), String(b)));
+    this.db.aggregate("dec_sum", {
+      start: () => new DecimalSum() as unknown as SQLInputValue,
+      step: (sum, value) => {
+        if (value !== null) (sum as unknown as DecimalSum).add(String(value));
+        return sum;
+      },
+      result: (sum) => (sum as unknown as DecimalSum).total(),
+      deterministic: true,
+    });
     this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);
   }
 
@@ -283,10 +340,11 @@ export class SqliteStore implements Store {
     await this.writes.awaitWritesFor(items.map((item) => item.id));
     return this.transaction(() => {
       const perAccount = new Map<string, string>();
+      const rollups = new RollupBatch();
       const outcomes = items.map((item, n): Error | undefined => {
-        const row = this.statement("SELECT account_id, status, settled_at FROM generations WHERE id = ?").get(
-          item.id,
-        );
+        const row = this.statement(
+          "SELECT account_id, key_id, model, provider, created_at, status, settled_at FROM generations WHERE id = ?",
+        ).get(item.id);
         if (!row) return generationNotFound(item.id);
         if (row.settled_at !== null) return undefined; // settled already: never debit twice
         if (row.status === "pending") return generationStillPending(item.id);
@@ -297,9 +355,11 @@ export class SqliteStore implements Store {
         );
         const account = String(row.account_id);
         perAccount.set(account, addDecimals(perAccount.get(account) ?? "0", debits[n]));
+        rollups.settled(rollupSource(row as Columns), item.rating.billAmount);
         return undefined;
       });
       for (const [account, total] of perAccount) this.addToBalance(account, negateDecimal(total));
+      this.applyRollups(rollups);
       return outcomes;
     });
   }
@@ -367,6 +427,46 @@ export class SqliteStore implements Store {
     return rows.map((row) => generationFromColumns(row as Columns));
   }
 
+  // ── operators ─────────────────────────────────────────────────────────────────────────────────
+
+  async listAccounts(): Promise<AccountRow[]> {
+    const rows = read(() => this.statement(`SELECT ${accountColumnList} FROM accounts ORDER BY id`).all());
+    return rows.map((row) => accountFromColumns(row as Columns));
+  }
+
+  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
+    await this.writes.flush();
+    const where = generationWhere(filter, () => "?");
+    const rows = read(() =>
+      this.statement(
+        `SELECT ${generationColumnList} FROM generations WHERE ${where.sql} ORDER BY id DESC LIMIT ?`,
+      ).all(...where.values, filter.limit),
+    );
+    return rows.map((row) => generationFromColumns(row as Columns));
+  }
+
+  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
+    await this.writes.flush();
+    const where = usageWhere(filter, () => "?");
+    const rows = read(() =>
+      this.statement(
+        `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost
+         FROM ${rollupTableFor(filter, group).name} WHERE ${where.sql} GROUP BY g ORDER BY g`,
+      ).all(...(where.values as SQLInputValue[])),
+    );
+    return rows.map((row) => sumsFromColumns(row, row.cost));
+  }
+
+  async deleteGenerations(idBefore: string, limit: number): Promise<number> {
+    return this.transaction(
+      () =>
+        this.statement(
+          `DELETE FROM generations WHERE id IN (
+             SELECT id FROM generations WHERE id < ? AND ${deletableGeneration} ORDER BY id LIMIT ?)`,
+        ).run(idBefore, limit).changes as number,
+    );
+  }
+
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
 
   /**
@@ -376,33 +476,33 @@ export class SqliteStore implements Store {
   private applyWrites(writes: GenerationWrite[]): BatchOutcome {
     const finishes = new Map<string, GenerationEnd>();
     for (const w of writes) if (w.kind === "finish" && !finishes.has(w.end.id)) finishes.set(w.end.id, w.end);
-    const writtenWhole = new Map<string, string>();
+    const writtenWhole = new Set<string>();
     return this.transaction(() => {
       const debits = new Map<string, string>();
-      const settled = (account: string, e: GenerationEnd) => {
-        if (e.settlement) debits.set(account, addDecimals(debits.get(account) ?? "0", debitOf(e.settlement)));
+      const rollups = new RollupBatch();
+      const finished = (source: RollupSource, e: GenerationEnd) => {
+        rollups.finished(source, e);
+        if (!e.settlement) return;
+        debits.set(source.accountId, addDecimals(debits.get(source.accountId) ?? "0", debitOf(e.settlement)));
       };
       const outcomes = writes.map((write) => {
         try {
           if (write.kind === "whole") {
             if (!this.insertFinished(write.start, write.end)) return generationAlreadyStarted(write.start.id);
-            settled(write.start.accountId, write.end);
+            finished(write.start, write.end);
             return undefined;
           }
           if (write.kind === "finish") {
-            const account = writtenWhole.get(write.end.id);
-            if (account !== undefined) {
-              writtenWhole.delete(write.end.id);
-              settled(account, write.end);
-              return undefined;
-            }
-            const finished = this.applyFinish(write.end);
-            if (typeof finished === "string") settled(finished, write.end);
-            return finished instanceof Error ? finished : undefined;
+            if (writtenWhole.delete(write.end.id)) return undefined;
+            const source = this.applyFinish(write.end);
+            if (source instanceof Error) return source;
+            finished(source, write.end);
+            return undefined;
           }
           const end = finishes.get(write.start.id);
           if (end && this.insertFinished(write.start, end)) {
-            writtenWhole.set(end.id, write.start.accountId);
+            writtenWhole.add(end.id);
+            finished(write.start, end);
             return undefined;
           }
           return this.insertStart(write.start);
@@ -414,8 +514,25 @@ export class SqliteStore implements Store {
         }
       });
       for (const [account, total] of debits) this.addToBalance(account, negateDecimal(total));
+      this.applyRollups(rollups);
       return outcomes;
     });
+  }
+
+  /** Inside a transaction: adds a batch's rollup deltas, one upsert per rollup row. */
+  private applyRollups(rollups: RollupBatch): void {
+    if (rollups.size === 0) return;
+    for (const table of ROLLUP_TABLES) {
+      const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
+      const upsert = this.statement(
+        `INSERT INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+         ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
+         ${COUNTER_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")},
+         cost = dec_add(cost, excluded.cost)`,
+      );
+      for (const d of rollups.deltas(table))
+        upsert.run(...table.keys.map((c) => keyValue(d, c)), ...d.counters, d.cost);
+    }
   }
 
   private insertStart(g: GenerationStart): Error | undefined {
@@ -461,17 +578,18 @@ export class SqliteStore implements Store {
 
   /**
    * Also completes an 'interrupted' row: another process may have marked it while it was running.
-   * Returns the row's account (for a debit when the finish settles), or why it could not apply.
+   * Returns what the row says of itself (for its debit and rollup), or why it could not apply.
    */
-  private applyFinish(e: GenerationEnd): Error | string {
+  private applyFinish(e: GenerationEnd): Error | RollupSource {
     const values: SQLInputValue[] = [e.model ?? null, ...finishValues(e), e.id];
     const row = this.statement(
       `UPDATE generations SET model = coalesce(?, model), status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
          generation_time_ms = ?, request_retry_times = ?, final_retry = ?, error_message = ?, completed_at = ?,
          rating = coalesce(?, rating), settled_at = coalesce(?, settled_at)
-       WHERE id = ? AND status IN ('pending', 'interrupted') RETURNING account_id`,
+       WHERE id = ? AND status IN ('pending', 'interrupted')
+       RETURNING account_id, key_id, model, provider, created_at`,
     ).get(...values);
-    return row ? String(row.account_id) : generationNotFinishable(e.id);
+    return row ? rollupSource(row as Columns) : generationNotFinishable(e.id);
   }
 
   private readAccount(id: string): AccountRow | undefined {
@@ -530,6 +648,16 @@ function isUnavailable(error: unknown): boolean {
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
+}
+
+function rollupSource(row: Columns): RollupSource {
+  return {
+    accountId: String(row.account_id),
+    keyId: String(row.key_id),
+    model: String(row.model),
+    provider: row.provider === null || row.provider === undefined ? undefined : String(row.provider),
+    createdAt: Number(row.created_at),
+  };
 }
 
 /** The columns a finish sets, in the order status … completed_at, rating, settled_at. */

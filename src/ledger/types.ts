@@ -1,9 +1,13 @@
 // The store behind keys, accounts and the generation ledger. Two implementations share one test
 // suite: node:sqlite (embedded default) and PostgreSQL.
 
+import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
+import type { Api } from "../protocols/names.ts";
+import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
-export type Api = "chat.completions" | "messages" | "generateContent" | "responses";
+/** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
+export type { Api };
 export type KeyKind = "payg" | "subscription";
 export type GenerationStatus = "pending" | "completed" | "failed" | "cancelled" | "interrupted";
 
@@ -46,21 +50,8 @@ export interface GenerationEnd {
   settlement?: { rating: Rating; debit?: string };
 }
 
-/** Billing result, written at settlement. Amounts are exact decimal strings. */
-export interface Rating {
-  usage: string;
-  billAmount: string;
-  discountAmount: string;
-  originAmount: string;
-  priceVersion: string;
-  ratingDetails: Array<{
-    feeItemCode: string;
-    rate: string;
-    originAmount: string;
-    discountAmount: string;
-    billAmount: string;
-  }>;
-}
+/** Billing result, written at settlement (defined by billing: billing/rating.ts). */
+export type { Rating };
 
 export interface GenerationRow extends GenerationStart {
   status: GenerationStatus;
@@ -111,6 +102,23 @@ export interface AccountRow {
   /** Optional discount fraction, exact decimal string ("0.1" = 10 % off). */
   discount?: string;
   createdAt: number;
+}
+
+/**
+ * Which generations an operator lists, newest first. Times are bounds on the id (ids sort by their
+ * arrival time: src/gateway/ids.ts), so a listing walks the primary key and needs no other index.
+ */
+export interface GenerationFilter {
+  /** Only ids ≥ this. */
+  idAtLeast?: string;
+  /** Only ids < this (the time range's end, or the previous page's last id). */
+  idBefore?: string;
+  accountId?: string;
+  keyId?: string;
+  model?: string;
+  provider?: string;
+  status?: GenerationStatus;
+  limit: number;
 }
 
 export interface Store {
@@ -193,4 +201,16 @@ export interface Store {
   markAbandoned(silentForMs: number): Promise<number>;
   /** Completed generations not yet settled (for settlement after restart). */
   listUnsettled(limit: number): Promise<GenerationRow[]>;
+
+  // operators (the admin API): listings, rollups, retention
+  listAccounts(): Promise<AccountRow[]>;
+  /** Any account's generations, newest first. */
+  listGenerations(filter: GenerationFilter): Promise<GenerationRow[]>;
+  /** Sums of the per-day rollups (src/ledger/rollups.ts), one per group, in group order. */
+  usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]>;
+  /**
+   * Deletes up to `limit` raw generation rows whose id is < `idBefore` (older than the retention),
+   * leaving the rollups; pending and unsettled rows stay until they are done. Returns how many went.
+   */
+  deleteGenerations(idBefore: string, limit: number): Promise<number>;
 }

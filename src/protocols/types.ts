@@ -11,10 +11,11 @@ import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
 export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
 
-export type Headers = Record<string, string | string[] | undefined>;
+/** A request's headers as node:http gives them (named so as not to shadow the global `Headers`). */
+export type IncomingHeaders = Record<string, string | string[] | undefined>;
 
 export interface DecodeContext {
-  headers: Headers;
+  headers: IncomingHeaders;
   /** content-generation: the model named in the path (`google/gemini-2.5-pro`, `gemini-2.5-pro`). */
   pathModel?: string;
   /** content-generation: true for `:streamGenerateContent`. */
@@ -110,7 +111,7 @@ export interface UpstreamFace {
   decodeResponse(body: unknown): Response;
   streamDecoder(): StreamDecoder;
   /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
-  decodeError(status: number, body: unknown, headers: Headers): GatewayError;
+  decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
 }
 
 /**
@@ -164,7 +165,7 @@ export interface Relay {
    */
   unsent(request: Request): string[];
   /** Client headers the upstream needs as well (the messages protocol's betas). */
-  headers?(clientHeaders: Headers): Record<string, string>;
+  headers?(clientHeaders: IncomingHeaders): Record<string, string>;
   /** A whole response body with the id and model replaced. */
   response(text: string, ctx: EncodeContext): string;
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */

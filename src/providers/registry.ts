@@ -2,24 +2,37 @@
 
 import type { ProviderConfig } from "../config/providers.ts";
 import { protocols } from "../protocols/index.ts";
+import { protocolOfConfig } from "../protocols/names.ts";
 import { HttpProvider } from "./http/adapter.ts";
 import { LocalProvider } from "./local/adapter.ts";
 import type { ProviderAdapter } from "./types.ts";
 
-export function adapterRegistry(): (provider: ProviderConfig) => ProviderAdapter {
+export interface AdapterRegistry {
+  adapterFor(provider: ProviderConfig): ProviderAdapter;
+  /** Closes every adapter made (their pooled connections): the App's close. */
+  close(): Promise<void>;
+}
+
+export function adapterRegistry(): AdapterRegistry {
   const adapters = new Map<string, ProviderAdapter>();
-  return (provider) => {
-    let adapter = adapters.get(provider.id);
-    if (!adapter) {
-      adapter = makeAdapter(provider);
-      adapters.set(provider.id, adapter);
-    }
-    return adapter;
+  return {
+    adapterFor(provider) {
+      let adapter = adapters.get(provider.id);
+      if (!adapter) {
+        adapter = makeAdapter(provider);
+        adapters.set(provider.id, adapter);
+      }
+      return adapter;
+    },
+    async close() {
+      const closing = [...adapters.values()].map((a) => a.close?.());
+      adapters.clear();
+      await Promise.all(closing);
+    },
   };
 }
 
 function makeAdapter(provider: ProviderConfig): ProviderAdapter {
   if (provider.protocol === "local") return new LocalProvider({ chunkDelayMs: provider.chunkDelayMs });
-  const protocol = provider.protocol === "openai" ? protocols["openai-chat"] : protocols[provider.protocol];
-  return new HttpProvider(provider, protocol);
+  return new HttpProvider(provider, protocols[protocolOfConfig(provider.protocol)]);
 }

@@ -39,6 +39,8 @@ export interface ProviderAdapter {
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]>;
   complete(request: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response>;
+  /** Closes what the adapter holds open (pooled upstream connections); called once, by App.close. */
+  close?(): Promise<void>;
 }
 
 /** An upstream answer relayed as bytes (same protocol in and out). */

@@ -60,8 +60,7 @@ export async function runAttempts<T>(
     }
   } finally {
     // Probes held for endpoints this request never reached go back at once.
-    for (let i = tried; i < plan.length; i++)
-      if (plan[i].probe) await health.releaseProbe(plan[i].key).catch(ignore);
+    for (let i = tried; i < plan.length; i++) await plan[i].claim?.release().catch(ignore);
   }
   throw lastError;
 }
@@ -108,7 +107,7 @@ async function tryOne<T>(
   } catch (err) {
     if (opts.signal.aborted) {
       // The client left: that says nothing of the endpoint, and its probe is free again.
-      if (attempt.probe) await health.releaseProbe(attempt.key).catch(ignore);
+      await attempt.claim?.release().catch(ignore);
       throw err;
     }
     const error = timedOut
@@ -119,6 +118,7 @@ async function tryOne<T>(
         )
       : err;
     own.abort(new Error("attempt failed"));
+    attempt.claim?.spent();
     await health.failed(attempt.key, error).catch(ignore);
     return new Failed(error);
   } finally {

@@ -84,7 +84,49 @@ export interface PlannedView {
   statsAtPlan?: Readonly<Record<string, number>>;
 }
 
+/**
+ * A half-open probe one request holds, given back at most once: the one handle every path that may
+ * free it goes through (the plan leaving its endpoint out, an untried endpoint, a client that left,
+ * a cancelled answer), so no path frees a probe another request has claimed since.
+ */
+export class ProbeClaim {
+  readonly endpoint: string;
+  private readonly health: EndpointHealth;
+  private held = true;
+
+  constructor(health: EndpointHealth, endpoint: string) {
+    this.health = health;
+    this.endpoint = endpoint;
+  }
+
+  /** Gives the probe back unused; nothing once it was given back or spent. */
+  async release(): Promise<void> {
+    if (!this.held) return;
+    this.held = false;
+    await this.health.releaseProbe(this.endpoint);
+  }
+
+  /** The probe was used: its outcome (succeeded / failed) settles the marks, nothing is given back. */
+  spent(): void {
+    this.held = false;
+  }
+}
+
+/** An endpoint failure this process saw, for operators (the admin API's provider health). */
+export interface RecentError {
+  endpoint: string;
+  /** Epoch ms. */
+  at: number;
+  status?: number;
+  message: string;
+}
+
+/** How many recent failures this process keeps (a ring: the oldest go first). */
+const RECENT_ERRORS = 50;
+
 export class EndpointHealth {
+  /** This process's latest endpoint failures, newest last; not shared between processes. */
+  readonly recentErrors: RecentError[] = [];
   private readonly state: RoutingState;
   private readonly settings: HealthSettings;
   private readonly now: () => number;
@@ -173,6 +215,7 @@ export class EndpointHealth {
    * cancellations say nothing about the endpoint and are not counted.
    */
   async failed(endpoint: string, error: unknown): Promise<void> {
+    this.remember(endpoint, error);
     const keys = this.keysOf(endpoint);
     const retryAfterMs =
       error instanceof GatewayError && error.retryAfter !== undefined && error.retryAfter > 0
@@ -189,6 +232,13 @@ export class EndpointHealth {
       await this.state.mark(keys.open, this.settings.cooldownMs);
       await this.state.unmark(keys.probe);
     }
+  }
+
+  private remember(endpoint: string, error: unknown): void {
+    const status = error instanceof GatewayError ? error.status : undefined;
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+    this.recentErrors.push({ endpoint, at: this.now(), status, message });
+    if (this.recentErrors.length > RECENT_ERRORS) this.recentErrors.shift();
   }
 
   /** Folds a finished generation's timings into the endpoint's moving averages. */

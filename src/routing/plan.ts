@@ -13,7 +13,7 @@
 import type { CatalogModel, Endpoint } from "../catalog/types.ts";
 import { invalid } from "../ir/errors.ts";
 import type { RoutingChoice } from "./choice.ts";
-import type { Availability, EndpointStats } from "./health.ts";
+import type { Availability, EndpointStats, ProbeClaim } from "./health.ts";
 import { orderEndpoints } from "./strategies.ts";
 
 /** One endpoint of one model: a place the request can go. */
@@ -27,6 +27,8 @@ export interface Candidate {
 export interface PlannedAttempt extends Candidate {
   /** The endpoint's breaker is half-open and this request holds its probe (given back if untried). */
   probe: boolean;
+  /** The held probe's handle, through which it is given back (once) or spent. */
+  claim?: ProbeClaim;
   /** The endpoint's statistics hash as the plan read it: its success is folded in without a new read. */
   statsAtPlan?: Readonly<Record<string, number>>;
 }
@@ -38,6 +40,8 @@ export interface PlanFacts {
   statsHash?(key: string): Readonly<Record<string, number>>;
   /** The round-robin turn of this request (from 1). */
   turn: number;
+  /** The probe this request holds for the endpoint, if it claimed one. */
+  claimOf?(key: string): ProbeClaim | undefined;
 }
 
 export function endpointKey(endpoint: Endpoint): string {
@@ -101,6 +105,7 @@ function planned(c: Candidate, facts: PlanFacts): PlannedAttempt {
     endpoint: c.endpoint,
     key: c.key,
     probe: facts.availability(c.key).state === "half-open",
+    claim: facts.claimOf?.(c.key),
     statsAtPlan: facts.statsHash?.(c.key),
   };
 }

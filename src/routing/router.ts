@@ -14,6 +14,7 @@ import {
   type EndpointReading,
   type EndpointStats,
   type LatencySample,
+  ProbeClaim,
 } from "./health.ts";
 import { type Candidate, candidatesOf, type PlanFacts, type PlannedAttempt, planAttempts } from "./plan.ts";
 import { DEFAULT_ROUTING, type RoutingSettings } from "./settings.ts";
@@ -64,8 +65,8 @@ export class Router {
     } finally {
       // Probes of endpoints the plan left out (fallback "false", a named provider) go back.
       if (facts.probes)
-        for (const key of facts.probes)
-          if (!plan.some((p) => p.key === key)) await this.health.releaseProbe(key);
+        for (const claim of facts.probes.values())
+          if (!plan.some((p) => p.claim === claim)) await claim.release();
     }
   }
 
@@ -115,7 +116,7 @@ export class Router {
       const reading = readings[i];
       facts.readings.set(key, reading);
       if (reading.availability.state !== "half-open") continue;
-      if (await this.health.claimProbe(key)) facts.holdProbe(key);
+      if (await this.health.claimProbe(key)) facts.holdProbe(new ProbeClaim(this.health, key));
       else
         reading.availability = {
           state: "blocked",
@@ -145,11 +146,12 @@ export class Router {
     answered: Answered<unknown>,
     outcome: { failure: unknown } | { sample: LatencySample } | { cancelled: true },
   ) {
-    const key = answered.attempt.key;
+    const { key, claim } = answered.attempt;
     if ("cancelled" in outcome) {
-      if (answered.attempt.probe) await this.health.releaseProbe(key);
+      await claim?.release();
       return;
     }
+    claim?.spent();
     if ("failure" in outcome) {
       await this.health.failed(key, outcome.failure);
       return;
@@ -206,8 +208,8 @@ function inModelOrder(
 class HealthFacts implements PlanFacts {
   /** Per endpoint key, with its statistics once a strategy has asked for them. */
   readonly readings = new Map<string, EndpointReading & { stats?: EndpointStats }>();
-  /** Endpoints whose half-open probe this request claimed. */
-  probes: string[] | undefined;
+  /** The half-open probes this request claimed, by endpoint. */
+  probes: Map<string, ProbeClaim> | undefined;
   turn = 1;
   private readonly health: EndpointHealth;
 
@@ -215,9 +217,13 @@ class HealthFacts implements PlanFacts {
     this.health = health;
   }
 
-  holdProbe(key: string): void {
-    if (this.probes) this.probes.push(key);
-    else this.probes = [key];
+  holdProbe(claim: ProbeClaim): void {
+    this.probes ??= new Map();
+    this.probes.set(claim.endpoint, claim);
+  }
+
+  claimOf(key: string): ProbeClaim | undefined {
+    return this.probes?.get(key);
   }
 
   /** Worked out on demand: the default strategy never looks at them. */

@@ -5,6 +5,9 @@
 import { createServer, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { registerDashboard } from "../admin/dashboard.ts";
+import { registerAdminApi } from "../admin/routes.ts";
+import { AdminKeys } from "../auth/admin.ts";
 import { Authenticator } from "../auth/authenticator.ts";
 import {
   chatModel,
@@ -17,15 +20,18 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
+import { errorAnswer } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
-import { METRICS_CONTENT_TYPE, renderMetrics } from "../gateway/metrics.ts";
+import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
+import { Retention } from "../gateway/retention.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
+import { isMessagesClient } from "../protocols/anthropic/headers.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { adapterRegistry } from "../providers/registry.ts";
@@ -40,6 +46,8 @@ export interface App {
   /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */
   pipeline: InferencePipeline;
   settlement: Settlement;
+  /** This app's own counts and histograms (GET /metrics shows them, with the process's event loop lag). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -77,7 +85,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const log = fastify.log;
   const models = new ModelIndex(config.models, config.providers);
   const providers = new Map<string, ProviderConfig>(config.providers.map((p) => [p.id, p]));
-  const auth = new Authenticator(store);
+  const admins = new AdminKeys(config.admin.keyHashes);
+  const auth = new Authenticator(store, admins);
   const credit = new CreditCheck(store);
   // Many processes share round-robin turns, endpoint statistics and breakers through Redis.
   const redisState = config.redis ? new RedisRoutingState(config.redis.url) : undefined;
@@ -91,8 +100,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     log,
     onSettled: (accounts) => credit.forget(accounts),
   });
-  const adapters = options.adapterFor ?? adapterRegistry();
+  // The adapters the app makes are its own: close() closes their upstream connections.
+  const registry = adapterRegistry();
+  const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
+  const metrics = new Metrics();
+  const router = new Router({ models, settings: config.routing, state: routingState });
   const pipeline = new InferencePipeline({
     protocols,
     models,
@@ -103,8 +116,9 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     settlement,
     credit,
     log,
-    router: new Router({ models, settings: config.routing, state: routingState }),
+    router,
     anthropicVersions,
+    metrics,
   });
 
   const counter = new TokenCounter({
@@ -145,7 +159,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/healthz", async () => ({ status: "ok" }));
   fastify.get("/metrics", async (_req, reply) => {
     reply.header("content-type", METRICS_CONTENT_TYPE);
-    return options.metrics ? options.metrics() : renderMetrics();
+    return options.metrics ? options.metrics() : metrics.render();
   });
   // Not ready while the store does not answer, or while the ledger refuses new generations (its
   // backlog for an unavailable store is full). Generations waiting to be written are reported.
@@ -174,7 +188,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/v1/models", async (req) => {
     const q = req.query as Record<string, string | undefined>;
     if (isGeminiCaller(req.headers, q)) return geminiListing(req);
-    if (isMessagesClient(req)) {
+    if (isMessagesClient(req.headers)) {
       return listMessages(models.served, {
         limit: q.limit === undefined ? undefined : Number(q.limit),
         after_id: q.after_id,
@@ -187,7 +201,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     const id = (req.params as { "*": string })["*"];
     if (isGeminiCaller(req.headers, req.query as Record<string, unknown>)) return geminiRecord(id);
     const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
-    return isMessagesClient(req) ? messagesModel(model) : chatModel(model);
+    return isMessagesClient(req.headers) ? messagesModel(model) : chatModel(model);
   });
   fastify.get("/v1beta/models", async (req) => geminiListing(req));
   fastify.get("/v1beta/models/*", async (req) => geminiRecord((req.params as { "*": string })["*"]));
@@ -201,28 +215,45 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
+  registerAdminApi(fastify, {
+    store,
+    admins,
+    auth,
+    models,
+    providers: config.providers,
+    health: router.health,
+  });
+  registerDashboard(fastify, admins);
+
+  const retention =
+    config.storage.retentionDays === undefined
+      ? undefined
+      : new Retention(store, { days: config.storage.retentionDays, log });
+  retention?.start();
+
   return {
     fastify,
     pipeline,
     settlement,
+    metrics,
     async close() {
       if (measuringLag) eventLoopLag.stop();
+      await retention?.stop();
       settlement.stop();
       await fastify.close();
       await settlement.flush();
       await redisState?.close();
+      await registry.close();
     },
   };
 }
 
-function isMessagesClient(req: FastifyRequest): boolean {
-  return req.headers["anthropic-version"] !== undefined || req.headers["vendora-version"] !== undefined;
-}
-
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
-  const { status, body } = protocols[face].encodeError(error);
-  if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
-  reply.code(status).header("content-type", "application/json").send(JSON.stringify(body));
+  const answer = errorAnswer(protocols[face], error);
+  reply
+    .code(answer.status)
+    .headers({ ...answer.headers, "content-type": "application/json" })
+    .send(JSON.stringify(answer.body));
 }
 
 /**

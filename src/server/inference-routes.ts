@@ -3,12 +3,14 @@
 // measurable share of a relay's CPU (see BENCHMARKS.md). Everything else stays on fastify.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorAnswer } from "../gateway/error-answer.ts";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
+import type { Logger } from "../gateway/logger.ts";
 import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { decodePathSegment, endsInMethod } from "./paths.ts";
+import { decodePathSegment, endsInMethod, protocolOfPath } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
 import { validStatus } from "./response-head.ts";
 
@@ -22,6 +24,15 @@ export interface InferenceRoute {
   error?: GatewayError;
 }
 
+/** The inference endpoints at fixed paths (their protocol is the path's: protocolOfPath). */
+const FIXED_PATHS = new Map<string, "infer" | "count">([
+  ["/v1/chat/completions", "infer"],
+  ["/v1/messages", "infer"],
+  ["/v1/responses", "infer"],
+  ["/v1/messages/count_tokens", "count"],
+  ["/v1/responses/input_tokens", "count"],
+]);
+
 /** The inference route a request is for, or undefined when fastify should take it. */
 export function inferenceRoute(
   method: string | undefined,
@@ -30,11 +41,9 @@ export function inferenceRoute(
   if (method !== "POST" || !url) return undefined;
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
-  if (path === "/v1/chat/completions") return { face: "openai-chat" };
-  if (path === "/v1/messages") return { face: "anthropic" };
-  if (path === "/v1/responses") return { face: "openai-responses" };
-  if (path === "/v1/messages/count_tokens") return { face: "anthropic", count: true };
-  if (path === "/v1/responses/input_tokens") return { face: "openai-responses", count: true };
+  const fixed = FIXED_PATHS.get(path);
+  if (fixed)
+    return fixed === "count" ? { face: protocolOfPath(path), count: true } : { face: protocolOfPath(path) };
   const prefix = contentGenerationPrefix(path);
   if (!prefix) return undefined;
   let target: string;
@@ -78,7 +87,7 @@ export interface InferenceServer {
   pipeline: InferencePipeline;
   counter: TokenCounter;
   bodyLimitBytes: number;
-  log: { error(obj: unknown, msg?: string): void };
+  log: Logger;
 }
 
 export function serveInference(
@@ -150,8 +159,12 @@ function sendError(
   error: GatewayError,
   headers: Record<string, string> = {},
 ): void {
-  const { status, body } = protocols[face].encodeError(error);
-  new HttpResponder(req, res).json(validStatus(status), headers, body);
+  const answer = errorAnswer(protocols[face], error);
+  new HttpResponder(req, res).json(
+    validStatus(answer.status),
+    { ...headers, ...answer.headers },
+    answer.body,
+  );
 }
 
 /** How long a refused upload is read (and dropped) before it is answered anyway. */

@@ -2,7 +2,7 @@
 // the model a path names. One home for both, shared by the raw inference routes and fastify's.
 
 import { GatewayError } from "../ir/errors.ts";
-import type { Headers, ProtocolName } from "../protocols/types.ts";
+import type { IncomingHeaders, ProtocolName } from "../protocols/types.ts";
 
 /**
  * The protocol an error is rendered in, from the path alone (and, for the shared listing, who asks):
@@ -12,15 +12,28 @@ import type { Headers, ProtocolName } from "../protocols/types.ts";
  * Responses API for `/v1/responses…`; and the chat shape for the rest (chat-completions, listings,
  * lookup, unknown paths). Never throws: it also renders the error for a path that cannot be decoded.
  */
-export function errorFaceOf(url: string, headers: Headers = {}): ProtocolName {
+export function errorFaceOf(url: string, headers: IncomingHeaders = {}): ProtocolName {
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? "" : url.slice(q + 1);
+  const face = protocolOfPath(path);
+  if (
+    face === "openai-chat" &&
+    (path === "/v1/models" || path.startsWith("/v1/models/")) &&
+    isGeminiCaller(headers, query)
+  )
+    return "gemini";
+  return face;
+}
+
+/**
+ * The protocol a path (without its query) belongs to by its shape alone: the one mapping from URL to
+ * protocol, read by errorFaceOf and by the inference routes (src/server/inference-routes.ts).
+ */
+export function protocolOfPath(path: string): ProtocolName {
   if (path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1/responses")) return "openai-responses";
-  if ((path === "/v1/models" || path.startsWith("/v1/models/")) && isGeminiCaller(headers, query))
-    return "gemini";
   return "openai-chat";
 }
 
@@ -35,7 +48,7 @@ const GEMINI_METHOD = /(?::|%3a)[a-z]+$/i;
  * A Gemini client: it sends its key as `x-goog-api-key` (or its neutral alias, docs/architecture.md §8) or as
  * the `?key=` query parameter, which no other protocol's client does.
  */
-export function isGeminiCaller(headers: Headers, query: string | Record<string, unknown>): boolean {
+export function isGeminiCaller(headers: IncomingHeaders, query: string | Record<string, unknown>): boolean {
   if (headers["x-goog-api-key"] !== undefined || headers["x-vendorb-api-key"] !== undefined) return true;
   if (typeof query === "string") return query !== "" && new URLSearchParams(query).has("key");
   return query.key !== undefined;

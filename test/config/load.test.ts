@@ -81,8 +81,8 @@ describe("typos at any depth are refused, naming the closest valid key (they use
       "server.workers: unknown key; valid keys are host, port, body_limit_bytes",
     );
     refused(
-      { admin: { keys: [] } },
-      "admin: unknown key; valid keys are server, storage, redis, billing, clients, providers, models, routing, keys",
+      { dashboard: { enabled: true } },
+      "dashboard: unknown key; valid keys are server, storage, redis, billing, clients, providers, models, routing, keys, admin",
     );
   });
 
@@ -225,6 +225,33 @@ describe("wrong values name the path and what is expected", () => {
 });
 
 describe("what is left out gets its documented default", () => {
+  test("admin keys are kept hashed; short ones, and one that is also an API key, are refused", () => {
+    const key = "sk-admin-config-0123456789";
+    const config = load({ admin: { keys: [key, "${UNSET_ADMIN_KEY}"] } });
+    assert.equal(config.admin.keyHashes.length, 1);
+    assert.ok(!JSON.stringify(config).includes(key));
+    refused({ admin: { keys: ["short"] } }, "admin.keys[0]: must be at least 16 characters");
+    refused(
+      { keys: [{ key, account: "a" }], admin: { keys: [key] } },
+      "admin.keys[0]: is also in keys: an admin key cannot be an API key",
+    );
+  });
+
+  test("storage.retention_days is a whole number of days, 1 or more", () => {
+    assert.equal(load({ storage: { retention_days: 30 } }).storage.retentionDays, 30);
+    assert.match(
+      (() => {
+        try {
+          load({ storage: { retention_days: 0 } });
+          return "";
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })(),
+      /storage\.retention_days: /,
+    );
+  });
+
   test("an empty file is the built-in setup on a file-given store", () => {
     const config = load("");
     const embedded = loadConfig(undefined, {});
@@ -235,6 +262,7 @@ describe("what is left out gets its documented default", () => {
     assert.deepEqual(config.keys, []);
     assert.deepEqual(config.clients, { anthropicVersions: [] });
     assert.deepEqual(config.routing, { defaults: {}, health: DEFAULT_HEALTH });
+    assert.deepEqual(config.admin, { keyHashes: [] });
     assert.equal(config.embeddedDefault, false);
     assert.equal(embedded.embeddedDefault, true);
     assert.deepEqual({ ...config, embeddedDefault: true }, embedded);

@@ -5,16 +5,19 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EventLoopLag, eventLoopLag, type LagSummary } from "../../src/gateway/event-loop-lag.ts";
-import { countGeneration, observeOverhead, renderMetrics } from "../../src/gateway/metrics.ts";
+import { Metrics } from "../../src/gateway/metrics.ts";
 
 test("the overhead histogram counts into cumulative buckets; the counter adds up", () => {
-  for (const seconds of [0.00005, 0.00006, 0.003, 7]) observeOverhead("test.api", "whole", seconds);
-  countGeneration("test.api", "completed");
-  countGeneration("test.api", "completed");
-  const text = renderMetrics();
+  // An instance of its own: the real label values, no other test's counts in it.
+  const metrics = new Metrics();
+  for (const seconds of [0.00005, 0.00006, 0.003, 7])
+    metrics.observeOverhead("chat.completions", "whole", seconds);
+  metrics.countGeneration("chat.completions", "completed");
+  metrics.countGeneration("chat.completions", "completed");
+  const text = metrics.render();
   const series = (suffix: string) =>
     new RegExp(
-      `switchyard_overhead_seconds_${suffix}\\{(?:le="([^"]+)",)?api="test.api",mode="whole"\\} (\\S+)`,
+      `switchyard_overhead_seconds_${suffix}\\{(?:le="([^"]+)",)?api="chat.completions",mode="whole"\\} (\\S+)`,
       "g",
     );
   const buckets = Object.fromEntries([...text.matchAll(series("bucket"))].map((m) => [m[1], Number(m[2])]));
@@ -28,12 +31,13 @@ test("the overhead histogram counts into cumulative buckets; the counter adds up
   assert.ok(Math.abs(Number([...text.matchAll(series("sum"))][0][2]) - 7.00311) < 1e-9);
   assert.match(text, /# TYPE switchyard_overhead_seconds histogram\n/);
   assert.match(text, /# TYPE switchyard_generations_total counter\n/);
-  assert.match(text, /switchyard_generations_total\{api="test.api",status="completed"\} 2\n/);
+  assert.match(text, /switchyard_generations_total\{api="chat.completions",status="completed"\} 2\n/);
 });
 
 test("label values are escaped", () => {
-  countGeneration('odd"\\\nname', "x");
-  assert.match(renderMetrics(), /switchyard_generations_total\{api="odd\\"\\\\\\nname",status="x"\} 1/);
+  const metrics = new Metrics();
+  metrics.countGeneration('odd"\\\nname', "x");
+  assert.match(metrics.render(), /switchyard_generations_total\{api="odd\\"\\\\\\nname",status="x"\} 1/);
 });
 
 test("the event loop's lag: a summary whose maximum shows a stall, over the last minute", async () => {
@@ -45,7 +49,7 @@ test("the event loop's lag: a summary whose maximum shows a stall, over the last
       // hold the event loop, as one synchronous request would
     }
     await sleep(30);
-    const text = renderMetrics();
+    const text = new Metrics().render();
     assert.match(text, /# HELP switchyard_event_loop_lag_seconds .*quantile="1"/);
     assert.match(text, /# TYPE switchyard_event_loop_lag_seconds summary\n/);
     const quantile = (q: string) =>
@@ -61,7 +65,11 @@ test("the event loop's lag: a summary whose maximum shows a stall, over the last
   } finally {
     eventLoopLag.stop();
   }
-  assert.doesNotMatch(renderMetrics(), /switchyard_event_loop_lag_seconds/, "not exported once stopped");
+  assert.doesNotMatch(
+    new Metrics().render(),
+    /switchyard_event_loop_lag_seconds/,
+    "not exported once stopped",
+  );
 });
 
 test("a stall leaves the lag's quantiles once its window has aged out; sum and count keep it", async () => {

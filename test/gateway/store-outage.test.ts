@@ -137,7 +137,7 @@ async function finishOneGeneration(getAccount: () => Promise<AccountRow | undefi
   const meter = new Meter();
   meter.observeWhole({ ...emptyUsage(), promptTokens: 3, completionTokens: 2 }, "stop");
   meter.end();
-  recorder.finish(meter, "completed");
+  recorder.end(meter, { status: "completed" });
   await new Promise((resolve) => setTimeout(resolve, 20));
   settlement.stop();
   return { written, errors };

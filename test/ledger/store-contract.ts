@@ -120,6 +120,172 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         assert.equal(await store.ping(), true);
       }));
 
+    describe("rollups, listings and retention", () => {
+      const costOf = (amount: string): Rating => ({
+        ...rating,
+        usage: amount,
+        billAmount: amount,
+        originAmount: amount,
+        ratingDetails: [{ ...rating.ratingDetails[0], originAmount: amount, billAmount: amount }],
+      });
+      const day = (ms: number) => Math.floor(ms / 86_400_000);
+
+      test("finishes and settlements add up per day, model and key; costs exactly, once", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "10" });
+          // Settled with its finish, in one write.
+          const a = startOf(account, { model: "m-a" });
+          await store.recordGeneration(a, endOf(a.id, { settlement: { rating: costOf("0.1") } }));
+          // Started, finished, then settled later (twice: the second changes nothing).
+          const b = startOf(account, { model: "m-a", keyId: "key-2" });
+          await store.startGeneration(b);
+          await store.finishGeneration(endOf(b.id, { latencyMs: 4000, generationTimeMs: 1000 }));
+          await store.settleGenerations([{ id: b.id, rating: costOf("0.2"), settledAt: Date.now() }]);
+          await store.settleGenerations([{ id: b.id, rating: costOf("0.2"), settledAt: Date.now() }]);
+          // A failure on another model.
+          const c = startOf(account, { model: "m-b" });
+          await store.recordGeneration(
+            c,
+            endOf(c.id, { status: "failed", usage: { ...usage, completionTokens: 0 } }),
+          );
+          const filter = { fromDay: day(a.createdAt), toDay: day(c.createdAt), accountId: account };
+
+          const byModel = await store.usage(filter, "model");
+          assert.deepEqual(
+            byModel.map((g) => [g.group, g.counters[0], g.counters[1], g.cost]),
+            [
+              ["m-a", 2, 0, "0.3"],
+              ["m-b", 1, 1, "0"],
+            ],
+          );
+          const [ma] = byModel;
+          assert.equal(ma.counters[2], 2 * usage.promptTokens);
+          assert.equal(ma.counters[3], 2 * usage.completionTokens);
+          assert.equal(ma.counters[4], 2 * usage.cacheReadTokens);
+          assert.equal(ma.counters[6], 2 * usage.reasoningTokens);
+          const byKey = await store.usage(filter, "key");
+          assert.deepEqual(
+            byKey.map((g) => [g.group, g.counters[0], g.cost]),
+            [
+              ["key-1", 2, "0.1"],
+              ["key-2", 1, "0.2"],
+            ],
+          );
+          // By key for one model: the finest rollup grain; the three grains agree.
+          const byKeyOfModel = await store.usage({ ...filter, model: "m-a" }, "key");
+          assert.deepEqual(
+            byKeyOfModel.map((g) => [g.group, g.counters[0], g.cost]),
+            [
+              ["key-1", 1, "0.1"],
+              ["key-2", 1, "0.2"],
+            ],
+          );
+          const [byAccount] = await store.usage(filter, "account");
+          const [byAccountOfKeys] = await store.usage({ ...filter, keyId: "key-1" }, "account");
+          assert.deepEqual([byAccount.counters[0], byAccount.cost], [3, "0.3"]);
+          assert.deepEqual([byAccountOfKeys.counters[0], byAccountOfKeys.cost], [2, "0.1"]);
+          assert.equal((await store.getAccount(account))?.balance, "9.7");
+          // Another account's rows are not in this account's sums.
+          assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
+        }));
+
+      test("after a cross-model fallback, usage counts the model that answered", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          const whole = startOf(account, { model: "m-asked" });
+          await store.recordGeneration(
+            whole,
+            endOf(whole.id, { model: "m-answered", settlement: { rating: costOf("0.01") } }),
+          );
+          const later = startOf(account, { model: "m-asked" });
+          await store.startGeneration(later);
+          await store.flush();
+          await store.finishGeneration(endOf(later.id, { model: "m-answered" }));
+          await store.settleGenerations([{ id: later.id, rating: costOf("0.02"), settledAt: Date.now() }]);
+          const filter = { fromDay: day(whole.createdAt), toDay: day(later.createdAt), accountId: account };
+          assert.deepEqual(
+            (await store.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
+            [["m-answered", 2, "0.03"]],
+          );
+        }));
+
+      test("listings filter by account, model and status, newest first, paged by id", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account);
+          const made: GenerationStart[] = [];
+          for (let i = 0; i < 5; i++) {
+            const g = startOf(account, { id: `gen-${run}-list-${i}`, model: i % 2 ? "m-odd" : "m-even" });
+            made.push(g);
+            await store.recordGeneration(g, endOf(g.id, i === 4 ? { status: "failed" } : {}));
+          }
+          const ids = made.map((g) => g.id).reverse();
+          const page1 = await store.listGenerations({ accountId: account, limit: 2 });
+          assert.deepEqual(
+            page1.map((r) => r.id),
+            ids.slice(0, 2),
+          );
+          const page2 = await store.listGenerations({ accountId: account, limit: 2, idBefore: page1[1].id });
+          assert.deepEqual(
+            page2.map((r) => r.id),
+            ids.slice(2, 4),
+          );
+          const odd = await store.listGenerations({ accountId: account, model: "m-odd", limit: 10 });
+          assert.deepEqual(
+            odd.map((r) => r.id),
+            [made[3].id, made[1].id],
+          );
+          const failed = await store.listGenerations({ accountId: account, status: "failed", limit: 10 });
+          assert.deepEqual(
+            failed.map((r) => r.id),
+            [made[4].id],
+          );
+          const range = await store.listGenerations({
+            accountId: account,
+            idAtLeast: made[1].id,
+            idBefore: made[3].id,
+            limit: 10,
+          });
+          assert.deepEqual(
+            range.map((r) => r.id),
+            [made[2].id, made[1].id],
+          );
+          assert.ok((await store.listAccounts()).some((a) => a.id === account));
+        }));
+
+      test("retention deletes done rows below the bound in batches and keeps the rollups", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          await store.upsertAccount(account, { balance: "1" });
+          // "!" sorts before every other id of this run: the bound below reaches only these rows.
+          const id = (n: number) => `gen-!${run}-ret-${n}`;
+          const done = [0, 1, 2].map((n) => startOf(account, { id: id(n) }));
+          for (const g of done)
+            await store.recordGeneration(g, endOf(g.id, { settlement: { rating: costOf("0.01") } }));
+          const pending = startOf(account, { id: id(3) });
+          await store.startGeneration(pending);
+          const unsettled = startOf(account, { id: id(4) });
+          await store.recordGeneration(unsettled, endOf(unsettled.id));
+          const newer = startOf(account, { id: id(9) });
+          await store.recordGeneration(newer, endOf(newer.id, { settlement: { rating: costOf("0.01") } }));
+          const filter = { fromDay: day(done[0].createdAt), toDay: day(newer.createdAt), accountId: account };
+          const before = await store.usage(filter, "account");
+
+          assert.equal(await store.deleteGenerations(id(5), 2), 2);
+          assert.equal(await store.deleteGenerations(id(5), 2), 1);
+          assert.equal(await store.deleteGenerations(id(5), 2), 0);
+          for (const g of done) assert.equal(await store.getGeneration(g.id, account), undefined);
+          assert.equal((await store.getGeneration(pending.id, account))?.status, "pending");
+          assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
+          assert.equal((await store.getGeneration(newer.id, account))?.status, "completed");
+          assert.deepEqual(await store.usage(filter, "account"), before);
+          assert.equal(before[0].counters[0], 5);
+          assert.equal(before[0].cost, "0.04");
+        }));
+    });
+
     describe("accounts", () => {
       test("a new account starts at the given balance, or zero", () =>
         withStore(async (store) => {

@@ -2,15 +2,19 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../src/ir/errors.ts";
 import { type AttemptReport, runAttempts } from "../../src/routing/attempts.ts";
-import { EndpointHealth } from "../../src/routing/health.ts";
+import { EndpointHealth, ProbeClaim } from "../../src/routing/health.ts";
 import { candidatesOf, type PlannedAttempt } from "../../src/routing/plan.ts";
 import { DEFAULT_HEALTH } from "../../src/routing/settings.ts";
 import { MemoryRoutingState } from "../../src/routing/state.ts";
 import { catalogModel } from "./clock.ts";
 
 const model = catalogModel("p/m", ["a", "b", "c"]);
-const plan = (probes: string[] = []): PlannedAttempt[] =>
-  candidatesOf(model).map((c) => ({ ...c, probe: probes.includes(c.endpoint.provider) }));
+/** The plan, holding the probes named (claimed beforehand by the test, as the router would). */
+const plan = (probes: string[] = [], health?: EndpointHealth): PlannedAttempt[] =>
+  candidatesOf(model).map((c) => {
+    const probe = probes.includes(c.endpoint.provider);
+    return { ...c, probe, claim: probe && health ? new ProbeClaim(health, c.key) : undefined };
+  });
 const failing = (status: number) => new GatewayError("api_error", `upstream ${status}`, { status });
 
 function setup() {
@@ -127,7 +131,7 @@ describe("runAttempts", () => {
   test("probes held for endpoints never tried are given back", async () => {
     const { health, opts } = setup();
     for (const key of ["b|m", "c|m"]) assert.equal(await health.claimProbe(key), true);
-    await runAttempts(plan(["b", "c"]), health, opts, async () => "a answers");
+    await runAttempts(plan(["b", "c"], health), health, opts, async () => "a answers");
     assert.equal(await health.claimProbe("b|m"), true, "b's probe is free again");
     assert.equal(await health.claimProbe("c|m"), true, "c's probe is free again");
   });
@@ -136,11 +140,35 @@ describe("runAttempts", () => {
     const { health, client, opts } = setup();
     assert.equal(await health.claimProbe("a|m"), true);
     await assert.rejects(
-      runAttempts(plan(["a"]), health, opts, async () => {
+      runAttempts(plan(["a"], health), health, opts, async () => {
         client.abort();
         throw new Error("aborted");
       }),
     );
     assert.equal(await health.claimProbe("a|m"), true);
+  });
+
+  test("a probe is given back once: a second release cannot free the probe another request claimed since", async () => {
+    const { health } = setup();
+    assert.equal(await health.claimProbe("a|m"), true);
+    const claim = new ProbeClaim(health, "a|m");
+    await claim.release();
+    assert.equal(await health.claimProbe("a|m"), true, "another request claims it");
+    await claim.release();
+    assert.equal(await health.claimProbe("a|m"), false, "still held by the other request");
+  });
+
+  test("a spent probe (its attempt failed) is not given back by a later release", async () => {
+    const { health, opts } = setup();
+    assert.equal(await health.claimProbe("a|m"), true);
+    const attempts = plan(["a"], health);
+    await assert.rejects(
+      runAttempts(attempts, health, opts, async () => {
+        throw failing(400);
+      }),
+    );
+    assert.equal(await health.claimProbe("a|m"), false, "a's probe stays until its outcome clears it");
+    await attempts[0].claim?.release();
+    assert.equal(await health.claimProbe("a|m"), false);
   });
 });

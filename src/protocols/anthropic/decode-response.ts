@@ -5,7 +5,7 @@ import type { Citation } from "../../ir/request.ts";
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { isJsonTool } from "./json-mode.ts";
-import { stopReasonFromWire } from "./map-stop-reason.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
 export function decodeResponse(body: unknown): Response {
@@ -27,7 +27,7 @@ export function decodeResponse(body: unknown): Response {
     if (block?.type === "tool_call") toolCalls++;
     if (block) content.push(block);
   }
-  let finishReason = stopReasonFromWire(body.stop_reason);
+  let finishReason = finishReasonFromWire(body.stop_reason);
   // The reserved JSON-mode tool is how the answer arrived, not a call for the client to run.
   if (finishReason === "tool_calls" && jsonAnswer && toolCalls === 0) finishReason = "stop";
   const response: Response = {

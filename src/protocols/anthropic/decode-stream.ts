@@ -7,7 +7,7 @@ import { isObject, type Json } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { errorFromWire } from "./errors.ts";
 import { isJsonTool } from "./json-mode.ts";
-import { stopReasonFromWire } from "./map-stop-reason.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { mergeWireUsage, usageFromWire } from "./map-usage.ts";
 
 type BlockKind = "text" | "thinking" | "redacted_thinking" | "tool_call" | "json_answer";
@@ -184,7 +184,7 @@ class MessagesStreamDecoder implements StreamDecoder {
     const events: StreamEvent[] = [];
     const delta = isObject(data.delta) ? data.delta : {};
     if (delta.stop_reason !== undefined && delta.stop_reason !== null) {
-      let reason = stopReasonFromWire(delta.stop_reason);
+      let reason = finishReasonFromWire(delta.stop_reason);
       if (reason === "tool_calls" && this.jsonAnswer && this.toolCalls === 0) reason = "stop";
       events.push(
         typeof delta.stop_sequence === "string"

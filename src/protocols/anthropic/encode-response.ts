@@ -3,12 +3,12 @@
 import type { OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { EncodeContext } from "../types.ts";
-import { stopReasonToWire } from "./map-stop-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
 import { toolInputObject } from "./tool-input.ts";
 
 export function encodeResponse(response: Response, ctx: EncodeContext) {
-  const stopReason = stopReasonToWire(response.finishReason);
+  const stopReason = finishReasonToWire(response.finishReason);
   return {
     id: ctx.id,
     type: "message" as const,

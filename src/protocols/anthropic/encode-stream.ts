@@ -20,7 +20,7 @@ import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { errorType } from "./errors.ts";
-import { stopReasonToWire } from "./map-stop-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 import { deltaUsageToWire, usageToWire } from "./map-usage.ts";
 
 interface Block {
@@ -118,7 +118,7 @@ class MessagesStreamEncoder implements StreamEncoder {
 
   private messageDelta(): string {
     this.deltaSent = true;
-    const stopReason = stopReasonToWire(this.finish?.reason ?? "stop");
+    const stopReason = finishReasonToWire(this.finish?.reason ?? "stop");
     return sseEvent("message_delta", {
       type: "message_delta",
       delta: {

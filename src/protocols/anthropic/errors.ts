@@ -3,7 +3,7 @@
 
 import { type ErrorKind, GatewayError, kindForStatus } from "../../ir/errors.ts";
 import { headerValue, isObject } from "../shared/validate.ts";
-import type { Headers } from "../types.ts";
+import type { IncomingHeaders } from "../types.ts";
 
 const TYPE_FOR_KIND: Record<ErrorKind, string> = {
   invalid_request: "invalid_request_error",
@@ -46,7 +46,7 @@ export function errorFromWire(error: unknown, status?: number, retryAfter?: numb
   });
 }
 
-export function decodeError(status: number, body: unknown, headers: Headers): GatewayError {
+export function decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
   let parsed = body;
   if (typeof body === "string" || body instanceof Uint8Array) {
     const text = typeof body === "string" ? body : Buffer.from(body).toString("utf8");
@@ -61,7 +61,7 @@ export function decodeError(status: number, body: unknown, headers: Headers): Ga
 }
 
 /** `retry-after` as seconds: either a number of seconds or an HTTP date. */
-function retryAfterSeconds(headers: Headers): number | undefined {
+function retryAfterSeconds(headers: IncomingHeaders): number | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === "retry-after");
   const value = key ? headerValue(headers[key])?.trim() : undefined;
   if (!value) return undefined;

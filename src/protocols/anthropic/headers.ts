@@ -1,9 +1,11 @@
 // Header rules of POST /v1/messages (docs/architecture.md §8): only version 2023-06-01 is served, and the
-// code-execution beta is refused because the code_execution tool is not available.
+// code-execution beta is refused because the code_execution tool is not available. The one home of the
+// header names: `anthropic-version` and `anthropic-beta`, each also under its neutral alias, are read
+// here only, so what is checked is what is forwarded.
 
 import { invalid } from "../../ir/errors.ts";
 import { headerList, headerValue } from "../shared/validate.ts";
-import type { Headers } from "../types.ts";
+import type { IncomingHeaders } from "../types.ts";
 
 export const SUPPORTED_VERSION = "2023-06-01";
 /**
@@ -13,16 +15,32 @@ export const SUPPORTED_VERSION = "2023-06-01";
 export const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
 const REFUSED_BETAS = new Set(["code-execution-2025-08-25"]);
 
+/** The neutral spelling accepted for each real header name. */
+const ALIASES = { "anthropic-version": "vendora-version", "anthropic-beta": "vendora-beta" } as const;
+
 /** A header by name, whatever the case its keys were stored in. */
-function header(headers: Headers, name: string): string | string[] | undefined {
+function header(headers: IncomingHeaders, name: string): string | string[] | undefined {
   if (headers[name] !== undefined) return headers[name];
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
 }
 
 /** The `anthropic-beta` values sent (comma-separated, repeated, or under the neutral alias). */
-export function messagesBetas(headers: Headers): string[] {
-  return [...headerList(header(headers, "anthropic-beta")), ...headerList(header(headers, "vendora-beta"))];
+export function messagesBetas(headers: IncomingHeaders): string[] {
+  return [
+    ...headerList(header(headers, "anthropic-beta")),
+    ...headerList(header(headers, ALIASES["anthropic-beta"])),
+  ];
+}
+
+/** The `anthropic-version` sent (the real name first, then its alias). */
+function messagesVersion(headers: IncomingHeaders): string | undefined {
+  return headerValue(header(headers, "anthropic-version") ?? header(headers, ALIASES["anthropic-version"]));
+}
+
+/** A messages client names its version on every call; listings answer it in the messages shape. */
+export function isMessagesClient(headers: IncomingHeaders): boolean {
+  return messagesVersion(headers) !== undefined;
 }
 
 /**
@@ -30,8 +48,8 @@ export function messagesBetas(headers: Headers): string[] {
  * 2023-06-01, the versions an operator named (`clients.anthropic_versions`) are served, with
  * 2023-06-01's semantics: `@anthropic-ai/sdk` 1.x sends a newer one on every call.
  */
-export function checkMessagesHeaders(headers: Headers, accepted?: ReadonlySet<string>): void {
-  const version = headerValue(header(headers, "anthropic-version") ?? header(headers, "vendora-version"));
+export function checkMessagesHeaders(headers: IncomingHeaders, accepted?: ReadonlySet<string>): void {
+  const version = messagesVersion(headers);
   const fix = `set the header \`anthropic-version: ${SUPPORTED_VERSION}\``;
   if (version === undefined || version.trim() === "")
     throw invalid("anthropic-version", `header is required; ${fix}`);

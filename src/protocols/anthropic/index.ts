@@ -11,7 +11,7 @@ import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
-import { stopReasonToWire } from "./map-stop-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 
 export const anthropic: Protocol = {
   name: "anthropic",
@@ -20,7 +20,7 @@ export const anthropic: Protocol = {
   encodeResponse,
   streamEncoder,
   encodeError,
-  finishReasonName: stopReasonToWire,
+  finishReasonName: finishReasonToWire,
   encodeRequest,
   decodeResponse,
   streamDecoder,

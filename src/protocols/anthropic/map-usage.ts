@@ -1,12 +1,8 @@
 // Messages-protocol usage ↔ IR usage. On the wire `input_tokens` excludes cache reads and writes; in
 // the IR `promptTokens` includes them (src/ir/usage.ts). Converted here and nowhere else.
 
-import { emptyUsage, type Usage, uncachedPromptTokens } from "../../ir/usage.ts";
+import { countFromWire, emptyUsage, type Usage, uncachedPromptTokens } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
-}
 
 export function usageFromWire(value: unknown): Usage {
   const usage = emptyUsage();
@@ -16,19 +12,19 @@ export function usageFromWire(value: unknown): Usage {
   // The split is trusted for its 1h share; the total (when given) is authoritative for the sum, so
   // cache writes are never counted twice nor lost (docs/architecture.md §10: cache-creation tokens billed
   // twice).
-  const oneHour = count(split?.ephemeral_1h_input_tokens);
+  const oneHour = countFromWire(split?.ephemeral_1h_input_tokens);
   const total = hasTotal
-    ? count(value.cache_creation_input_tokens)
-    : count(split?.ephemeral_5m_input_tokens) + oneHour;
+    ? countFromWire(value.cache_creation_input_tokens)
+    : countFromWire(split?.ephemeral_5m_input_tokens) + oneHour;
   usage.cacheWrite1hTokens = Math.min(oneHour, total);
   usage.cacheWrite5mTokens = total - usage.cacheWrite1hTokens;
-  usage.cacheReadTokens = count(value.cache_read_input_tokens);
-  usage.promptTokens = count(value.input_tokens) + usage.cacheReadTokens + total;
-  usage.completionTokens = count(value.output_tokens);
+  usage.cacheReadTokens = countFromWire(value.cache_read_input_tokens);
+  usage.promptTokens = countFromWire(value.input_tokens) + usage.cacheReadTokens + total;
+  usage.completionTokens = countFromWire(value.output_tokens);
   if (isObject(value.output_tokens_details))
-    usage.reasoningTokens = count(value.output_tokens_details.thinking_tokens);
+    usage.reasoningTokens = countFromWire(value.output_tokens_details.thinking_tokens);
   if (isObject(value.server_tool_use))
-    usage.webSearchRequests = count(value.server_tool_use.web_search_requests);
+    usage.webSearchRequests = countFromWire(value.server_tool_use.web_search_requests);
   return usage;
 }
 

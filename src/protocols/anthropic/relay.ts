@@ -4,9 +4,9 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { headerList } from "../shared/validate.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
-import { stopReasonFromWire } from "./map-stop-reason.ts";
+import { messagesBetas } from "./headers.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 
 /**
@@ -24,7 +24,8 @@ export const anthropicRelay: Relay = {
   unsent: (request) => request.ignored.filter((name) => UNSUPPORTED.includes(name)),
 
   headers(clientHeaders): Record<string, string> {
-    const betas = headerList(clientHeaders["anthropic-beta"] ?? clientHeaders["vendora-beta"]);
+    // Every beta checkMessagesHeaders saw, under either name.
+    const betas = messagesBetas(clientHeaders);
     return betas.length > 0 ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
   },
 
@@ -34,7 +35,7 @@ export const anthropicRelay: Relay = {
 
   tap(text) {
     const body = parseObject(text);
-    return { usage: usageFromWire(body.usage), finishReason: stopReasonFromWire(body.stop_reason) };
+    return { usage: usageFromWire(body.usage), finishReason: finishReasonFromWire(body.stop_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

@@ -19,8 +19,8 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { isObject, type Json } from "../shared/validate.ts";
-import { finishReasonFromGemini } from "./map-finish-reason.ts";
-import { usageFromGemini } from "./map-usage.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { PartialArgs } from "./partial-args.ts";
 
 type Open = { type: "text"; index: number } | { type: "thinking"; index: number; signed: boolean };
@@ -44,7 +44,7 @@ export class CandidateReader {
       if (typeof chunk.modelVersion === "string") start.model = chunk.modelVersion;
       events.push(start);
     }
-    if (isObject(chunk.usageMetadata)) this.usage = usageFromGemini(chunk.usageMetadata);
+    if (isObject(chunk.usageMetadata)) this.usage = usageFromWire(chunk.usageMetadata);
     const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
     if (isObject(candidate)) {
       const content = candidate.content;
@@ -52,7 +52,7 @@ export class CandidateReader {
       for (const part of parts) if (isObject(part)) this.readPart(part, events);
       const reason = candidate.finishReason;
       if (typeof reason === "string" && reason !== "" && !this.finished)
-        this.finish(events, finishReasonFromGemini(reason, this.sawToolCall));
+        this.finish(events, finishReasonFromWire(reason, this.sawToolCall));
     } else if (!this.finished && isBlockedPrompt(chunk.promptFeedback)) {
       this.finish(events, "content_filter");
     }
@@ -76,7 +76,7 @@ export class CandidateReader {
     return events;
   }
 
-  private finish(events: StreamEvent[], reason: ReturnType<typeof finishReasonFromGemini>): void {
+  private finish(events: StreamEvent[], reason: ReturnType<typeof finishReasonFromWire>): void {
     this.closeOpen(events);
     this.closeStreamedCall(events);
     this.pushUsage(events);

@@ -6,8 +6,8 @@
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
-import { finishReasonToGemini } from "./map-finish-reason.ts";
-import { usageToGemini } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { partsFromOutput } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
 
@@ -29,9 +29,9 @@ export function encodeResponse(response: Response, ctx: EncodeContext): GeminiRe
   const parts = partsFromOutput(response.content, showsThoughts(ctx.request) ? "all" : "none");
   return {
     candidates: [
-      { content: modelContent(parts), finishReason: finishReasonToGemini(response.finishReason), index: 0 },
+      { content: modelContent(parts), finishReason: finishReasonToWire(response.finishReason), index: 0 },
     ],
-    usageMetadata: usageToGemini(response.usage),
+    usageMetadata: usageToWire(response.usage),
     modelVersion: ctx.model,
     createTime: createTime(ctx.created),
     responseId: ctx.id,

@@ -22,8 +22,8 @@ import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
-import { finishReasonToGemini } from "./map-finish-reason.ts";
-import { usageToGemini } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { functionCallPart } from "./output-parts.ts";
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
 
@@ -79,7 +79,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       content: modelContent(parts.length > 0 ? parts : [{ text: "" }]),
       index: 0,
     };
-    if (this.finishReason !== undefined) candidate.finishReason = finishReasonToGemini(this.finishReason);
+    if (this.finishReason !== undefined) candidate.finishReason = finishReasonToWire(this.finishReason);
     return sseData(this.chunk(candidate, true));
   }
 
@@ -162,7 +162,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {
     return {
       candidates: [candidate],
-      ...(last && this.usage && { usageMetadata: usageToGemini(this.usage) }),
+      ...(last && this.usage && { usageMetadata: usageToWire(this.usage) }),
       modelVersion: this.ctx.model,
       createTime: createTime(this.ctx.created),
       responseId: this.ctx.id,

@@ -4,7 +4,7 @@
 
 import { type ErrorKind, GatewayError, kindForStatus } from "../../ir/errors.ts";
 import { headerValue, isObject } from "../shared/validate.ts";
-import type { Headers } from "../types.ts";
+import type { IncomingHeaders } from "../types.ts";
 import type { GeminiErrorBody } from "./wire-types.ts";
 
 const STATUS_BY_HTTP: Record<number, string> = {
@@ -55,7 +55,7 @@ export function encodeError(error: GatewayError): { status: number; body: Gemini
   };
 }
 
-export function decodeError(status: number, body: unknown, headers: Headers): GatewayError {
+export function decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
   // Errors are usually `{error}`; some arrive wrapped in an array (`[{error}]`).
   const root = Array.isArray(body) ? body[0] : body;
   const error = isObject(root) && isObject(root.error) ? root.error : undefined;

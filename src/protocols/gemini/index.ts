@@ -10,7 +10,7 @@ import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
-import { finishReasonToGemini } from "./map-finish-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 
 export const gemini: Protocol = {
   name: "gemini",
@@ -19,7 +19,7 @@ export const gemini: Protocol = {
   encodeResponse,
   streamEncoder,
   encodeError,
-  finishReasonName: finishReasonToGemini,
+  finishReasonName: finishReasonToWire,
   encodeRequest,
   decodeResponse,
   streamDecoder,

@@ -20,7 +20,7 @@ const FILTERED = new Set([
 const TOOL_FAILURES = new Set(["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"]);
 
 /** Upstream Gemini reason → IR. `hasToolCalls`: the candidate held functionCall parts. */
-export function finishReasonFromGemini(reason: string, hasToolCalls: boolean): FinishReason {
+export function finishReasonFromWire(reason: string, hasToolCalls: boolean): FinishReason {
   // Some surfaces spell the values with a prefix (FINISH_REASON_STOP); the SDK enum does not.
   const value =
     reason.startsWith("FINISH_REASON_") && reason !== "FINISH_REASON_UNSPECIFIED" ? reason.slice(14) : reason;
@@ -32,7 +32,7 @@ export function finishReasonFromGemini(reason: string, hasToolCalls: boolean): F
 }
 
 /** IR reason → the value a Gemini client reads. */
-export function finishReasonToGemini(reason: FinishReason): string {
+export function finishReasonToWire(reason: FinishReason): string {
   switch (reason) {
     case "stop":
     case "stop_sequence":

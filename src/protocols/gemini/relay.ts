@@ -4,8 +4,8 @@
 import { identityEdits, withIdentity } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
-import { finishReasonFromGemini } from "./map-finish-reason.ts";
-import { usageFromGemini } from "./map-usage.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 
 export const geminiRelay: Relay = {
   request(raw, _request, target) {
@@ -25,8 +25,8 @@ export const geminiRelay: Relay = {
     const parts: unknown[] = candidate?.content?.parts ?? [];
     const calls = parts.some((p) => typeof p === "object" && p !== null && "functionCall" in p);
     return {
-      usage: usageFromGemini(body.usageMetadata),
-      finishReason: finishReasonFromGemini(candidate?.finishReason ?? "STOP", calls),
+      usage: usageFromWire(body.usageMetadata),
+      finishReason: finishReasonFromWire(candidate?.finishReason ?? "STOP", calls),
     };
   },
 

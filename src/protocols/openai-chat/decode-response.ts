@@ -10,8 +10,8 @@ import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { isObject } from "../shared/validate.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -37,8 +37,8 @@ export function decodeResponse(body: unknown): Response {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
-    finishReason: refusal ? "refusal" : fromChatFinishReason(choice.finish_reason, matchedStop(choice)),
-    usage: fromChatUsage(body.usage),
+    finishReason: refusal ? "refusal" : finishReasonFromWire(choice.finish_reason, matchedStop(choice)),
+    usage: usageFromWire(body.usage),
   };
   if (response.finishReason === "stop_sequence") response.stopSequence = matchedStop(choice);
   return response;

@@ -20,8 +20,8 @@ import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
 import { decodeErrorObject } from "./errors.ts";
-import { fromChatFinishReason, matchedStop } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire, matchedStop } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
 type Json = Record<string, unknown>;
@@ -73,7 +73,7 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices.find(isObject) : undefined;
     if (choice && !this.finished) this.readChoice(choice);
-    if (isObject(chunk.usage)) this.out.push({ type: "usage", usage: fromChatUsage(chunk.usage) });
+    if (isObject(chunk.usage)) this.out.push({ type: "usage", usage: usageFromWire(chunk.usage) });
     return this.out;
   }
 
@@ -97,7 +97,7 @@ class ChatStreamDecoder implements StreamDecoder {
     if (typeof choice.finish_reason === "string" && choice.finish_reason) {
       this.closeAll();
       const stopped = matchedStop(choice);
-      const reason = fromChatFinishReason(choice.finish_reason, stopped);
+      const reason = finishReasonFromWire(choice.finish_reason, stopped);
       const finish: StreamEvent = { type: "finish", reason };
       if (stopped !== undefined && reason === "stop_sequence") finish.stopSequence = stopped;
       this.out.push(finish);

@@ -1,16 +1,9 @@
 // Client → IR: the content of user, system, developer and tool messages (strings or typed parts).
 
 import { invalid } from "../../ir/errors.ts";
-import type {
-  AudioBlock,
-  CacheControl,
-  DocumentBlock,
-  ImageBlock,
-  MediaSource,
-  TextBlock,
-} from "../../ir/request.ts";
+import type { AudioBlock, CacheControl, DocumentBlock, ImageBlock, TextBlock } from "../../ir/request.ts";
 import { expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
-import { audioMediaType, fileMediaType, parseDataUrl, sourceFromUrl } from "./media.ts";
+import { audioMediaType, fileSource, sourceFromUrl } from "./media.ts";
 
 export type UserBlock = TextBlock | ImageBlock | AudioBlock | DocumentBlock;
 
@@ -98,19 +91,8 @@ function decodeFilePart(obj: Record<string, unknown>, at: string): DocumentBlock
   const fileId = optionalString(file.file_id, `${at}.file.file_id`);
   const fileData = optionalString(file.file_data, `${at}.file.file_data`);
   const filename = optionalString(file.filename, `${at}.file.filename`);
-  let source: MediaSource;
-  if (fileData) {
-    // OpenAI documents `file_data` as a data URL; raw base64 is accepted with the type guessed.
-    source = {
-      kind: "base64",
-      ...(parseDataUrl(fileData) ?? { mediaType: fileMediaType(filename), data: fileData }),
-    };
-  } else if (fileId) {
-    source = { kind: "file", fileId };
-    if (filename) source.filename = filename;
-  } else {
-    throw invalid(`${at}.file`, "needs file_id or file_data");
-  }
+  const source = fileSource(fileData, fileId, filename);
+  if (!source) throw invalid(`${at}.file`, "needs file_id or file_data");
   const block: DocumentBlock = { type: "document", source };
   if (filename) block.filename = filename;
   const cacheControl = decodeCacheControl(obj.cache_control);

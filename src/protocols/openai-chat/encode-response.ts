@@ -8,8 +8,8 @@ import type { OutputBlock, Response } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import type { EncodeContext } from "../types.ts";
-import { toChatFinishReason } from "./map-finish-reason.ts";
-import { toChatUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { reasoningDetailsFromBlocks } from "./reasoning-details.ts";
 import type { ReasoningDetail, WireFinishReason, WireToolCall, WireUsage } from "./wire-types.ts";
 
@@ -47,10 +47,10 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
         index: 0,
         message: encodeMessage(response.content, ctx.request),
         logprobs: null,
-        finish_reason: toChatFinishReason(response.finishReason),
+        finish_reason: finishReasonToWire(response.finishReason),
       },
     ],
-    usage: toChatUsage(response.usage),
+    usage: usageToWire(response.usage),
   };
 }
 

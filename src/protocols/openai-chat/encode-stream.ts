@@ -20,8 +20,8 @@ import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { sseData } from "../shared/sse.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { errorBody } from "./errors.ts";
-import { toChatFinishReason } from "./map-finish-reason.ts";
-import { toChatUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { REASONING_FORMAT, reasoningDetail } from "./reasoning-details.ts";
 import type { WireFinishReason } from "./wire-types.ts";
 
@@ -71,7 +71,7 @@ class ChatStreamEncoder implements StreamEncoder {
       case "block_stop":
         return this.blockStop(event.index);
       case "finish":
-        return this.open() + this.closeToolCalls() + this.chunk({}, toChatFinishReason(event.reason));
+        return this.open() + this.closeToolCalls() + this.chunk({}, finishReasonToWire(event.reason));
       case "usage":
         this.usage = event.usage;
         return "";
@@ -87,7 +87,7 @@ class ChatStreamEncoder implements StreamEncoder {
     if (this.failed) return "";
     const usage =
       this.usage && this.ctx.request.streamUsage
-        ? sseData({ ...this.envelope(), choices: [], usage: toChatUsage(this.usage) })
+        ? sseData({ ...this.envelope(), choices: [], usage: usageToWire(this.usage) })
         : "";
     return `${usage}data: [DONE]\n\n`;
   }

@@ -10,7 +10,7 @@ import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
-import { toChatFinishReason } from "./map-finish-reason.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
 
 export const openaiChat: Protocol = {
   name: "openai-chat",
@@ -18,7 +18,7 @@ export const openaiChat: Protocol = {
   encodeResponse,
   streamEncoder,
   encodeError,
-  finishReasonName: toChatFinishReason,
+  finishReasonName: finishReasonToWire,
   encodeRequest,
   decodeResponse,
   streamDecoder,

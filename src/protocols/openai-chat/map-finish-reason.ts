@@ -5,7 +5,7 @@ import type { FinishReason } from "../../ir/response.ts";
 import type { WireFinishReason } from "./wire-types.ts";
 
 /** IR → the value a chat client sees. */
-export function toChatFinishReason(reason: FinishReason): WireFinishReason {
+export function finishReasonToWire(reason: FinishReason): WireFinishReason {
   switch (reason) {
     case "length":
       return "length";
@@ -34,7 +34,7 @@ export function matchedStop(choice: Record<string, unknown>): string | undefined
 }
 
 /** Upstream finish_reason → IR. `stopReason`: the choice's matched stop string (`matchedStop`). */
-export function fromChatFinishReason(reason: unknown, stopReason?: unknown): FinishReason {
+export function finishReasonFromWire(reason: unknown, stopReason?: unknown): FinishReason {
   switch (reason) {
     case "stop":
     case "end_turn":

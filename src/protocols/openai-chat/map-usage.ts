@@ -1,11 +1,11 @@
 // Usage in both directions. The chat protocol's semantics are the IR's (src/ir/usage.ts):
 // `prompt_tokens` includes cached tokens, `completion_tokens` includes reasoning tokens.
 
-import { emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
+import { countFromWire, emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
 import { isObject } from "../shared/validate.ts";
 import type { WireUsage } from "./wire-types.ts";
 
-export function toChatUsage(usage: Usage): WireUsage {
+export function usageToWire(usage: Usage): WireUsage {
   const promptDetails: WireUsage["prompt_tokens_details"] = { cached_tokens: usage.cacheReadTokens };
   // Cache writes exist only behind Anthropic-style upstreams; the SDK types the field, and it is shown
   // only when there is something to show so OpenAI-shaped answers stay as OpenAI writes them.
@@ -21,20 +21,16 @@ export function toChatUsage(usage: Usage): WireUsage {
 }
 
 /** An upstream `usage` object → IR usage. Missing or malformed counts read as 0. */
-export function fromChatUsage(raw: unknown): Usage {
+export function usageFromWire(raw: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(raw)) return usage;
-  usage.promptTokens = count(raw.prompt_tokens);
-  usage.completionTokens = count(raw.completion_tokens);
+  usage.promptTokens = countFromWire(raw.prompt_tokens);
+  usage.completionTokens = countFromWire(raw.completion_tokens);
   const prompt = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   // DeepSeek reports cache hits as a top-level `prompt_cache_hit_tokens` instead of the details object.
-  usage.cacheReadTokens = count(prompt.cached_tokens ?? raw.prompt_cache_hit_tokens);
-  usage.cacheWrite5mTokens = count(prompt.cache_write_tokens);
+  usage.cacheReadTokens = countFromWire(prompt.cached_tokens ?? raw.prompt_cache_hit_tokens);
+  usage.cacheWrite5mTokens = countFromWire(prompt.cache_write_tokens);
   const completion = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
-  usage.reasoningTokens = count(completion.reasoning_tokens);
+  usage.reasoningTokens = countFromWire(completion.reasoning_tokens);
   return usage;
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }

@@ -12,8 +12,8 @@ import {
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
-import { fromChatFinishReason } from "./map-finish-reason.ts";
-import { fromChatUsage } from "./map-usage.ts";
+import { finishReasonFromWire } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -60,7 +60,7 @@ export const openaiChatRelay: Relay = {
   tap(text) {
     const body = parseObject(text);
     const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-    return { usage: fromChatUsage(body.usage), finishReason: fromChatFinishReason(choice?.finish_reason) };
+    return { usage: usageFromWire(body.usage), finishReason: finishReasonFromWire(choice?.finish_reason) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

@@ -23,7 +23,7 @@ import type {
 } from "../../ir/request.ts";
 import { unpackToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
-import { parseDataUrl, sourceFromUrl } from "../shared/data-url.ts";
+import { fileSource, sourceFromUrl } from "../shared/data-url.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
 import { namespacedName } from "./decode-tools.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
@@ -252,36 +252,10 @@ function filePart(part: Json, at: string): DocumentBlock {
   const fileId = optionalString(part.file_id, `${at}.file_id`);
   const fileUrl = optionalString(part.file_url, `${at}.file_url`);
   const filename = optionalString(part.filename, `${at}.filename`);
-  let source: MediaSource;
-  if (fileData) {
-    // A data URL, or bare base64 whose type the filename tells (a PDF unless it says otherwise).
-    source = {
-      kind: "base64",
-      ...(parseDataUrl(fileData) ?? { mediaType: mediaTypeOf(filename), data: fileData }),
-    };
-  } else if (fileId) {
-    source = { kind: "file", fileId };
-    if (filename) source.filename = filename;
-  } else if (fileUrl) {
-    source = { kind: "url", url: fileUrl };
-  } else {
-    throw invalid(at, "needs file_data, file_id or file_url");
-  }
+  const source: MediaSource | undefined =
+    fileSource(fileData, fileId, filename) ?? (fileUrl ? { kind: "url", url: fileUrl } : undefined);
+  if (!source) throw invalid(at, "needs file_data, file_id or file_url");
   const block: DocumentBlock = { type: "document", source };
   if (filename) block.filename = filename;
   return block;
-}
-
-const TYPE_BY_EXTENSION: Record<string, string> = {
-  pdf: "application/pdf",
-  txt: "text/plain",
-  md: "text/markdown",
-  csv: "text/csv",
-  html: "text/html",
-  json: "application/json",
-};
-
-function mediaTypeOf(filename: string | undefined): string {
-  const extension = filename?.split(".").pop()?.toLowerCase();
-  return (extension && TYPE_BY_EXTENSION[extension]) || "application/pdf";
 }

@@ -8,8 +8,8 @@ import type { OutputBlock, Response } from "../../ir/response.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { isObject } from "../shared/validate.ts";
-import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage } from "./map-usage.ts";
+import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 export function decodeResponse(body: unknown): Response {
@@ -23,13 +23,13 @@ export function decodeResponse(body: unknown): Response {
     if (item.type === "web_search_call") webSearches++;
     content.push(...itemBlocks(item));
   }
-  const usage = fromResponsesUsage(body.usage);
+  const usage = usageFromWire(body.usage);
   usage.webSearchRequests = webSearches;
   return {
     id: typeof body.id === "string" ? body.id : "",
     model: typeof body.model === "string" ? body.model : "",
     content,
-    finishReason: fromResponsesStatus(
+    finishReason: finishReasonFromWire(
       body.status,
       body.incomplete_details,
       output.some((item) => isClientToolCall(item.type)),

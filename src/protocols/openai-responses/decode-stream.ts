@@ -20,8 +20,8 @@ import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { toolArguments } from "./decode-response.ts";
-import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage } from "./map-usage.ts";
+import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 import { blockFromReasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;
@@ -212,12 +212,12 @@ class ResponsesStreamDecoder implements StreamDecoder {
       for (const block of state.blocks.values()) this.out.push({ type: "block_stop", index: block });
     this.items.clear();
     const body = isObject(response) ? response : {};
-    const usage = fromResponsesUsage(body.usage);
+    const usage = usageFromWire(body.usage);
     usage.webSearchRequests = this.webSearches;
     this.out.push({ type: "usage", usage });
     this.out.push({
       type: "finish",
-      reason: fromResponsesStatus(body.status, body.incomplete_details, this.calledTools),
+      reason: finishReasonFromWire(body.status, body.incomplete_details, this.calledTools),
     });
     this.ended = true;
   }

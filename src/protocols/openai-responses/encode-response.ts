@@ -4,15 +4,15 @@
 
 import type { Response } from "../../ir/response.ts";
 import type { EncodeContext } from "../types.ts";
-import { toResponsesStatus } from "./map-finish-reason.ts";
-import { toResponsesUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { outputItems, responseObject } from "./output-items.ts";
 import type { WireResponse } from "./wire-types.ts";
 
 export function encodeResponse(response: Response, ctx: EncodeContext): WireResponse {
   return responseObject(ctx, {
-    ...toResponsesStatus(response.finishReason),
+    ...finishReasonToWire(response.finishReason),
     output: outputItems(response.content, ctx),
-    usage: toResponsesUsage(response.usage),
+    usage: usageToWire(response.usage),
   });
 }

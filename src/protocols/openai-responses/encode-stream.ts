@@ -22,8 +22,8 @@ import type { Usage } from "../../ir/usage.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
-import { toResponsesStatus } from "./map-finish-reason.ts";
-import { toResponsesUsage } from "./map-usage.ts";
+import { finishReasonToWire } from "./map-finish-reason.ts";
+import { usageToWire } from "./map-usage.ts";
 import { itemId, messageItem, outputText, responseObject, toolCallItem } from "./output-items.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -107,10 +107,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.done) return "";
     const text = this.open() + this.closeAll();
     this.done = true;
-    const ending = toResponsesStatus(this.reason);
+    const ending = finishReasonToWire(this.reason);
     const response = this.snapshot({
       ...ending,
-      usage: this.usage ? toResponsesUsage(this.usage) : null,
+      usage: this.usage ? usageToWire(this.usage) : null,
     });
     const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
     return text + this.event(type, { response });
@@ -332,7 +332,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const detail = errorBody(error).error;
     const response = this.snapshot({
       status: "failed",
-      usage: this.usage ? toResponsesUsage(this.usage) : null,
+      usage: this.usage ? usageToWire(this.usage) : null,
       error: {
         code: error.kind === "rate_limit" ? "rate_limit_exceeded" : "server_error",
         message: error.message,

@@ -9,7 +9,7 @@ import type { WireResponse } from "./wire-types.ts";
 type Ending = Pick<WireResponse, "status" | "incomplete_details">;
 
 /** IR → the status a Responses client sees. */
-export function toResponsesStatus(reason: FinishReason): Ending {
+export function finishReasonToWire(reason: FinishReason): Ending {
   switch (reason) {
     case "length":
       return { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
@@ -27,12 +27,12 @@ export function toResponsesStatus(reason: FinishReason): Ending {
  * (`max_output_tokens`, `content_filter`), else its `status` (`completed`).
  */
 export function finishReasonName(reason: FinishReason): string {
-  const ending = toResponsesStatus(reason);
+  const ending = finishReasonToWire(reason);
   return ending.incomplete_details?.reason ?? ending.status;
 }
 
 /** An upstream response's status → IR. `calledTools`: the output holds a function or custom tool call. */
-export function fromResponsesStatus(
+export function finishReasonFromWire(
   status: unknown,
   incompleteDetails: unknown,
   calledTools: boolean,

@@ -3,11 +3,11 @@
 // `output_tokens` includes reasoning (`output_tokens_details.reasoning_tokens`). Every detail is
 // always written, 0 when there is none: clients such as Codex fail on a missing `reasoning_tokens`.
 
-import { emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
+import { countFromWire, emptyUsage, totalTokens, type Usage } from "../../ir/usage.ts";
 import { isObject } from "../shared/validate.ts";
 import type { WireUsage } from "./wire-types.ts";
 
-export function toResponsesUsage(usage: Usage): WireUsage {
+export function usageToWire(usage: Usage): WireUsage {
   return {
     input_tokens: usage.promptTokens,
     input_tokens_details: {
@@ -21,19 +21,15 @@ export function toResponsesUsage(usage: Usage): WireUsage {
 }
 
 /** An upstream `usage` object → IR usage. Missing or malformed counts read as 0. */
-export function fromResponsesUsage(raw: unknown): Usage {
+export function usageFromWire(raw: unknown): Usage {
   const usage = emptyUsage();
   if (!isObject(raw)) return usage;
-  usage.promptTokens = count(raw.input_tokens);
-  usage.completionTokens = count(raw.output_tokens);
+  usage.promptTokens = countFromWire(raw.input_tokens);
+  usage.completionTokens = countFromWire(raw.output_tokens);
   const input = isObject(raw.input_tokens_details) ? raw.input_tokens_details : {};
-  usage.cacheReadTokens = count(input.cached_tokens);
-  usage.cacheWrite5mTokens = count(input.cache_write_tokens);
+  usage.cacheReadTokens = countFromWire(input.cached_tokens);
+  usage.cacheWrite5mTokens = countFromWire(input.cache_write_tokens);
   const output = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  usage.reasoningTokens = count(output.reasoning_tokens);
+  usage.reasoningTokens = countFromWire(output.reasoning_tokens);
   return usage;
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }

@@ -7,8 +7,8 @@
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
-import { fromResponsesStatus, isClientToolCall } from "./map-finish-reason.ts";
-import { fromResponsesUsage } from "./map-usage.ts";
+import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
+import { usageFromWire } from "./map-usage.ts";
 
 /** The events whose data holds the whole `response` object. */
 const LIFECYCLE = new Set([
@@ -38,12 +38,12 @@ export const openaiResponsesRelay: Relay = {
       (item) =>
         typeof item === "object" && item !== null && isClientToolCall((item as { type?: unknown }).type),
     );
-    const usage = fromResponsesUsage(body.usage);
+    const usage = usageFromWire(body.usage);
     usage.webSearchRequests = output.filter(
       (item) =>
         typeof item === "object" && item !== null && (item as { type?: unknown }).type === "web_search_call",
     ).length;
-    return { usage, finishReason: fromResponsesStatus(body.status, body.incomplete_details, calls) };
+    return { usage, finishReason: finishReasonFromWire(body.status, body.incomplete_details, calls) };
   },
 
   streamEvent(event: SseEvent, ctx: EncodeContext) {

@@ -3,7 +3,7 @@
 // errors (client face) and an upstream's (upstream face).
 
 import { type ErrorKind, GatewayError, kindForStatus } from "../../ir/errors.ts";
-import type { Headers } from "../types.ts";
+import type { IncomingHeaders } from "../types.ts";
 import { isObject } from "./validate.ts";
 
 export interface WireErrorBody {
@@ -51,7 +51,7 @@ export function encodeError(error: GatewayError): { status: number; body: WireEr
 }
 
 /** An upstream error answer (any status, body parsed or raw text) → GatewayError keeping the status. */
-export function decodeError(status: number, body: unknown, headers: Headers): GatewayError {
+export function decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
   const detail = isObject(body) && isObject(body.error) ? body.error : undefined;
   const message = errorMessage(status, body, detail);
   // OpenAI answers an exhausted quota with 429 `insufficient_quota`: retrying will not help, so it
@@ -78,7 +78,7 @@ function errorMessage(status: number, body: unknown, detail: Record<string, unkn
   return `upstream answered HTTP ${status}`;
 }
 
-function headerNamed(headers: Headers, name: string): string | undefined {
+function headerNamed(headers: IncomingHeaders, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== name) continue;
     return Array.isArray(value) ? value[0] : value;
@@ -87,7 +87,7 @@ function headerNamed(headers: Headers, name: string): string | undefined {
 }
 
 /** `retry-after-ms` (OpenAI), then `retry-after` as seconds or an HTTP date. */
-export function retryAfterSeconds(headers: Headers): number | undefined {
+export function retryAfterSeconds(headers: IncomingHeaders): number | undefined {
   const ms = Number(headerNamed(headers, "retry-after-ms"));
   if (Number.isFinite(ms) && ms > 0) return Math.ceil(ms / 1000);
   const raw = headerNamed(headers, "retry-after")?.trim();

@@ -9,10 +9,16 @@ import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import { canEmulateStops, cutResponse, StopSequenceCutter } from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
-import type { Headers, Protocol, ProtocolName, SseEvent, UpstreamCall } from "../../protocols/types.ts";
+import type {
+  IncomingHeaders,
+  Protocol,
+  ProtocolName,
+  SseEvent,
+  UpstreamCall,
+} from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
-import { transportError } from "./transport-errors.ts";
+import { malformedAnswer, transportError } from "./transport-errors.ts";
 
 export class HttpProvider implements RelayingAdapter {
   readonly provider: ProviderConfig;
@@ -35,6 +41,11 @@ export class HttpProvider implements RelayingAdapter {
     });
   }
 
+  /** Closes the pooled connections once the requests using them are done. */
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
     const call = this.encode(req, target, false, report);
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
@@ -43,9 +54,7 @@ export class HttpProvider implements RelayingAdapter {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new GatewayError("api_error", `Provider '${this.provider.id}' answered with malformed JSON.`, {
-        status: 502,
-      });
+      throw malformedAnswer(this.provider.id);
     }
     const response = this.protocol.decodeResponse(json);
     return this.emulatesStops(req) ? cutResponse(response, req.stopSequences) : response;
@@ -118,7 +127,7 @@ export class HttpProvider implements RelayingAdapter {
    * for this provider was refused: the client's key is fine, so the client gets a 502 naming the
    * provider, and never the upstream's message (it may quote part of that credential).
    */
-  private upstreamError(status: number, body: unknown, headers: Headers): GatewayError {
+  private upstreamError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
     if (status === 401 || status === 403)
       return new GatewayError(
         "api_error",
@@ -165,7 +174,7 @@ export class HttpProvider implements RelayingAdapter {
       } catch {
         // not JSON: the protocol decodes the text as the message
       }
-      throw this.upstreamError(res.statusCode, parsed, res.headers as Headers);
+      throw this.upstreamError(res.statusCode, parsed, res.headers as IncomingHeaders);
     }
     return res;
   }

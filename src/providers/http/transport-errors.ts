@@ -29,3 +29,10 @@ export function transportError(err: unknown, providerId: string): GatewayError {
     },
   );
 }
+
+/** An upstream answer that is not the JSON its protocol promises: a 502, on every route. */
+export function malformedAnswer(providerId: string): GatewayError {
+  return new GatewayError("api_error", `Provider '${providerId}' answered with malformed JSON.`, {
+    status: 502,
+  });
+}

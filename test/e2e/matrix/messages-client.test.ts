@@ -578,4 +578,28 @@ describe("messages relay (messages client → messages upstream) is byte-exact b
     assert.equal(text, expected);
     assert.ok(text.includes('"signature":"c2lnMg=="'));
   });
+  test("anthropic-beta and its neutral alias together: every beta is checked, and every one reaches the upstream", async () => {
+    m.fakes.anthropic.script(textReply("Sunny."));
+    const options = { headers: { "anthropic-beta": BETAS[0], "vendora-beta": BETAS[1] } };
+    await client.messages.create(
+      { model: MODEL.anthropic, max_tokens: 64, messages: [{ role: "user", content: "Hi" }] },
+      options,
+    );
+    const sent = String(m.fakes.anthropic.requests[0].headers["anthropic-beta"] ?? "");
+    assert.deepEqual(
+      sent.split(",").map((b) => b.trim()),
+      BETAS,
+    );
+
+    const refused = { headers: { "anthropic-beta": BETAS[0], "vendora-beta": "code-execution-2025-08-25" } };
+    await assert.rejects(
+      client.messages.create(
+        { model: MODEL.anthropic, max_tokens: 64, messages: [{ role: "user", content: "Hi" }] },
+        refused,
+      ),
+      (err: unknown) =>
+        err instanceof Anthropic.BadRequestError && /code-execution-2025-08-25/.test(err.message),
+    );
+    assert.equal(m.fakes.anthropic.requests.length, 1, "nothing refused reaches the upstream");
+  });
 });

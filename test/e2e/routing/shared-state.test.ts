@@ -15,14 +15,17 @@ test("two processes share round-robin turns and breakers through Redis", async (
   if (!(await requireRedis(t))) return;
   const [fa, fb] = await Promise.all([startFakeUpstream("openai"), startFakeUpstream("openai")]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-redis-"));
-  // A model id of its own, so that round-robin turns left in Redis by earlier runs do not matter.
-  const modelId = `shared/m-${randomUUID().slice(0, 8)}`;
+  // A model and providers of their own: round-robin turns and open breakers (kept for the 60 s
+  // cool-down) left in Redis by an earlier run, or by another test, would otherwise steer this one.
+  const run = randomUUID().slice(0, 8);
+  const modelId = `shared/m-${run}`;
+  const [a, b] = [`a-${run}`, `b-${run}`];
   const config = baseConfig(dir, {
     redis: { url: REDIS_URL },
     routing: { health: { failure_threshold: 2, cooldown_ms: 60000 } },
     providers: [
-      { id: "a", protocol: "openai", base_url: fa.url, api_key: "k" },
-      { id: "b", protocol: "openai", base_url: fb.url, api_key: "k" },
+      { id: a, protocol: "openai", base_url: fa.url, api_key: "k" },
+      { id: b, protocol: "openai", base_url: fb.url, api_key: "k" },
     ],
     models: [
       {
@@ -38,8 +41,8 @@ test("two processes share round-robin turns and breakers through Redis", async (
           completion: [{ value: 1, unit: "perMTokens", currency: "USD" }],
         },
         endpoints: [
-          { provider: "a", model: "m" },
-          { provider: "b", model: "m" },
+          { provider: a, model: "m" },
+          { provider: b, model: "m" },
         ],
       },
     ],
@@ -65,15 +68,16 @@ test("two processes share round-robin turns and breakers through Redis", async (
     // Round robin: three turns on one process, the fourth on the other continues the same sequence.
     const rr = { type: "round_robin", fallback: "false" };
     const seen = [await ask(one, rr), await ask(one, rr), await ask(one, rr), await ask(two, rr)];
-    assert.deepEqual(seen.slice(1), [seen[0] === "a" ? "b" : "a", seen[0], seen[0] === "a" ? "b" : "a"]);
+    const other = seen[0] === a ? b : a;
+    assert.deepEqual(seen.slice(1), [other, seen[0], other]);
 
     // Breaker: endpoint a fails twice through process one; process two then avoids it.
     fa.script({ status: 500 }, { status: 500 });
     const prio = { type: "priority", fallback: "true" };
-    assert.equal(await ask(one, prio), "b");
-    assert.equal(await ask(one, prio), "b");
+    assert.equal(await ask(one, prio), b);
+    assert.equal(await ask(one, prio), b);
     const before = fa.requests.length;
-    assert.equal(await ask(two, prio), "b");
+    assert.equal(await ask(two, prio), b);
     assert.equal(fa.requests.length, before, "process two did not send to the open breaker");
   } finally {
     await Promise.all(gateways.map((g) => g.stop()));

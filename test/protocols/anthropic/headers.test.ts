@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../../src/ir/errors.ts";
 import { anthropic } from "../../../src/protocols/anthropic/index.ts";
-import type { Headers } from "../../../src/protocols/types.ts";
+import type { IncomingHeaders } from "../../../src/protocols/types.ts";
 
 const body = {
   model: "anthropic/claude-sonnet-4-5",
@@ -10,7 +10,7 @@ const body = {
   messages: [{ role: "user", content: "Hi" }],
 };
 
-function rejection(headers: Headers): GatewayError {
+function rejection(headers: IncomingHeaders): GatewayError {
   try {
     anthropic.decodeRequest(body, { headers });
   } catch (error) {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { GatewayError } from "../../../src/ir/errors.ts";
 import { anthropic } from "../../../src/protocols/anthropic/index.ts";
-import type { Headers } from "../../../src/protocols/types.ts";
+import type { IncomingHeaders } from "../../../src/protocols/types.ts";
 
 const body = {
   model: "anthropic/claude-sonnet-4-5",
@@ -15,7 +15,7 @@ const body = {
 const version = { "anthropic-version": "2023-06-01" };
 const model = { id: "anthropic/claude-sonnet-4-5", reasoning: true, contextLength: 200_000, endpoints: [] };
 
-function decode(headers: Headers, budget = 32_000) {
+function decode(headers: IncomingHeaders, budget = 32_000) {
   const request = anthropic.decodeRequest(
     { ...body, thinking: { type: "enabled", budget_tokens: budget } },
     {

@@ -4,7 +4,7 @@ import type { FinishReason } from "../../ir/response.ts";
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
 
-export function stopReasonToWire(reason: FinishReason): StopReason {
+export function finishReasonToWire(reason: FinishReason): StopReason {
   switch (reason) {
     case "length":
       return "max_tokens";
@@ -23,7 +23,7 @@ export function stopReasonToWire(reason: FinishReason): StopReason {
   }
 }
 
-export function stopReasonFromWire(reason: unknown): FinishReason {
+export function finishReasonFromWire(reason: unknown): FinishReason {
   switch (reason) {
     case "end_turn":
       return "stop";

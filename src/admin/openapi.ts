@@ -1,0 +1,311 @@
+// The admin API's OpenAPI description, served at /api/v1/admin/openapi.json. Kept beside the routes
+// (./routes.ts); test/e2e/admin-api.test.ts checks that every route is described.
+
+const money = { type: "string", description: 'Exact decimal USD, e.g. "0.000123".' };
+const error = {
+  description: "An error in the chat-completions shape.",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        properties: {
+          error: {
+            type: "object",
+            properties: {
+              message: { type: "string" },
+              type: { type: "string" },
+              param: { type: ["string", "null"] },
+              code: { type: ["string", "null"] },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+const json = (schema: Record<string, unknown>, description = "OK") => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const q = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+const pathId = (description: string) => ({
+  name: "id",
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+const errors = { "400": error, "401": error, "403": error, "404": error };
+const dimensionFilters = [
+  q("account", "Only this account."),
+  q("key", "Only this key id (key_…)."),
+  q("model", "Only this catalog model id."),
+  q("provider", "Only this provider id."),
+];
+const usageRange = [
+  q("from", "First day (YYYY-MM-DD or ISO 8601, UTC); default 29 days before `to`."),
+  q("to", "Last day, included; default today."),
+];
+
+export const openApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "Switchyard admin API",
+    version: "1",
+    description:
+      "Operators' API behind the dashboard. Authenticate with an admin key (`Authorization: Bearer`); API keys are " +
+      "refused (403). Lists are paged by cursor: pass `nextCursor` back as `cursor`. Usage and overview read per-day " +
+      "rollups; latency percentiles are the upper bounds of fixed histogram buckets.",
+  },
+  servers: [{ url: "/api/v1/admin" }],
+  security: [{ adminKey: [] }],
+  components: {
+    securitySchemes: {
+      adminKey: { type: "http", scheme: "bearer" },
+      session: { type: "apiKey", in: "cookie", name: "switchyard_session" },
+    },
+    schemas: {
+      Generation: {
+        type: "object",
+        description:
+          "The lookup's generation record (api, generationId, model, createAt, latency, generationTime, nativeTokens, " +
+          "streamed, finishReason, requestRetryTimes, finalRetry, status, provider, sessionId, usage, ratingResponses) " +
+          "plus what an operator sees.",
+        properties: {
+          generationId: { type: "string" },
+          accountId: { type: "string" },
+          keyId: { type: "string" },
+          cost: { ...money, type: ["string", "null"] },
+          attempts: { type: "integer" },
+          errorMessage: { type: ["string", "null"] },
+          timings: { type: "object" },
+          tokens: { type: ["object", "null"] },
+        },
+      },
+      Usage: {
+        type: "object",
+        properties: {
+          group: { type: ["string", "null"] },
+          requests: { type: "integer" },
+          errors: { type: "integer" },
+          errorRate: { type: "number" },
+          tokens: {
+            type: "object",
+            properties: Object.fromEntries(
+              ["prompt", "completion", "cacheRead", "cacheWrite", "reasoning"].map((k) => [
+                k,
+                { type: "integer" },
+              ]),
+            ),
+          },
+          cost: money,
+          latencyMs: {
+            type: "object",
+            properties: { p50: { type: ["integer", "null"] }, p95: { type: ["integer", "null"] } },
+          },
+          ttftMs: {
+            type: "object",
+            properties: { p50: { type: ["integer", "null"] }, p95: { type: ["integer", "null"] } },
+          },
+        },
+      },
+      Key: {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          prefix: { type: "string" },
+          name: { type: ["string", "null"] },
+          account: { type: "string" },
+          kind: { enum: ["payg", "subscription"] },
+          createdAt: { type: "string" },
+          revokedAt: { type: ["string", "null"] },
+          spend: { type: "object", properties: { today: money, month: money } },
+        },
+      },
+      Account: {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          balance: money,
+          discount: { type: ["string", "null"] },
+          createdAt: { type: "string" },
+        },
+      },
+    },
+  },
+  paths: {
+    "/generations": {
+      get: {
+        summary: "Generations, newest first",
+        parameters: [
+          ...dimensionFilters,
+          q("status", "Only this status.", {
+            enum: ["pending", "completed", "failed", "cancelled", "interrupted"],
+          }),
+          q("from", "Made at or after (ISO 8601)."),
+          q("to", "Made at or before (ISO 8601)."),
+          q("limit", "Page size, 1-200 (default 50).", { type: "integer" }),
+          q("cursor", "`nextCursor` of the previous page."),
+        ],
+        responses: {
+          "200": json({
+            type: "object",
+            properties: {
+              data: { type: "array", items: ref("Generation") },
+              nextCursor: { type: ["string", "null"] },
+            },
+          }),
+          ...errors,
+        },
+      },
+    },
+    "/generations/{id}": {
+      get: {
+        summary: "One generation (any account); 404 once retention deleted it",
+        parameters: [pathId("Generation id (gen-…).")],
+        responses: { "200": json(ref("Generation")), ...errors },
+      },
+    },
+    "/usage": {
+      get: {
+        summary: "Usage aggregates by day, model, provider, key or account",
+        parameters: [
+          ...usageRange,
+          ...dimensionFilters,
+          q("group_by", "Grouping (default day).", { enum: ["day", "model", "provider", "key", "account"] }),
+        ],
+        responses: {
+          "200": json({
+            type: "object",
+            properties: {
+              groupBy: { type: "string" },
+              from: { type: "string" },
+              to: { type: "string" },
+              data: { type: "array", items: ref("Usage") },
+              total: ref("Usage"),
+            },
+          }),
+          ...errors,
+        },
+      },
+    },
+    "/overview": {
+      get: {
+        summary: "Every day of the range (empty days included) and the range's total",
+        parameters: [...usageRange, ...dimensionFilters],
+        responses: {
+          "200": json({
+            type: "object",
+            properties: { days: { type: "array", items: ref("Usage") }, total: ref("Usage") },
+          }),
+          ...errors,
+        },
+      },
+    },
+    "/keys": {
+      get: {
+        summary: "API keys with their spend today and this month (UTC)",
+        parameters: [q("account", "Only this account's keys.")],
+        responses: {
+          "200": json({ type: "object", properties: { data: { type: "array", items: ref("Key") } } }),
+          ...errors,
+        },
+      },
+      post: {
+        summary: "Create an API key; the secret is in this answer only",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["account"],
+                additionalProperties: false,
+                properties: {
+                  account: { type: "string", description: "Created when new." },
+                  name: { type: "string" },
+                  kind: { enum: ["payg", "subscription"] },
+                  credits: { ...money, description: "Added to the account." },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "201": json(
+            { allOf: [ref("Key"), { type: "object", properties: { key: { type: "string" } } }] },
+            "Created",
+          ),
+          ...errors,
+        },
+      },
+    },
+    "/keys/{id}": {
+      delete: {
+        summary: "Revoke a key",
+        parameters: [pathId("Key id (key_…).")],
+        responses: { "200": json(ref("Key")), ...errors },
+      },
+    },
+    "/accounts": {
+      get: {
+        summary: "Accounts and balances",
+        responses: {
+          "200": json({ type: "object", properties: { data: { type: "array", items: ref("Account") } } }),
+          ...errors,
+        },
+      },
+    },
+    "/accounts/{id}": {
+      get: {
+        summary: "One account",
+        parameters: [pathId("Account id.")],
+        responses: { "200": json(ref("Account")), ...errors },
+      },
+    },
+    "/accounts/{id}/credit": {
+      post: {
+        summary: "Add (or with a negative amount remove) credits",
+        parameters: [pathId("Account id.")],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["amount"], properties: { amount: money } },
+            },
+          },
+        },
+        responses: {
+          "200": json({ type: "object", properties: { id: { type: "string" }, balance: money } }),
+          ...errors,
+        },
+      },
+    },
+    "/models": {
+      get: {
+        summary: "The served catalog with prices (tiers as pricing items with conditions)",
+        responses: {
+          "200": json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }),
+          ...errors,
+        },
+      },
+    },
+    "/providers": {
+      get: {
+        summary:
+          "Providers, their endpoints' breaker state and latency, and this process's recent upstream errors",
+        responses: {
+          "200": json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }),
+          ...errors,
+        },
+      },
+    },
+  },
+} as const;
