@@ -89,6 +89,24 @@ export function jsonLines(text: string): any[] {
     });
 }
 
+/**
+ * A turn from Claude Code's `--output-format stream-json` (qwen-code writes the same): the `result`
+ * event's text and the thinking blocks of the assistant messages.
+ */
+export function streamJsonTurn(run: AgentRun, what: string): Turn {
+  checkExit(run, what);
+  const events = jsonLines(run.stdout);
+  const final = events.find((e) => e.type === "result");
+  if (!final || final.is_error)
+    throw new Error(`${what}'s turn failed: ${JSON.stringify(final ?? events.at(-1))}`);
+  const reasoning = events
+    .filter((e) => e.type === "assistant")
+    .flatMap((e) => e.message.content)
+    .map((b: any) => (b.type === "thinking" ? b.thinking : ""))
+    .join("");
+  return { text: final.result, reasoning };
+}
+
 /** How many SSE `data:` frames the gateway answered with through the tap (an agent's stream). */
 export function streamedFrames(answers: readonly TappedAnswer[]): number {
   return answers

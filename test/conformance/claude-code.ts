@@ -5,7 +5,7 @@
 // working directory. Claude Code asks for (adaptive) thinking on every turn by itself.
 
 import { join } from "node:path";
-import { agentDriver, checkExit, jsonLines, newSession, runAgent } from "./agent-process.ts";
+import { agentDriver, newSession, runAgent, streamJsonTurn } from "./agent-process.ts";
 import type { ClientDriver } from "./driver.ts";
 
 export function claudeCodeDriver(clientsDir: string): ClientDriver {
@@ -33,18 +33,7 @@ export function claudeCodeDriver(clientsDir: string): ClientDriver {
       };
       const argv = [bin, "-p", prompt, "--output-format", "stream-json", "--verbose", "--model", model];
       argv.push("--allowedTools", "Bash", ...(next ? ["--continue"] : []));
-      const result = await runAgent(argv, session, env);
-      checkExit(result, "claude");
-      const events = jsonLines(result.stdout);
-      const final = events.find((e) => e.type === "result");
-      if (!final || final.is_error)
-        throw new Error(`claude's turn failed: ${JSON.stringify(final ?? events.at(-1))}`);
-      const reasoning = events
-        .filter((e) => e.type === "assistant")
-        .flatMap((e) => e.message.content)
-        .map((b: any) => (b.type === "thinking" ? b.thinking : ""))
-        .join("");
-      return { text: final.result, reasoning };
+      return streamJsonTurn(await runAgent(argv, session, env), "claude");
     },
   });
 }

@@ -7,7 +7,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentDriver, checkExit, jsonLines, newSession, runAgent } from "./agent-process.ts";
+import { agentDriver, newSession, runAgent, streamJsonTurn } from "./agent-process.ts";
 import type { ClientDriver, Gateway } from "./driver.ts";
 
 type Mode = "openai" | "anthropic";
@@ -52,18 +52,7 @@ export function qwenCodeDriver(clientsDir: string, mode: Mode): ClientDriver {
       const env = { ...modeEnv(mode, gw), QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" };
       const argv = [process.execPath, script, "-p", prompt, "-m", model, "--auth-type", mode];
       argv.push("-o", "stream-json", "--yolo", ...(next ? ["--continue"] : []));
-      const result = await runAgent(argv, session, env);
-      checkExit(result, "qwen");
-      const events = jsonLines(result.stdout);
-      const final = events.find((e) => e.type === "result");
-      if (!final || final.is_error)
-        throw new Error(`qwen's turn failed: ${JSON.stringify(final ?? events.at(-1))}`);
-      const reasoning = events
-        .filter((e) => e.type === "assistant")
-        .flatMap((e) => e.message.content)
-        .map((b: any) => (b.type === "thinking" ? b.thinking : ""))
-        .join("");
-      return { text: final.result, reasoning };
+      return streamJsonTurn(await runAgent(argv, session, env), "qwen");
     },
   });
 }
