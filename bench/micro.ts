@@ -4,6 +4,10 @@
 // Switchyard's code decides; `npm run bench` measures the whole request through HTTP.
 //
 //   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
+//                       [--otlp URL]   (traces on, exported to an OTLP/HTTP collector at URL)
+//                       [--key-limits] (the bench key has rpm and concurrency limits, never reached)
+//                       [--key-tpm]    (… and a tpm limit: each request's prompt is counted for it)
+//                       [--redis URL]  (… kept in that Redis, under a prefix of this run's own)
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -30,6 +34,10 @@ const requests = Number(flag("--requests", "50000"));
 const concurrency = Number(flag("--concurrency", "50"));
 const scenario = flag("--scenario", "relay");
 const profile = process.argv.includes("--profile");
+const otlp = process.argv.includes("--otlp") ? flag("--otlp", "") : undefined;
+const keyLimits = process.argv.includes("--key-limits");
+const keyTpm = process.argv.includes("--key-tpm");
+const redis = process.argv.includes("--redis") ? flag("--redis", "") : undefined;
 
 const completion = chatCompletion(MODELS.chat.upstream);
 const streamFrames = chatStream(MODELS.chat.upstream, 20, true).map(
@@ -76,10 +84,21 @@ const dir = mkdtempSync(join(tmpdir(), "switchyard-micro-"));
 const configFile = join(dir, "switchyard.yaml");
 writeFileSync(configFile, stringify(gatewayConfig("http://127.0.0.1:9", `sqlite:${join(dir, "s.db")}`)));
 const config = loadConfig(configFile, {});
+if (keyLimits || keyTpm)
+  config.keys[0].limits = { rpm: 1e9, concurrency: 1e6, ...(keyTpm ? { tpm: 1e12 } : {}) };
+if (redis) config.redis = { url: redis, prefix: `switchyard-bench-${process.pid}-${Date.now()}:` };
 const store = openStore(config.storage.url);
 await store.migrate();
 for (const key of config.keys) await installKey(store, key);
-const app = createApp(config, store, { adapterFor: () => upstream });
+const tracing =
+  otlp === undefined
+    ? undefined
+    : new (await import("../src/telemetry/tracing.ts")).Tracing({
+        endpoint: otlp,
+        headers: {},
+        serviceName: "bench",
+      });
+const app = createApp(config, store, { adapterFor: () => upstream, tracing });
 
 const body = Buffer.from(
   JSON.stringify({

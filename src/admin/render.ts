@@ -46,6 +46,8 @@ export function adminKey(row: KeyRow, spend?: { today: string; month: string }):
     kind: row.kind,
     createdAt: iso(row.createdAt),
     revokedAt: iso(row.revokedAt),
+    limits: row.limits ?? null,
+    budget: row.budget ?? null,
     spend: spend ?? { today: "0", month: "0" },
   };
 }

@@ -4,18 +4,21 @@
 // never the raw ledger. docs/operations.md, "Admin API".
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { type AdminKeys, apiKeyRefused } from "../auth/admin.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { hashKey, keyId, keyKind, keyPrefix, newKey } from "../auth/keys.ts";
 import { parseDecimal } from "../billing/money.ts";
 import { chatModel } from "../catalog/listing.ts";
+import { parseWith } from "../catalog/schema-kit.ts";
 import type { ProviderConfig } from "../config/providers.ts";
+import { keyBudget, keyLimits } from "../config/schema.ts";
 import type { ModelIndex } from "../gateway/models.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import { canonicalDecimal } from "../ledger/decimal.ts";
 import { epochDay, type UsageSums } from "../ledger/rollups.ts";
-import type { Store } from "../ledger/types.ts";
+import type { KeyBudget, KeyLimits, Store } from "../ledger/types.ts";
 import type { EndpointHealth } from "../routing/health.ts";
 import { endpointKey } from "../routing/plan.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -126,6 +129,8 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
         accountId: body.account,
         createdAt: Date.now(),
         name: body.name,
+        limits: body.limits,
+        budget: body.budget,
       };
       await store.insertKey(row);
       reply.code(201);
@@ -230,20 +235,21 @@ interface NewKey {
   name?: string;
   kind: "payg" | "subscription";
   credits?: string;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
 }
 
+const NEW_KEY_FIELDS = ["account", "name", "kind", "credits", "limits", "budget"];
+
 /**
- * POST /keys: account (required), name, kind, credits. Per-key limits and budgets are not stored by
- * this build yet: a body naming them is refused rather than given a key without them.
+ * POST /keys: account (required), name, kind, credits, limits and budget (the rules of the file's
+ * `keys[].limits` and `keys[].budget`: docs/operations.md#limits-and-budgets).
  */
 function newKeyBody(raw: unknown): NewKey {
   const body = objectBody(raw);
-  for (const field of Object.keys(body)) {
-    if (field === "limits" || field === "budget")
-      throw invalid(field, "per-key limits and budgets are not supported by this gateway yet");
-    if (!["account", "name", "kind", "credits"].includes(field))
-      throw invalid(field, "is not a field of a new key (account, name, kind, credits)");
-  }
+  for (const field of Object.keys(body))
+    if (!NEW_KEY_FIELDS.includes(field))
+      throw invalid(field, `is not a field of a new key (${NEW_KEY_FIELDS.join(", ")})`);
   if (typeof body.account !== "string" || !ACCOUNT_ID.test(body.account))
     throw invalid("account", "is required: 1 to 128 letters, digits, or . _ @ -");
   if (body.name !== undefined && (typeof body.name !== "string" || body.name.length > 200))
@@ -261,7 +267,17 @@ function newKeyBody(raw: unknown): NewKey {
     name: body.name === "" ? undefined : (body.name as string | undefined),
     kind: (body.kind as NewKey["kind"] | undefined) ?? "payg",
     credits,
+    limits: body.limits === undefined ? undefined : checked(keyLimits, body.limits, "limits"),
+    budget: body.budget === undefined ? undefined : checked(keyBudget, body.budget, "budget"),
   };
+}
+
+/** A value checked against the configuration's schema for it; a problem is a 400 naming the field. */
+function checked<S extends z.ZodType>(schema: S, value: unknown, field: string): z.output<S> {
+  const parsed = parseWith(schema, value);
+  if (parsed.ok) return parsed.value;
+  const { path, problem } = parsed.problem;
+  throw invalid(path ? `${field}.${path}` : field, problem);
 }
 
 /** Each key's cost today and this month (UTC), from the rollups. */

@@ -2,10 +2,11 @@
 // request's path; a revoked key stops working within the cache's lifetime. While the store is
 // unavailable, a key this process verified in the last STALE_MS keeps its last answer (the store is
 // asked again about once a second); any other key is a 503, never a guess. See docs/operations.md.
+// A key's limits and budget come with it, so a change to them also applies within the cache's lifetime.
 
 import { GatewayError } from "../ir/errors.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
-import type { KeyKind, Store } from "../ledger/types.ts";
+import type { KeyBudget, KeyKind, KeyLimits, Store } from "../ledger/types.ts";
 import { type AdminKeys, adminKeyRefused } from "./admin.ts";
 import { hashKey } from "./keys.ts";
 
@@ -13,6 +14,9 @@ export interface Caller {
   keyId: string;
   accountId: string;
   kind: KeyKind;
+  /** The key's rate limits and budget (src/limits/), as of the cached lookup. */
+  limits?: KeyLimits;
+  budget?: KeyBudget;
 }
 
 const CACHE_MS = 5_000;
@@ -54,8 +58,10 @@ export class Authenticator {
     if (!entry || entry.until < now) {
       try {
         const row = await this.store.findKeyByHash(hashKey(key));
-        const caller =
+        const caller: Caller | undefined =
           row && !row.revokedAt ? { keyId: row.id, accountId: row.accountId, kind: row.kind } : undefined;
+        if (caller && row?.limits) caller.limits = row.limits;
+        if (caller && row?.budget) caller.budget = row.budget;
         entry = { caller, until: now + CACHE_MS, verifiedAt: now };
         if (this.cache.size > 10_000) this.cache.clear();
         this.cache.set(key, entry);

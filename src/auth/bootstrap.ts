@@ -2,7 +2,7 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Store } from "../ledger/types.ts";
+import type { KeyBudget, KeyLimits, Store } from "../ledger/types.ts";
 import { hashKey, keyId, keyKind, keyPrefix, newKey } from "./keys.ts";
 
 /** A key the configuration names (`keys:`), installed at start-up. */
@@ -11,13 +11,21 @@ export interface BootstrapKey {
   account: string;
   credits?: string;
   name?: string;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
 }
 
 export async function installKey(store: Store, key: BootstrapKey): Promise<void> {
   const hash = hashKey(key.key);
   const account = await store.getAccount(key.account);
   if (!account) await store.upsertAccount(key.account, { balance: key.credits ?? "0" });
-  if (await store.findKeyByHash(hash)) return;
+  const existing = await store.findKeyByHash(hash);
+  // The file is the truth for its keys' limits and budget: each start applies them.
+  if (existing) {
+    if (!sameJson(existing.limits, key.limits) || !sameJson(existing.budget, key.budget))
+      await store.setKeyLimits(existing.id, key.limits, key.budget);
+    return;
+  }
   const row = {
     id: keyId(hash),
     hash,
@@ -26,6 +34,8 @@ export async function installKey(store: Store, key: BootstrapKey): Promise<void>
     accountId: key.account,
     createdAt: Date.now(),
     name: key.name,
+    limits: key.limits,
+    budget: key.budget,
   };
   try {
     await store.insertKey(row);
@@ -50,4 +60,8 @@ export async function demoKey(store: Store, dataDir: string): Promise<string> {
   }
   await installKey(store, { key, account: "demo", credits: "10" });
   return key;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }

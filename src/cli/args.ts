@@ -13,6 +13,10 @@ const FLAGS = {
   credits: { type: "string" },
   name: { type: "string" },
   subscription: { type: "boolean" },
+  rpm: { type: "string" },
+  tpm: { type: "string" },
+  concurrency: { type: "string" },
+  budget: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 

@@ -20,7 +20,11 @@ export async function openGateway(
   store: Store,
   options: AppOptions & { worker?: boolean } = {},
 ): Promise<GatewayProcess> {
-  const app = createApp(config, store, options);
+  // Loaded only when configured: tracing off costs neither its modules nor anything per request.
+  const tracing = config.telemetry
+    ? new (await import("../telemetry/tracing.ts")).Tracing(config.telemetry)
+    : undefined;
+  const app = createApp(config, store, { ...options, tracing });
   installProcessGuards(app.fastify.log, { exitOnUncaught: options.worker === true });
   const lease = new LeaseKeeper(store);
   await lease.start();

@@ -9,6 +9,8 @@ import { generationRecord } from "../gateway/lookup.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { StoreUnavailable } from "../ledger/ledger-errors.ts";
+import type { KeyBudget, KeyLimits, KeyRow } from "../ledger/types.ts";
+import { parseBudget } from "../limits/budget.ts";
 import { type Args, parseArgs, stringFlag, UsageError } from "./args.ts";
 import { WorkersFailedError } from "./cluster-primary.ts";
 import { openConfiguredStore, serve } from "./serve.ts";
@@ -20,6 +22,7 @@ const HELP = `usage: switchyard <command> [options]
                                                 --workers: N processes on one port (auto: one per core)
   models [--config FILE]                        list the served models
   keys create --account ID [--subscription] [--credits N] [--name TEXT]
+              [--rpm N] [--tpm N] [--concurrency N] [--budget USD/day|month|total]
   keys list [--account ID]
   keys revoke KEY_ID_OR_PREFIX
   accounts credit ID AMOUNT                     add credits (USD) to an account
@@ -87,7 +90,13 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
       const account = stringFlag(args, "account");
       if (!account) throw new UsageError("keys create needs --account ID");
       const key = newKey(args.flags.has("subscription") ? "subscription" : "payg");
-      await installKey(store, { key, account, credits: creditsFlag(args), name: stringFlag(args, "name") });
+      await installKey(store, {
+        key,
+        account,
+        credits: creditsFlag(args),
+        name: stringFlag(args, "name"),
+        ...limitFlags(args),
+      });
       const credits = creditsFlag(args);
       if (credits && (await store.getAccount(account))?.balance !== credits)
         await store.creditAccount(account, credits);
@@ -98,7 +107,7 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
     if (sub === "list") {
       for (const k of await store.listKeys(stringFlag(args, "account")))
         process.stdout.write(
-          `${k.id}\t${k.prefix}\t${k.kind}\t${k.accountId}\t${new Date(k.createdAt).toISOString()}\t${k.revokedAt ? "revoked" : "active"}\n`,
+          `${k.id}\t${k.prefix}\t${k.kind}\t${k.accountId}\t${new Date(k.createdAt).toISOString()}\t${k.revokedAt ? "revoked" : "active"}${limitsText(k)}\n`,
         );
       return 0;
     }
@@ -118,6 +127,32 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
   } finally {
     await store.close();
   }
+}
+
+/** `--rpm`, `--tpm`, `--concurrency` (whole numbers ≥ 1) and `--budget 5/day`. */
+function limitFlags(args: Args): Pick<KeyRow, "limits" | "budget"> {
+  const limits: KeyLimits = {};
+  for (const name of ["rpm", "tpm", "concurrency"] as const) {
+    const value = stringFlag(args, name);
+    if (value === undefined) continue;
+    if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`--${name} must be a whole number ≥ 1`);
+    limits[name] = Number(value);
+  }
+  const budgetText = stringFlag(args, "budget");
+  let budget: KeyBudget | undefined;
+  try {
+    budget = budgetText === undefined ? undefined : parseBudget(budgetText);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return { limits: Object.keys(limits).length > 0 ? limits : undefined, budget };
+}
+
+/** A key's limits and budget for `keys list`: `\trpm=2 budget=5/day`, or nothing. */
+function limitsText(k: KeyRow): string {
+  const parts = Object.entries(k.limits ?? {}).map(([name, value]) => `${name}=${value}`);
+  if (k.budget) parts.push(`budget=${k.budget.usd}/${k.budget.period}`);
+  return parts.length > 0 ? `\t${parts.join(" ")}` : "";
 }
 
 function creditsFlag(args: Args): string | undefined {

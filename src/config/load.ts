@@ -17,7 +17,11 @@ import { type ConfigFile, configSchema } from "./schema.ts";
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };
   storage: { url: string; retentionDays?: number };
-  redis?: { url: string };
+  redis?: { url: string; prefix: string };
+  /** Log level; undefined: `SWITCHYARD_LOG_LEVEL`, else warn. */
+  logging: { level?: string };
+  /** Where traces are exported; undefined: no tracing. */
+  telemetry?: { endpoint: string; headers: Record<string, string>; serviceName: string };
   billing: { settleDelayMs: number; priceVersion: string };
   /** What client faces accept beyond the API's rules, for current SDKs (docs/architecture.md §9). */
   clients: { anthropicVersions: string[] };
@@ -151,7 +155,11 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
       file.storage.retention_days === undefined
         ? { url: file.storage.url }
         : { url: file.storage.url, retentionDays: file.storage.retention_days },
-    redis: file.redis?.url ? { url: file.redis.url } : undefined,
+    redis: file.redis?.url ? { url: file.redis.url, prefix: file.redis.prefix } : undefined,
+    logging: { level: file.logging.level },
+    telemetry: file.telemetry.otlp
+      ? { ...file.telemetry.otlp, serviceName: file.telemetry.service_name }
+      : undefined,
     billing: { settleDelayMs: file.billing.settle_delay_ms, priceVersion: file.billing.price_version },
     clients: { anthropicVersions: file.clients.anthropic_versions },
     providers,

@@ -52,10 +52,48 @@ const redis = section({
     .optional()
     .meta({
       description:
-        "`redis://…`: round-robin turns, endpoint statistics and breakers shared by every process that names " +
+        "`redis://…`: round-robin turns, endpoint statistics, breakers and key limits shared by every process that names " +
         "the same Redis; while Redis is unreachable each process routes on its own memory. Empty (an unset " +
         "`${VAR}`): no Redis.",
     }),
+  prefix: text()
+    .default("switchyard:")
+    .meta({
+      description:
+        "Prefix of every Redis key this deployment writes (routing state, key limits); gateways that share " +
+        "them share it, deployments on one Redis each need their own.",
+    }),
+});
+
+const logging = section({
+  level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional().meta({
+    description:
+      "Log level. `info` adds one JSON line per inference request (docs/operations.md#request-logs).",
+    defaultText: "`SWITCHYARD_LOG_LEVEL`, else `warn`",
+  }),
+});
+
+const telemetry = section({
+  otlp: section({
+    endpoint: z
+      .string()
+      .regex(/^https?:\/\//, { error: "must be an http(s) URL" })
+      .meta({
+        description:
+          "The collector's OTLP/HTTP address (`http://collector:4318`; `/v1/traces` is added unless given). " +
+          "Traces are exported as OTLP JSON.",
+      }),
+    headers: z.record(z.string(), z.string()).default({}).meta({
+      description: "Headers sent with each export (an `authorization` a collector asks for).",
+      type: "mapping of strings",
+    }),
+  })
+    .optional()
+    .meta({
+      description:
+        "Export OpenTelemetry traces of inference requests (docs/operations.md#traces). Off when absent.",
+    }),
+  service_name: text().default("switchyard").meta({ description: "The traces' `service.name`." }),
 });
 
 const billing = section({
@@ -168,6 +206,29 @@ const health = section({
 
 const routing = section({ ...routingDefaultsShape, health: health.prefault({}) });
 
+const decimal = (description: string) =>
+  z
+    .union([z.number(), z.string()], { error: requiredOr("must be a decimal number") })
+    .transform(String)
+    .pipe(z.string().regex(/^\d+(\.\d+)?$/, { error: "must be a decimal number ≥ 0" }))
+    .meta({ description, type: "decimal number" });
+
+/** A key's limits and budget: in the file, and in the admin API's new key (src/admin/routes.ts). */
+export const keyLimits = section({
+  rpm: int({ min: 1 }).optional().meta({ description: "Requests per minute." }),
+  tpm: int({ min: 1 }).optional().meta({
+    description: "Tokens (prompt + output) per minute: admitted on an estimate, settled on the real usage.",
+  }),
+  concurrency: int({ min: 1 }).optional().meta({ description: "Requests in flight at once." }),
+});
+
+export const keyBudget = section({
+  usd: decimal("The most the key may spend (its settled cost) in the period, USD."),
+  period: z
+    .enum(["day", "month", "total"])
+    .meta({ description: "`day` and `month` are UTC calendar days and months; `total` never resets." }),
+});
+
 const key = z.strictObject(
   {
     key: z
@@ -182,8 +243,14 @@ const key = z.strictObject(
       .optional()
       .meta({ description: "Credits (USD) to add when the account is created.", type: "decimal number" }),
     name: z.string().optional().meta({ description: "A label for listings." }),
+    limits: keyLimits.optional().meta({
+      description: "Rate limits, each absent one unlimited (docs/operations.md#limits-and-budgets).",
+    }),
+    budget: keyBudget
+      .optional()
+      .meta({ description: "A spending cap: requests are refused once it is spent." }),
   },
-  { error: notAMapping("must be a mapping {key, account, credits?, name?}") },
+  { error: notAMapping("must be a mapping {key, account, credits?, name?, limits?, budget?}") },
 );
 
 const admin = section({
@@ -207,6 +274,8 @@ export const configSchema = z.strictObject(
     server: server.prefault({}),
     storage: storage.prefault({}),
     redis: redis.optional(),
+    logging: logging.prefault({}),
+    telemetry: telemetry.prefault({}),
     billing: billing.prefault({}),
     clients: clients.prefault({}),
     providers: z

@@ -17,5 +17,7 @@ export function errorAnswer(protocol: Protocol, error: GatewayError): ErrorAnswe
   const { status, body } = protocol.encodeError(error);
   const headers: HeaderMap = {};
   if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
+  // What the error brings of its own (a rate limit's x-ratelimit-*, a budget's x-should-retry).
+  if (error.headers) Object.assign(headers, error.headers);
   return { status, headers, body };
 }

@@ -5,13 +5,18 @@ import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
+import { totalTokens } from "../ir/usage.ts";
 import type { Store } from "../ledger/types.ts";
+import type { BudgetCheck } from "../limits/budget.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { apiOf } from "../protocols/names.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
+import type { RequestTrace, Tracing } from "../telemetry/tracing.ts";
 import type { CreditCheck } from "./credit.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
@@ -20,7 +25,9 @@ import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
 import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
+import { estimatePromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
+import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
@@ -52,7 +59,18 @@ export interface GatewayDeps {
   anthropicVersions?: ReadonlySet<string>;
   /** The App's metrics; a pipeline of its own when absent. */
   metrics?: Metrics;
+  /** Per-key rate limits (src/limits/); none when absent. */
+  limiter?: RateLimiter;
+  /** Per-key budgets (src/limits/); none when absent. */
+  budget?: BudgetCheck;
+  /** One line per request (`logging.level: info`); none when absent. */
+  requestLog?: RequestLog;
+  /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
+  tracing?: Tracing;
 }
+
+/** The status logged for a request whose client left before it was answered (nginx's convention). */
+const CLIENT_CLOSED = 499;
 
 export class InferencePipeline {
   private readonly deps: GatewayDeps & { metrics: Metrics };
@@ -72,10 +90,13 @@ export class InferencePipeline {
     const protocol = this.deps.protocols[face];
     const headers: HeaderMap = { "x-generation-id": id };
     if (face === "anthropic") headers["request-id"] = id;
+    const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
+    const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
       const caller = await this.deps.auth.authenticate(
         presentedKey(face as Face, input.headers, input.query),
       );
+      facts.caller = caller;
       const rawBody = bodyText(input.body);
       const request = protocol.decodeRequest(parseJson(rawBody), {
         headers: input.headers,
@@ -85,38 +106,59 @@ export class InferencePipeline {
       });
       const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
       request.model = model.id;
+      facts.model = model.id;
+      facts.stream = request.stream;
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
       await this.credit.admit(caller);
-      const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-      const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
-        id,
-        caller,
-        model,
-        api: apiOf(face),
-        request,
-        arrivedAt,
-        sessionId: sessionIdOf(input.headers),
-      });
-      const call: Call = {
-        face,
-        protocol,
-        clientHeaders: input.headers,
-        rawBody,
-        request,
-        model,
-        ctx,
-        headers,
-        out,
-        arrivedAt,
-        meter: new Meter(arrivedAt, this.deps.metrics),
-        generation,
-      };
-      if (request.stream) await this.stream(call);
-      else await this.complete(call);
+      // The key's budget and limits, last: a request refused for anything else takes nothing from them.
+      // (Asked only for a key that has them: a key without costs no await.)
+      if (caller.budget) await this.deps.budget?.admit(caller, face);
+      const admission = caller.limits
+        ? await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model))
+        : undefined;
+      // Its slot and token estimate are given back however the request ends, exactly once.
+      try {
+        if (admission) Object.assign(headers, admission.headers);
+        const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
+        const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
+          id,
+          caller,
+          model,
+          api: apiOf(face),
+          request,
+          arrivedAt,
+          sessionId: sessionIdOf(input.headers),
+        });
+        const call: Call = {
+          face,
+          protocol,
+          clientHeaders: input.headers,
+          rawBody,
+          request,
+          model,
+          ctx,
+          headers,
+          out,
+          arrivedAt,
+          meter: new Meter(arrivedAt, this.deps.metrics),
+          generation,
+          trace,
+        };
+        facts.meter = call.meter;
+        facts.generation = generation;
+        if (request.stream) await this.stream(call);
+        else await this.complete(call);
+      } finally {
+        admission?.end(usedTokens(facts.meter));
+      }
     } catch (err) {
-      this.sendError(protocol, err, headers, out, id);
+      const error = this.sendError(protocol, err, headers, out, id);
+      facts.status = out.signal.aborted ? CLIENT_CLOSED : error.status;
+      facts.error = error;
     }
+    this.deps.requestLog?.done(facts);
+    if (trace) endTrace(trace, facts);
   }
 
   private async complete(call: Call): Promise<void> {
@@ -241,7 +283,17 @@ export class InferencePipeline {
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
           // The answer names the model that answers it (a fallback model too), from its first event.
           call.ctx.model = attempt.model.id;
-          return send(routeFor(this.deps.adapterFor(provider), target, call), signal);
+          const route = routeFor(this.deps.adapterFor(provider), target, call);
+          if (!call.trace) return send(route, signal);
+          const span = call.trace.attempt(generation.attemptsMade, provider, attempt.endpoint.model);
+          try {
+            const answer = await send(route, signal);
+            span.answered();
+            return answer;
+          } catch (err) {
+            span.failed(err);
+            throw err;
+          }
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
@@ -263,11 +315,38 @@ export class InferencePipeline {
       .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
   }
 
-  private sendError(protocol: Protocol, err: unknown, headers: HeaderMap, out: Responder, id: string): void {
-    if (out.signal.aborted) return;
-    const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log, id));
+  /** Answers the error (unless the client has gone), and returns it as the client sees it. */
+  private sendError(
+    protocol: Protocol,
+    err: unknown,
+    headers: HeaderMap,
+    out: Responder,
+    id: string,
+  ): GatewayError {
+    const error = asGatewayError(err, this.deps.log, id);
+    if (out.signal.aborted) return error;
+    const answer = errorAnswer(protocol, error);
     out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
+    return error;
   }
+}
+
+/**
+ * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt,
+ * estimated, and the most it may write.
+ */
+function tokenEstimate(request: Request, model: CatalogModel): number {
+  return estimatePromptTokens(request) + (request.maxOutputTokens ?? model.maxOutputTokens);
+}
+
+/**
+ * The tokens a request used, for its tokens-per-minute limit: its usage when the upstream reported
+ * one; none when nothing was generated; else (a stream cut before its usage) the estimate stands.
+ */
+function usedTokens(meter: Meter | undefined): number | undefined {
+  if (!meter) return 0;
+  if (meter.sawUsage) return totalTokens(meter.usage);
+  return meter.latencyMs === undefined ? 0 : undefined;
 }
 
 /** Everything one inference carries from step to step. */
@@ -279,6 +358,24 @@ interface Call extends RouteCall {
   arrivedAt: number;
   meter: Meter;
   generation: GenerationRecorder;
+  /** The request's trace, when tracing is on. */
+  trace?: RequestTrace;
+}
+
+/** The request's span ends with what the pipeline learnt of it. */
+function endTrace(trace: RequestTrace, f: RequestFacts): void {
+  const generation = f.generation;
+  const failed = generation?.status === "failed" && !f.error;
+  trace.end({
+    status: f.status,
+    error: failed ? new GatewayError("api_error", "The upstream stream failed.") : f.error,
+    model: f.model,
+    responseModel: generation?.fallbackModel ?? (generation ? f.model : undefined),
+    provider: generation?.providerUsed,
+    usage: f.meter?.sawUsage ? f.meter.usage : undefined,
+    finishReason: f.meter?.finishReason,
+    stream: f.stream,
+  });
 }
 
 /** A streamed answer's timings, for least_latency and speed: time to first token and throughput. */

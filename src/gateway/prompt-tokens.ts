@@ -13,3 +13,19 @@ export async function countPromptTokens(request: Request): Promise<number> {
   const counted = await countTokensEach(texts);
   return counted.total + media;
 }
+
+/** Characters per token of ordinary English text under the current encodings: a rough figure. */
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * A quick estimate of the prompt's tokens (a token per CHARS_PER_TOKEN characters), on the event
+ * loop: for admission under a tokens-per-minute limit, which settles on the real usage afterwards.
+ * Counting exactly costs a trip to the counting thread, several times the rest of a relayed
+ * request's CPU (docs/operations.md#limits-and-budgets has the figures).
+ */
+export function estimatePromptTokens(request: Request): number {
+  const { texts, media } = promptTexts(request);
+  let chars = 0;
+  for (const text of texts) chars += text.length;
+  return Math.ceil(chars / CHARS_PER_TOKEN) + media;
+}

@@ -27,6 +27,8 @@ export interface RecorderDeps {
   log: Logger;
   /** The App's metrics (generations counted by protocol and outcome); none in a test of the recorder. */
   metrics?: Metrics;
+  /** Told what each generation settled with its finish cost its key (budgets: src/limits/budget.ts). */
+  budget?: { spend(keyId: string, createdAt: number, amount: string): void };
 }
 
 /**
@@ -84,6 +86,13 @@ export class GenerationRecorder {
   private ended = false;
   /** performance.now() when the request arrived. */
   readonly arrivedAt: number;
+  /** How it ended, once it has. */
+  status?: "completed" | "cancelled" | "failed";
+  /** The cost once known (see `cost`): made only when asked for, so that no one asking costs nothing. */
+  private costPromise?: Promise<string | undefined>;
+  private costKnown = false;
+  private costValue?: string;
+  private resolveCost?: (cost: string | undefined) => void;
   private readonly deps: RecorderDeps;
   private readonly unwritten: UnwrittenStarts;
   private readonly start: GenerationStart;
@@ -122,6 +131,37 @@ export class GenerationRecorder {
     };
     if (g.sessionId !== undefined) this.start.sessionId = g.sessionId;
     unwritten.add(this);
+  }
+
+  /** Attempts made so far (for the request's log line and trace). */
+  get attemptsMade(): number {
+    return this.attempts;
+  }
+
+  /** The provider that answered, or the last one tried. */
+  get providerUsed(): string | undefined {
+    return this.provider;
+  }
+
+  /** The model that answered, when a fallback model did instead of the one asked for. */
+  get fallbackModel(): string | undefined {
+    return this.pricedModel?.id;
+  }
+
+  /** Its exact cost (USD) when it is rated with its finish; undefined when rated later, or not at all. */
+  get cost(): Promise<string | undefined> {
+    if (this.costKnown) return Promise.resolve(this.costValue);
+    this.costPromise ??= new Promise((resolve) => {
+      this.resolveCost = resolve;
+    });
+    return this.costPromise;
+  }
+
+  private costIs(cost: string | undefined): void {
+    if (this.costKnown) return;
+    this.costKnown = true;
+    this.costValue = cost;
+    this.resolveCost?.(cost);
   }
 
   /** The client has the generation's id (a stream began): its start must survive a crash. */
@@ -165,6 +205,7 @@ export class GenerationRecorder {
           : String(outcome.error)
         : undefined;
     this.deps.metrics?.countGeneration(this.api, status);
+    this.status = status;
     const finish: GenerationEnd = {
       id: this.start.id,
       status,
@@ -198,6 +239,8 @@ export class GenerationRecorder {
     if (settleNow) {
       try {
         finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
+        this.deps.budget?.spend(this.caller.keyId, this.start.createdAt, finish.settlement.rating.usage);
+        this.costIs(finish.settlement.rating.usage);
       } catch (err) {
         // The generation is recorded either way. Rated later when the store was only unavailable
         // (the account's discount could not be read); a rating that fails for any other reason is
@@ -209,6 +252,7 @@ export class GenerationRecorder {
         }
       }
     }
+    this.costIs(undefined); // (no effect when the cost is known already)
     await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
     if (settleNow) settlement.settledWithFinish(this.caller.accountId);
     else if (hasUsage) settlement.schedule(generation, model, finish.usage);

@@ -32,11 +32,13 @@ export class GatewayError extends Error {
   readonly param?: string;
   /** Seconds, from an upstream `retry-after`. */
   readonly retryAfter?: number;
+  /** Response headers that go with the error (a rate limit's `x-ratelimit-*`). */
+  readonly headers?: Record<string, string>;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { status?: number; param?: string; retryAfter?: number } = {},
+    opts: { status?: number; param?: string; retryAfter?: number; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = "GatewayError";
@@ -44,6 +46,7 @@ export class GatewayError extends Error {
     this.status = opts.status ?? defaultStatus[kind];
     this.param = opts.param;
     this.retryAfter = opts.retryAfter;
+    this.headers = opts.headers;
   }
 }
 

@@ -8,7 +8,9 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStatus,
+  KeyBudget,
   KeyKind,
+  KeyLimits,
   KeyRow,
   Rating,
 } from "./types.ts";
@@ -21,7 +23,8 @@ export const generationColumnList =
   "latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at, " +
   "rating, settled_at, session_id";
 
-export const keyColumnList = "id, hash, prefix, kind, account_id, name, created_at, revoked_at";
+export const keyColumnList =
+  "id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget";
 export const accountColumnList = "id, balance, discount, created_at";
 
 /** Error texts come from upstreams; keep the ledger row small and storable (PostgreSQL rejects NUL). */
@@ -91,7 +94,14 @@ export function keyFromColumns(c: Columns): KeyRow {
     createdAt: Number(c.created_at),
     revokedAt: optionalNumber(c.revoked_at),
     name: optionalString(c.name),
+    limits: json<KeyLimits>(c.limits),
+    budget: json<KeyBudget>(c.budget),
   });
+}
+
+/** A key's limits or budget as its column holds it (JSON; none is NULL). */
+export function limitsColumn(value: KeyLimits | KeyBudget | undefined): string | null {
+  return value === undefined || Object.keys(value).length === 0 ? null : JSON.stringify(value);
 }
 
 export function accountFromColumns(c: Columns): AccountRow {

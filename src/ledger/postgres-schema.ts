@@ -30,8 +30,13 @@ CREATE TABLE IF NOT EXISTS ${t("keys")} (
   account_id TEXT NOT NULL,
   name       TEXT,
   created_at BIGINT NOT NULL,
-  revoked_at BIGINT
+  revoked_at BIGINT,
+  limits     JSONB,
+  budget     JSONB
 );
+-- A key's rate limits and budget (src/limits/); tables made before them lack them.
+ALTER TABLE ${t("keys")} ADD COLUMN IF NOT EXISTS limits JSONB;
+ALTER TABLE ${t("keys")} ADD COLUMN IF NOT EXISTS budget JSONB;
 CREATE INDEX IF NOT EXISTS keys_account ON ${t("keys")} (account_id);
 CREATE INDEX IF NOT EXISTS keys_prefix ON ${t("keys")} (prefix);
 

@@ -19,6 +19,7 @@ import {
   generationWhere,
   keyColumnList,
   keyFromColumns,
+  limitsColumn,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
@@ -67,6 +68,8 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  KeyBudget,
+  KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
@@ -204,8 +207,8 @@ export class PostgresStore implements Store {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       await this.query(
-        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [
           key.id,
           key.hash,
@@ -215,6 +218,8 @@ export class PostgresStore implements Store {
           key.name ?? null,
           wholeMs(key.createdAt),
           wholeMs(key.revokedAt),
+          limitsColumn(key.limits),
+          limitsColumn(key.budget),
         ],
       );
     } catch (error) {
@@ -261,6 +266,15 @@ export class PostgresStore implements Store {
       await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, live.rows[0].id]);
       return true;
     });
+  }
+
+  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
+    const result = await this.query(`UPDATE ${this.t("keys")} SET limits = $1, budget = $2 WHERE id = $3`, [
+      limitsColumn(limits),
+      limitsColumn(budget),
+      id,
+    ]);
+    return (result.rowCount ?? 0) > 0;
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

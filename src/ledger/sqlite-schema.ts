@@ -19,7 +19,9 @@ CREATE TABLE IF NOT EXISTS keys (
   account_id TEXT NOT NULL,
   name       TEXT,
   created_at INTEGER NOT NULL,
-  revoked_at INTEGER
+  revoked_at INTEGER,
+  limits     TEXT,
+  budget     TEXT
 );
 CREATE INDEX IF NOT EXISTS keys_account ON keys (account_id);
 CREATE INDEX IF NOT EXISTS keys_prefix ON keys (prefix);
@@ -70,4 +72,6 @@ CREATE TABLE IF NOT EXISTS owner_leases (
 export const sqliteAddedColumns = [
   { table: "generations", column: "owner", type: "TEXT" },
   { table: "generations", column: "session_id", type: "TEXT" },
+  { table: "keys", column: "limits", type: "TEXT" },
+  { table: "keys", column: "budget", type: "TEXT" },
 ] as const;

@@ -19,6 +19,7 @@ import {
   generationWhere,
   keyColumnList,
   keyFromColumns,
+  limitsColumn,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
@@ -65,6 +66,8 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  KeyBudget,
+  KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
@@ -259,7 +262,7 @@ export class SqliteStore implements Store {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       this.statement(
-        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ).run(
         key.id,
         key.hash,
@@ -269,6 +272,8 @@ export class SqliteStore implements Store {
         key.name ?? null,
         key.createdAt,
         key.revokedAt ?? null,
+        limitsColumn(key.limits),
+        limitsColumn(key.budget),
       );
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateKey(key.id);
@@ -309,6 +314,15 @@ export class SqliteStore implements Store {
       this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(now, live[0]!.id as string);
       return true;
     });
+  }
+
+  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
+    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
+      limitsColumn(limits),
+      limitsColumn(budget),
+      id,
+    );
+    return result.changes > 0;
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

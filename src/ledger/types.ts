@@ -82,6 +82,25 @@ export interface StoreOptions {
   owner?: string;
 }
 
+/** A key's rate limits (src/limits/); each absent one is unlimited. */
+export interface KeyLimits {
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens (prompt + output) per minute. */
+  tpm?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+}
+
+export type BudgetPeriod = "day" | "month" | "total";
+
+/** A key's spending cap: its settled cost in the period (UTC days and months) may not pass `usd`. */
+export interface KeyBudget {
+  /** Exact decimal string, USD. */
+  usd: string;
+  period: BudgetPeriod;
+}
+
 export interface KeyRow {
   id: string;
   /** sha256 hex of the key; the plaintext is never stored. */
@@ -93,6 +112,8 @@ export interface KeyRow {
   createdAt: number;
   revokedAt?: number;
   name?: string;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
 }
 
 export interface AccountRow {
@@ -163,6 +184,8 @@ export interface Store {
   findKeyByHash(hash: string): Promise<KeyRow | undefined>;
   listKeys(accountId?: string): Promise<KeyRow[]>;
   revokeKey(idOrPrefix: string): Promise<boolean>;
+  /** Replaces a key's limits and budget (undefined: none); false when there is no such key. */
+  setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined): Promise<boolean>;
 
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;

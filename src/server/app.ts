@@ -26,11 +26,15 @@ import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
+import { RequestLog } from "../gateway/request-log.ts";
 import { Retention } from "../gateway/retention.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
 import type { Store } from "../ledger/types.ts";
+import { BudgetCheck } from "../limits/budget.ts";
+import { RateLimiter } from "../limits/rate-limiter.ts";
+import { RedisLimitState } from "../limits/redis-limit-state.ts";
 import { isMessagesClient } from "../protocols/anthropic/headers.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
@@ -38,6 +42,7 @@ import { adapterRegistry } from "../providers/registry.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 
@@ -56,6 +61,8 @@ export interface AppOptions {
   adapterFor?: (provider: ProviderConfig) => ProviderAdapter;
   /** GET /metrics text; this process's own metrics unless given (every worker's: src/cli/cluster-worker.ts). */
   metrics?: () => Promise<string>;
+  /** OpenTelemetry traces (`telemetry.otlp`), made by the caller so that the modules load only when on. */
+  tracing?: Tracing;
 }
 
 export function createApp(config: Config, store: Store, options: AppOptions = {}): App {
@@ -63,7 +70,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   // `inference` is filled in below, once the pipeline exists.
   let inference: InferenceServer | undefined;
   const fastify = Fastify({
-    logger: { level: process.env.SWITCHYARD_LOG_LEVEL ?? "warn" },
+    logger: { level: config.logging.level ?? process.env.SWITCHYARD_LOG_LEVEL ?? "warn" },
     bodyLimit: config.server.bodyLimitBytes,
     routerOptions: { maxParamLength: 500 },
     serverFactory: (handler) =>
@@ -89,10 +96,18 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const auth = new Authenticator(store, admins);
   const credit = new CreditCheck(store);
   // Many processes share round-robin turns, endpoint statistics and breakers through Redis.
-  const redisState = config.redis ? new RedisRoutingState(config.redis.url) : undefined;
+  const redisState = config.redis
+    ? new RedisRoutingState(config.redis.url, { prefix: `${config.redis.prefix}routing:` })
+    : undefined;
   const routingState = redisState
     ? new FallbackRoutingState(redisState, (message) => log.warn(message))
     : undefined;
+  // Key limits are shared through Redis too (atomic scripts), under the deployment's prefix.
+  const limiter = new RateLimiter({
+    shared: config.redis ? new RedisLimitState(config.redis.url, config.redis.prefix) : undefined,
+    warn: (message) => log.warn(message),
+  });
+  const budget = new BudgetCheck(store);
   const settlement = new Settlement({
     store,
     delayMs: config.billing.settleDelayMs,
@@ -119,6 +134,10 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     router,
     anthropicVersions,
     metrics,
+    limiter,
+    budget,
+    requestLog: new RequestLog(log),
+    tracing: options.tracing,
   });
 
   const counter = new TokenCounter({
@@ -243,6 +262,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await fastify.close();
       await settlement.flush();
       await redisState?.close();
+      await limiter.close();
+      await options.tracing?.close();
       await registry.close();
     },
   };

@@ -82,7 +82,7 @@ describe("typos at any depth are refused, naming the closest valid key (they use
     );
     refused(
       { dashboard: { enabled: true } },
-      "dashboard: unknown key; valid keys are server, storage, redis, billing, clients, providers, models, routing, keys, admin",
+      "dashboard: unknown key; valid keys are server, storage, redis, logging, telemetry, billing, clients, providers, models, routing, keys, admin",
     );
   });
 

@@ -264,6 +264,44 @@ describe("keys and accounts", () => {
     assert.equal((await admin("/keys/key_0000000000000000", { method: "DELETE" })).status, 404);
   });
 
+  test("a key made with limits and a budget: listed with them, and held to them", async () => {
+    const made = await admin("/keys", {
+      method: "POST",
+      body: JSON.stringify({
+        account: "limited-team",
+        credits: "5",
+        limits: { rpm: 1, concurrency: 2 },
+        budget: { usd: "2.5", period: "month" },
+      }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual(
+      [made.body.limits, made.body.budget],
+      [
+        { rpm: 1, concurrency: 2 },
+        { usd: "2.5", period: "month" },
+      ],
+    );
+    const listed = (await admin("/keys?account=limited-team")).body.data[0];
+    assert.deepEqual(
+      [listed.limits, listed.budget],
+      [
+        { rpm: 1, concurrency: 2 },
+        { usd: "2.5", period: "month" },
+      ],
+    );
+
+    const client = new OpenAI({ apiKey: made.body.key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const ask = () =>
+      client.chat.completions.create({ model: "local/echo-1", messages: [{ role: "user", content: "hi" }] });
+    await ask();
+    await assert.rejects(ask(), OpenAI.RateLimitError);
+    const plain = (
+      await admin("/keys", { method: "POST", body: JSON.stringify({ account: "limited-team" }) })
+    ).body;
+    assert.deepEqual([plain.limits, plain.budget], [null, null]);
+  });
+
   test("a new key's body is checked field by field", async () => {
     for (const [body, param] of [
       [{}, "account"],
@@ -271,7 +309,10 @@ describe("keys and accounts", () => {
       [{ account: "x", kind: "gold" }, "kind"],
       [{ account: "x", credits: "lots" }, "credits"],
       [{ account: "x", colour: "red" }, "colour"],
-      [{ account: "x", limits: { rpm: 2 } }, "limits"],
+      [{ account: "x", limits: { rpm: 0 } }, "limits.rpm"],
+      [{ account: "x", limits: { rps: 2 } }, "limits.rps"],
+      [{ account: "x", budget: { usd: 5 } }, "budget.period"],
+      [{ account: "x", budget: { usd: "-1", period: "day" } }, "budget.usd"],
     ] as const) {
       const res = await admin("/keys", { method: "POST", body: JSON.stringify(body) });
       assert.equal(res.status, 400, JSON.stringify(body));

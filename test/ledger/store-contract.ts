@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
+import { addDecimals } from "../../src/ledger/decimal.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
 
@@ -427,6 +428,63 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.insertKey(second);
           await assert.rejects(store.revokeKey(shared), /2 live keys/);
           assert.equal((await store.findKeyByHash(first.hash))?.revokedAt, undefined);
+        }));
+      test("a key's limits and budget are stored with it, listed, and replaced", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const key = keyOf(account, {
+            limits: { rpm: 60, tpm: 100_000, concurrency: 4 },
+            budget: { usd: "5.25", period: "day" },
+          });
+          await store.insertKey(key);
+          assert.deepEqual(await store.findKeyByHash(key.hash), key);
+          assert.deepEqual((await store.listKeys(account))[0], key);
+          assert.equal(await store.setKeyLimits(key.id, { rpm: 2 }, undefined), true);
+          const changed = await store.findKeyByHash(key.hash);
+          assert.deepEqual([changed?.limits, changed?.budget], [{ rpm: 2 }, undefined]);
+          assert.equal(await store.setKeyLimits(unique("no-such-key"), undefined, undefined), false);
+        }));
+
+      test("a key's spend (what its budget reads): its settled costs by day of creation, from the rollups", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const keyId = unique("key");
+          await store.upsertAccount(account, { balance: "1" });
+          const DAY = 86_400_000;
+          const at = (day: number, key = keyId) =>
+            startOf(account, { keyId: key, createdAt: day * DAY + 5_000 });
+          // The amount of a rating is its items' bill (what a rating column keeps).
+          const ratingOf = (bill: string, discount = "0"): Rating => ({
+            ...rating,
+            usage: bill,
+            billAmount: bill,
+            ratingDetails: [
+              {
+                feeItemCode: "prompt",
+                rate: "1",
+                originAmount: addDecimals(bill, discount),
+                discountAmount: discount,
+                billAmount: bill,
+              },
+            ],
+          });
+          const old = at(20_000);
+          const recent = [at(20_002), at(20_003)];
+          const otherKey = at(20_003, unique("key"));
+          const unsettled = at(20_003);
+          for (const g of [old, ...recent, otherKey, unsettled]) await store.recordGeneration(g, endOf(g.id));
+          await store.settleGenerations([
+            { id: old.id, rating: ratingOf("0.2", "0.05"), settledAt: 1 },
+            { id: recent[0].id, rating: ratingOf("0.1"), settledAt: 1 },
+            { id: recent[1].id, rating: ratingOf("0.2", "0.05"), settledAt: 1 },
+            { id: otherKey.id, rating: ratingOf("0.2"), settledAt: 1 },
+          ]);
+          const spend = async (fromDay: number) =>
+            (await store.usage({ fromDay, toDay: 20_010, keyId }, "key")).find((g) => g.group === keyId)
+              ?.cost;
+          assert.equal(await spend(20_002), "0.3");
+          assert.equal(await spend(0), "0.5");
+          assert.deepEqual(await store.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"), []);
         }));
     });
 

@@ -144,15 +144,16 @@ describe("generation write queue", () => {
   });
 
   test("flush waits for what was queued before it, not for traffic that keeps coming", {
-    timeout: 5000,
-  }, async () => {
+    timeout: 20_000,
+  }, async (t) => {
     const { batches, apply } = recorder();
     // Every batch ends with new writes already queued: the writer never goes idle while this runs.
     const queue = new WriteQueue(apply, { delayMs: 1 });
     let producing = true;
     let n = 0;
     const producer = (async () => {
-      while (producing) {
+      // The test's signal ends the load if the test times out, so a failure cannot hang the run.
+      while (producing && !t.signal.aborted) {
         void queue.enqueue(start(`load-${n++}`));
         await new Promise((resolve) => setImmediate(resolve));
       }
