@@ -1,8 +1,13 @@
-// Installs the agent clients that `npm run test:agents` drives (Codex CLI, the OpenAI Agents SDK) at
-// the versions pinned in test/agents/clients/package-lock.json, into a cache directory outside the
-// repository, with `npm ci`. They are not dependencies of the gateway or of `npm test`: Codex ships
-// a native binary of about 400 MB in its platform package. A cache that already holds this lock's
-// install is reused; a changed lock installs afresh beside it.
+// Installs the agent clients that `npm run test:agents` and `npm run conformance` drive (Codex CLI,
+// the OpenAI Agents SDK, Claude Code, Gemini CLI, qwen-code, opencode) at the versions pinned in
+// test/agents/clients/package-lock.json, into a cache directory outside the repository. They are not
+// dependencies of the gateway or of `npm test`: Codex and Claude Code each ship a native binary of
+// about 400 MB in their platform packages. A cache that already holds this lock's install is reused;
+// a changed lock installs afresh beside it.
+//
+// `npm install` from the lock rather than `npm ci`: a registry that lacks some other platform's
+// optional package (opencode-darwin-arm64, say) leaves it out of a lock made there, and `npm ci`
+// refuses such a lock as out of sync, where `npm install` installs exactly what it pins.
 //
 //   node scripts/install-clients.ts        prints the directory whose node_modules holds them
 //
@@ -36,7 +41,7 @@ export function installClients(log: (line: string) => void = () => {}): string {
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(PINNED, "package.json"), join(dir, "package.json"));
   copyFileSync(join(PINNED, "package-lock.json"), join(dir, "package-lock.json"));
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", dir], {
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir], {
     cwd: dir,
     stdio: ["ignore", "inherit", "inherit"],
   });

@@ -17,15 +17,15 @@
 // `<group>__<tool>` and hands their calls back naming the group, which Codex routes.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type FakeProtocol, type FakeUpstream, startFakeUpstream } from "../fakes/index.ts";
 import { fakeModel, fakeProvider } from "../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
-import { clientsDir, codexLauncher } from "./clients.ts";
+import { clientsDir } from "./clients.ts";
+import { type CodexRun, codexHome, completedItems, runCodex } from "./codex.ts";
 import { offeredTools, toolResults } from "./upstream-wire.ts";
 
 const UPSTREAMS: FakeProtocol[] = ["openai", "anthropic", "gemini", "openai-responses"];
@@ -60,94 +60,27 @@ after(async () => {
   for (const dir of workdirs) rmSync(dir, { recursive: true, force: true });
 });
 
-interface CodexRun {
-  code: number | null;
-  /** `codex exec --json` events, one per stdout line. */
-  events: any[];
-  stderr: string;
+interface WorkdirRun extends CodexRun {
   workdir: string;
 }
 
-/**
- * Runs `codex exec` once in a fresh working directory, with a fresh CODEX_HOME that names the
- * gateway as its model provider (so nothing reads or writes the user's ~/.codex).
- *
- * CODEX_HOME is made under the clients' cache rather than the system's temporary directory: Codex
- * refuses to put its helper binaries (its sandbox launcher among them) under a temporary directory.
- * The sandbox is bypassed all the same (`--dangerously-bypass-approvals-and-sandbox`): the working
- * directory is a throwaway one, the commands are the test's own, and Linux sandboxing needs user
- * namespaces that a container may not grant, which is not what this test is about.
- */
-async function runCodex(model: string, prompt: string, config: string[] = []): Promise<CodexRun> {
-  const home = mkdtempSync(join(clientsDir(), "codex-home-"));
+/** Runs `codex exec` once in a fresh working directory, with a fresh CODEX_HOME (codex.ts). */
+async function runCodexOnce(model: string, prompt: string, config: string[] = []): Promise<WorkdirRun> {
+  const home = codexHome(gw.url);
   const workdir = mkdtempSync(join(tmpdir(), "switchyard-codex-work-"));
   workdirs.push(workdir);
-  writeFileSync(
-    join(home, "config.toml"),
-    [
-      'model_provider = "switchyard"',
-      "check_for_update_on_startup = false",
-      "",
-      "[analytics]",
-      "enabled = false",
-      "",
-      "[feedback]",
-      "enabled = false",
-      "",
-      "[model_providers.switchyard]",
-      'name = "Switchyard"',
-      `base_url = "${gw.url}/v1"`,
-      'env_key = "SWITCHYARD_KEY"',
-      'wire_api = "responses"',
-      // A failure is the test's to see, not Codex's to retry.
-      "request_max_retries = 0",
-      "stream_max_retries = 0",
-      "",
-    ].join("\n"),
-  );
-  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home, SWITCHYARD_KEY: PAYG_KEY };
-  for (const name of Object.keys(env))
-    if (/^(OPENAI_|CODEX_(?!HOME$))|_API_KEY$/.test(name)) delete env[name];
-  const args = [
-    codexLauncher(),
-    "exec",
-    "--json",
-    "--strict-config",
-    "--skip-git-repo-check",
-    "--dangerously-bypass-approvals-and-sandbox",
-    "--cd",
-    workdir,
-    "--model",
-    model,
-    ...config.flatMap((c) => ["-c", c]),
-    prompt,
-  ];
-  const child = spawn(process.execPath, args, { env, cwd: workdir, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-  clearTimeout(timer);
-  rmSync(home, { recursive: true, force: true });
-  const events = stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line));
-  return { code, events, stderr, workdir };
-}
-
-function completedItems(run: CodexRun, type: string): any[] {
-  return run.events.filter((e) => e.type === "item.completed" && e.item.type === type).map((e) => e.item);
+  try {
+    return {
+      ...(await runCodex({ home: home.dir, workdir, key: PAYG_KEY, model, prompt, config })),
+      workdir,
+    };
+  } finally {
+    home.dispose();
+  }
 }
 
 /** Asserts the turn ended cleanly with the shell command run; returns the final message. */
-function checkShellTurn(run: CodexRun, file: string, content: string): string {
+function checkShellTurn(run: WorkdirRun, file: string, content: string): string {
   const context = `codex exited ${run.code}\nevents: ${JSON.stringify(run.events, null, 1)}\nstderr: ${run.stderr}`;
   assert.equal(run.code, 0, context);
   assert.ok(
@@ -186,7 +119,7 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
         },
         { blocks: [{ type: "text", text: "Done: out.txt holds the greeting." }] },
       );
-      const run = await runCodex(modelOf(upstream), "Write a greeting into out.txt.");
+      const run = await runCodexOnce(modelOf(upstream), "Write a greeting into out.txt.");
       const final = checkShellTurn(run, "out.txt", `${content}\n`);
       assert.equal(final, "Done: out.txt holds the greeting.");
 
@@ -222,7 +155,7 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
       },
       { blocks: [{ type: "text", text: "No such agent." }] },
     );
-    const run = await runCodex(modelOf("anthropic"), "Close the helper agent.");
+    const run = await runCodexOnce(modelOf("anthropic"), "Close the helper agent.");
     assert.equal(run.code, 0, run.stderr);
     const results = toolResults("anthropic", fake.requests[1]);
     assert.equal(results.length, 1);
@@ -237,7 +170,7 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
     const fake = fakes["openai-responses"];
     fake.reset();
     fake.script({ blocks: [{ type: "text", text: "Nothing to do." }] });
-    const run = await runCodex(modelOf("openai-responses"), "Say hi.");
+    const run = await runCodexOnce(modelOf("openai-responses"), "Say hi.");
     assert.equal(run.code, 0, run.stderr);
     // A relay: the upstream got Codex's own request, model aside.
     const body = fake.requests[0].body as any;
@@ -255,14 +188,17 @@ describe("Codex CLI through the gateway to a fake upstream of each protocol", ()
 
 describe("Codex CLI through the gateway to the local models", () => {
   test("local/echo-1 calls exec_command when the prompt names it; Codex runs it", async () => {
-    const run = await runCodex("local/echo-1", 'Use exec_command to run "echo hello from local > out.txt"');
+    const run = await runCodexOnce(
+      "local/echo-1",
+      'Use exec_command to run "echo hello from local > out.txt"',
+    );
     const final = checkShellTurn(run, "out.txt", "hello from local\n");
     // The local model answers the second turn from the tool output Codex sent back.
     assert.match(final, /^Tool exec_command returned: [\s\S]*Process exited with code 0/);
   });
 
   test("local/think-1 with reasoning: its signed reasoning comes back on the second turn and checks", async () => {
-    const run = await runCodex("local/think-1", 'Use exec_command to run "echo thought > out.txt"', [
+    const run = await runCodexOnce("local/think-1", 'Use exec_command to run "echo thought > out.txt"', [
       'model_reasoning_effort="low"',
       'model_reasoning_summary="auto"',
     ]);

@@ -21,8 +21,9 @@ export function decodeThinking(
   if (value === undefined || value === null) return undefined;
   const thinking = expectObject(value, "thinking");
   if (thinking.display !== undefined && thinking.display !== null) {
-    if (thinking.display !== "summarized" && thinking.display !== "omitted")
-      throw invalid("thinking.display", 'must be "summarized" or "omitted"');
+    // Only how thinking is shown, never what is generated, and its values grow with each release
+    // (Claude Code 2.1 streams "updates"): any string is taken and named as ignored.
+    if (typeof thinking.display !== "string") throw invalid("thinking.display", "must be a string");
     ignored.push("thinking.display");
   }
   switch (thinking.type) {

@@ -111,10 +111,21 @@ function continuing(answer: string, prefill: string | undefined): string {
   return /\s$/.test(prefill) ? answer : ` ${answer}`;
 }
 
+/**
+ * Reasoning asked for: switched on, given an effort or a budget, or asked to be shown (Gemini CLI's
+ * `thinkingConfig: { includeThoughts: true }` alone, which a thinking Gemini model answers with its
+ * default dynamic thinking).
+ */
 function wantsReasoning(request: Request): boolean {
   const r = request.reasoning;
   if (!r || r.enabled === false || r.effort === "none") return false;
-  return r.enabled === true || r.adaptive === true || r.effort !== undefined || (r.budgetTokens ?? 0) !== 0;
+  return (
+    r.enabled === true ||
+    r.adaptive === true ||
+    r.effort !== undefined ||
+    (r.budgetTokens ?? 0) !== 0 ||
+    r.exclude === false
+  );
 }
 
 function planFor(request: Request): string {

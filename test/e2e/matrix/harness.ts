@@ -11,12 +11,13 @@
 // Nothing here imports src/: expectations are computed from the fakes' documented semantics.
 
 import { mkdtempSync } from "node:fs";
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeProtocol, type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { baseConfig, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { startTap, type Tap } from "../../support/tap.ts";
+
+export type { Tap, TappedAnswer } from "../../support/tap.ts";
 
 export type Upstream = FakeProtocol;
 export const UPSTREAMS: readonly Upstream[] = ["openai", "anthropic", "gemini", "openai-responses"];
@@ -45,22 +46,6 @@ export const UPSTREAM_KEY: Record<Upstream, string> = {
 /** The catalog's output limit for every model: an Anthropic upstream gets it when the client gave none. */
 export const MAX_OUTPUT = 8192;
 
-/** One answer as it left the fake, byte for byte. */
-export interface TappedAnswer {
-  path: string;
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  /** When the fake's last byte went through (ms since the epoch); undefined while still streaming. */
-  endedAt?: number;
-}
-
-export interface Tap {
-  url: string;
-  answers: TappedAnswer[];
-  close(): Promise<void>;
-}
-
 export interface Matrix {
   gw: RunningGateway;
   fakes: Record<Upstream, FakeUpstream>;
@@ -88,13 +73,16 @@ function catalogModel(upstream: Upstream) {
   };
 }
 
-export async function startMatrix(): Promise<Matrix> {
+/** `extra`: more top-level config (e.g. `clients`), merged over the matrix's own. */
+export async function startMatrix(extra: Record<string, unknown> = {}): Promise<Matrix> {
   const fakeList = await Promise.all(UPSTREAMS.map((u) => startFakeUpstream(u, { apiKey: UPSTREAM_KEY[u] })));
   const fakes = Object.fromEntries(UPSTREAMS.map((u, i) => [u, fakeList[i]])) as Record<
     Upstream,
     FakeUpstream
   >;
-  const tapList = await Promise.all(UPSTREAMS.map((u) => startTap(fakes[u])));
+  const tapList = await Promise.all(
+    UPSTREAMS.map((u) => startTap(fakes[u].port, new URL(fakes[u].url).pathname)),
+  );
   const taps = Object.fromEntries(UPSTREAMS.map((u, i) => [u, tapList[i]])) as Record<Upstream, Tap>;
   const dir = mkdtempSync(join(tmpdir(), "switchyard-matrix-"));
   const config = baseConfig(dir, {
@@ -105,6 +93,7 @@ export async function startMatrix(): Promise<Matrix> {
       api_key: UPSTREAM_KEY[u],
     })),
     models: UPSTREAMS.map(catalogModel),
+    ...extra,
   });
   const gw = await startGateway(config, { dir });
   return {
@@ -121,54 +110,5 @@ export async function startMatrix(): Promise<Matrix> {
       await gw.stop();
       await Promise.all(UPSTREAMS.flatMap((u) => [taps[u].close(), fakes[u].close()]));
     },
-  };
-}
-
-/** A pass-through proxy in front of a fake that keeps each answer's bytes; streams stay streams. */
-async function startTap(fake: FakeUpstream): Promise<Tap> {
-  const answers: TappedAnswer[] = [];
-  const server = createServer((req, res) => {
-    const forward = httpRequest(
-      { host: "127.0.0.1", port: fake.port, method: req.method, path: req.url, headers: req.headers },
-      (upstream) => {
-        const answer: TappedAnswer = {
-          path: req.url ?? "",
-          status: upstream.statusCode ?? 0,
-          headers: upstream.headers,
-          text: "",
-        };
-        answers.push(answer);
-        const chunks: Buffer[] = [];
-        res.writeHead(upstream.statusCode ?? 502, upstream.headers);
-        res.flushHeaders();
-        upstream.on("data", (chunk: Buffer) => {
-          chunks.push(chunk);
-          answer.text = Buffer.concat(chunks).toString("utf8");
-          res.write(chunk);
-        });
-        upstream.on("end", () => {
-          answer.endedAt = Date.now();
-          res.end();
-        });
-        upstream.on("error", () => res.destroy());
-      },
-    );
-    forward.on("error", () => res.destroy());
-    res.on("close", () => {
-      if (!res.writableFinished) forward.destroy();
-    });
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  const basePath = new URL(fake.url).pathname.replace(/\/$/, "");
-  return {
-    url: `http://127.0.0.1:${port}${basePath}`,
-    answers,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

@@ -1,0 +1,259 @@
+// The conformance matrix's cases, run for one client against one column: the local models, or a
+// catalog model served by a fake upstream of one protocol (its replies scripted here, so that what
+// the client shows can be compared with what the upstream said). Each case passes, or fails with
+// the first thing that was wrong.
+//
+//   text       one answer, whole
+//   stream     one answer, streamed (in more than one piece)
+//   tool       the model calls get_weather, the client runs it and sends the result back, the
+//              model answers from it (the upstream got the result under the call's id)
+//   reasoning  reasoning asked of the model, then a second turn carrying the first answer back
+//              (with its signed reasoning, where the client's protocol carries it: the upstream got
+//              the signature again; the local model refuses a signature that does not check)
+//   lookup     each generation of the text and stream cases, looked up by the x-generation-id the
+//              client was answered with: its model, its token counts
+
+import assert from "node:assert/strict";
+import { toolResults } from "../agents/upstream-wire.ts";
+import { type Matrix, MODEL, UPSTREAMS, type Upstream } from "../e2e/matrix/harness.ts";
+import type { RecordedRequest, Reply } from "../fakes/index.ts";
+import { PAYG_KEY } from "../support/gateway.ts";
+import { lookupSettled } from "../support/lookup.ts";
+import type { Tap } from "../support/tap.ts";
+import { type ClientDriver, type Gateway, PROMPTS, SHELL_COMMAND, weatherIn } from "./driver.ts";
+
+export type Column = "local" | Upstream;
+export const COLUMNS: readonly Column[] = ["local", ...UPSTREAMS];
+export const CASES = ["text", "stream", "tool", "reasoning", "lookup"] as const;
+export type CaseName = (typeof CASES)[number];
+
+export type Outcome =
+  | { status: "pass"; notes: string[] }
+  | { status: "fail"; reason: string }
+  | { status: "skip"; reason: string };
+export type Row = Record<CaseName, Outcome>;
+
+/** The fakes and the gateway, with a tap in front of the gateway that keeps what clients were answered. */
+export interface Stage {
+  matrix: Matrix;
+  front: Tap;
+  gw: Gateway;
+}
+
+const CASE_TIMEOUT_MS = 30_000;
+
+/** What the fakes answer, and what the local models answer (they echo the prompt). */
+const FAKE_TEXT = "Hello from the upstream.";
+const FAKE_STREAM = "One, two, three: streamed in pieces.";
+const FAKE_TOOL_ANSWER = "Wear a coat and boots.";
+const FAKE_THINKING = "Weighing how to greet.";
+const SIGNATURE = "sig-conformance-0123456789";
+const FAKE_FIRST = "First answer.";
+const FAKE_SECOND = "Second answer.";
+
+export function modelFor(column: Column, reasoning = false, driver?: ClientDriver): string {
+  if (column !== "local") return MODEL[column];
+  if (driver?.localModel) return driver.localModel.model;
+  return reasoning ? "local/think-1" : "local/echo-1";
+}
+
+/** Runs every case for one client and column, in order (the lookup reads the first two's ids). */
+export async function runCell(stage: Stage, driver: ClientDriver, column: Column): Promise<Row> {
+  const ids: Array<{ id: string; model: string; streamed?: boolean }> = [];
+  const row = {} as Row;
+  for (const name of CASES) {
+    stage.matrix.reset();
+    stage.front.answers.length = 0;
+    const skip =
+      driver.columnsSkipped?.[column] ??
+      (name === "lookup"
+        ? undefined
+        : ((column === "local" ? driver.localSkip?.[name] : undefined) ?? driver.skip?.[name]));
+    if (skip) {
+      row[name] = { status: "skip", reason: skip };
+      continue;
+    }
+    row[name] = await outcomeOf(driver.timeoutMs ?? CASE_TIMEOUT_MS, async () => {
+      const notes = await CASE_RUNNERS[name](stage, driver, column, ids);
+      if (name === "text" || name === "stream")
+        for (const answer of stage.front.answers) {
+          const id = answer.headers["x-generation-id"];
+          // An agent CLI streams its text case too: only the stream case's flag is known.
+          if (typeof id === "string")
+            ids.push({
+              id,
+              model: modelFor(column, false, driver),
+              streamed: name === "stream" ? true : undefined,
+            });
+        }
+      return notes;
+    });
+  }
+  return row;
+}
+
+type CaseRunner = (
+  stage: Stage,
+  driver: ClientDriver,
+  column: Column,
+  ids: Array<{ id: string; model: string; streamed?: boolean }>,
+) => Promise<string[]>;
+
+const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
+  async text(stage, driver, column) {
+    script(stage, column, { blocks: [{ type: "text", text: FAKE_TEXT }] });
+    const text = await driver.text(stage.gw, modelFor(column, false, driver));
+    checkAnswer(text, column, PROMPTS.text, FAKE_TEXT);
+    return column === "local" && driver.localModel ? [driver.localModel.why] : [];
+  },
+
+  async stream(stage, driver, column) {
+    script(stage, column, { blocks: [{ type: "text", text: FAKE_STREAM }], chunks: 4 });
+    const { text, deltas } = await driver.stream(stage.gw, modelFor(column, false, driver));
+    checkAnswer(text, column, PROMPTS.stream, FAKE_STREAM);
+    assert.ok(deltas > 1, `the answer came in ${deltas} piece(s), not streamed`);
+    return [];
+  },
+
+  async tool(stage, driver, column) {
+    const shell = driver.shell;
+    const call = shell
+      ? { name: shell.tool, args: shell.args(SHELL_COMMAND) }
+      : { name: "get_weather", args: { city: "Oslo" } };
+    script(
+      stage,
+      column,
+      { blocks: [{ type: "tool_call", id: "call_oslo_1", ...call }] },
+      { blocks: [{ type: "text", text: FAKE_TOOL_ANSWER }] },
+    );
+    const ran: string[] = [];
+    const answer = await driver.tool(stage.gw, modelFor(column, false, driver), (city) => {
+      ran.push(city);
+      return weatherIn(city);
+    });
+    // An agent's shell ran the command when its output came back (checked below).
+    if (!shell) assert.deepEqual(ran, ["Oslo"], "the client ran the tool once, for the model's city");
+    if (column === "local") {
+      // The local model answers from the result it was sent back (naming the tool, or the call's id
+      // where the result does not name it, as in the messages protocol).
+      assert.match(answer, /^Tool \S+ returned: .*Oslo: 4C and snowing/s);
+      return [];
+    }
+    assert.equal(answer, FAKE_TOOL_ANSWER);
+    const turns = modelTurns(stage, column);
+    assert.equal(turns.length, 2, "one upstream request per model turn");
+    const results = toolResults(column, turns[1]);
+    assert.equal(results.length, 1, "the second turn carried one tool result to the upstream");
+    assert.match(results[0].text, /Oslo: 4C and snowing/);
+    // Gemini's wire may leave the id out; elsewhere the client's id went back (unless it keeps none).
+    if (column === "gemini") return [];
+    const lost = driver.limits?.callIdKept;
+    assert.equal(results[0].callId === "call_oslo_1", !lost, lost ?? "the call's id went back upstream");
+    return lost ? [lost] : [];
+  },
+
+  async reasoning(stage, driver, column) {
+    script(
+      stage,
+      column,
+      {
+        blocks: [
+          { type: "thinking", text: FAKE_THINKING, signature: SIGNATURE },
+          { type: "text", text: FAKE_FIRST },
+        ],
+      },
+      { blocks: [{ type: "text", text: FAKE_SECOND }] },
+    );
+    const { first, second } = await driver.reasoning(stage.gw, modelFor(column, true, driver));
+    const local = column === "local";
+    checkAnswer(first.text, column, PROMPTS.reasoning[0], FAKE_FIRST);
+    checkAnswer(second.text, column, PROMPTS.reasoning[1], FAKE_SECOND);
+    const notes: string[] = [];
+    const limits = driver.limits ?? {};
+    // A declared limit is checked too: a client that outgrows it fails until its note goes.
+    const shown = (local ? /The user wrote \d+ words\./ : /Weighing how to greet/).test(
+      first.reasoning ?? "",
+    );
+    assert.equal(shown, !limits.reasoningShown, limits.reasoningShown ?? "the client shows the reasoning");
+    if (limits.reasoningShown) notes.push(limits.reasoningShown);
+    if (!local) {
+      const turns = modelTurns(stage, column);
+      assert.equal(turns.length, 2, "one upstream request per model turn");
+      const replayed = turns[1].rawBody.includes(SIGNATURE);
+      assert.equal(
+        replayed,
+        !limits.reasoningReplayed,
+        limits.reasoningReplayed ?? "the signature went back",
+      );
+    }
+    if (limits.reasoningReplayed) notes.push(limits.reasoningReplayed);
+    return notes;
+  },
+
+  async lookup(stage, driver, column, ids) {
+    assert.ok(ids.length > 0, "the text and stream cases left no generation id to look up");
+    for (const { id, model, streamed } of ids) {
+      const record = await lookupSettled(stage.matrix.gw.url, id, PAYG_KEY);
+      assert.equal(record.generationId, id);
+      assert.equal(record.model, model);
+      assert.equal(record.status, "completed");
+      if (streamed !== undefined) assert.equal(record.streamed, streamed);
+      const tokens = record.nativeTokens;
+      if (column === "local") assert.ok(tokens.prompt_tokens > 0 && tokens.completion_tokens > 0);
+      // The fakes' default usage: 10 prompt tokens, 6 completion tokens.
+      else assert.deepEqual([tokens.prompt_tokens, tokens.completion_tokens], [10, 6]);
+      assert.ok(record.usage, "a pay-as-you-go key sees what it cost");
+      if (driver.sessionId) assert.ok(record.sessionId, "the lookup shows the agent's session id");
+    }
+    return [];
+  },
+};
+
+/** The upstream's generation requests (token counts aside, which agents make beside their turns). */
+function modelTurns(stage: Stage, column: Upstream): RecordedRequest[] {
+  return stage.matrix.fakes[column].requests.filter(
+    (r) => !/count_tokens|:countTokens|input_tokens/.test(r.pathname),
+  );
+}
+
+/**
+ * The fake's scripted text, or the local model's echo of the prompt: "You said: " and the user's
+ * text, which holds the prompt (an agent puts its own context blocks around it).
+ */
+function checkAnswer(text: string, column: Column, prompt: string, scripted: string): void {
+  if (column !== "local") {
+    assert.equal(text, scripted);
+    return;
+  }
+  assert.ok(
+    text.startsWith("You said: ") && text.includes(prompt),
+    `not an echo of "${prompt}": ${text.slice(-200)}`,
+  );
+}
+
+function script(stage: Stage, column: Column, ...replies: Reply[]): void {
+  if (column !== "local") stage.matrix.fakes[column].script(...replies);
+}
+
+async function outcomeOf(ms: number, run: () => Promise<string[]>): Promise<Outcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no outcome within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return { status: "pass", notes: await Promise.race([run(), timeout]) };
+  } catch (error) {
+    return { status: "fail", reason: reasonOf(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One line: an assertion's message (with what was expected), else the error's first line. */
+export function reasonOf(error: unknown): string {
+  const e = error as { message?: string; actual?: unknown; expected?: unknown; operator?: string };
+  let reason = String(e?.message ?? error).split("\n")[0];
+  if (e?.operator === "strictEqual" || e?.operator === "deepStrictEqual")
+    reason = `${reason} (got ${JSON.stringify(e.actual)}, expected ${JSON.stringify(e.expected)})`;
+  return reason.length > 240 ? `${reason.slice(0, 237)}…` : reason;
+}

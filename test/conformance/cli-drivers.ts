@@ -1,0 +1,31 @@
+// The agent CLIs and agent SDKs of the conformance matrix, installed at pinned versions outside the
+// repository (scripts/install-clients.ts); `npm run conformance` drives them, `npm test` does not.
+
+import { clientsDir } from "../agents/clients.ts";
+import { agentsSdkDriver } from "./agents-sdk.ts";
+import { claudeCodeDriver } from "./claude-code.ts";
+import { codexDriver } from "./codex-cli.ts";
+import type { ClientDriver } from "./driver.ts";
+import { geminiCliDriver } from "./gemini-cli.ts";
+import { opencodeDriver } from "./opencode.ts";
+import { qwenCodeDriver } from "./qwen-code.ts";
+
+/** A client the matrix lists but cannot run, with why. */
+export interface UnavailableClient {
+  name: string;
+  version: string;
+  unavailable: string;
+}
+
+export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableClient>> {
+  const dir = clientsDir();
+  return [
+    agentsSdkDriver(),
+    codexDriver(dir),
+    claudeCodeDriver(dir),
+    geminiCliDriver(dir),
+    qwenCodeDriver(dir, "openai"),
+    qwenCodeDriver(dir, "anthropic"),
+    opencodeDriver(dir),
+  ];
+}
