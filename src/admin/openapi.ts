@@ -128,7 +128,7 @@ export const openApiDocument = {
           revokedAt: { type: ["string", "null"] },
           limits: { oneOf: [ref("KeyLimits"), { type: "null" }] },
           budget: { oneOf: [ref("KeyBudget"), { type: "null" }] },
-          spend: { type: "object", properties: { today: money, month: money } },
+          spend: { type: "object", properties: { today: money, month: money, total: money } },
         },
       },
       KeyLimits: {
@@ -230,7 +230,7 @@ export const openApiDocument = {
     },
     "/keys": {
       get: {
-        summary: "API keys with their spend today and this month (UTC)",
+        summary: "API keys with their spend today, this month (UTC) and in total",
         parameters: [q("account", "Only this account's keys.")],
         responses: {
           "200": json({ type: "object", properties: { data: { type: "array", items: ref("Key") } } }),

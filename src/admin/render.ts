@@ -37,7 +37,14 @@ export function adminGeneration(row: GenerationRow): Record<string, unknown> {
   };
 }
 
-export function adminKey(row: KeyRow, spend?: { today: string; month: string }): Record<string, unknown> {
+/** A key's settled cost (exact USD strings) over the periods a budget can count. */
+export interface KeySpend {
+  today: string;
+  month: string;
+  total: string;
+}
+
+export function adminKey(row: KeyRow, spend?: KeySpend): Record<string, unknown> {
   return {
     id: row.id,
     prefix: row.prefix,
@@ -48,7 +55,7 @@ export function adminKey(row: KeyRow, spend?: { today: string; month: string }):
     revokedAt: iso(row.revokedAt),
     limits: row.limits ?? null,
     budget: row.budget ?? null,
-    spend: spend ?? { today: "0", month: "0" },
+    spend: spend ?? { today: "0", month: "0", total: "0" },
   };
 }
 

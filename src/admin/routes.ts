@@ -23,7 +23,15 @@ import type { EndpointHealth } from "../routing/health.ts";
 import { endpointKey } from "../routing/plan.ts";
 import { openApiDocument } from "./openapi.ts";
 import { generationFilter, type Query, text, usageQuery } from "./query.ts";
-import { adminAccount, adminGeneration, adminKey, dayName, totalOf, usageRow } from "./render.ts";
+import {
+  adminAccount,
+  adminGeneration,
+  adminKey,
+  dayName,
+  type KeySpend,
+  totalOf,
+  usageRow,
+} from "./render.ts";
 
 export const ADMIN_PREFIX = "/api/v1/admin";
 
@@ -280,22 +288,28 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, field: string):
   throw invalid(path ? `${field}.${path}` : field, problem);
 }
 
-/** Each key's cost today and this month (UTC), from the rollups. */
-async function spendByKey(
-  store: Store,
-  accountId: string | undefined,
-): Promise<Map<string, { today: string; month: string }>> {
+/** Each key's cost today, this month (UTC) and in total, from the rollups (what its budget counts). */
+async function spendByKey(store: Store, accountId: string | undefined): Promise<Map<string, KeySpend>> {
   const now = new Date();
   const today = epochDay(now.getTime());
   const monthStart = epochDay(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const [day, month] = await Promise.all([
+  const [day, month, total] = await Promise.all([
     store.usage({ fromDay: today, toDay: today, accountId }, "key"),
     store.usage({ fromDay: monthStart, toDay: today, accountId }, "key"),
+    store.usage({ fromDay: 0, toDay: today, accountId }, "key"),
   ]);
-  const spend = new Map<string, { today: string; month: string }>();
-  for (const g of month) spend.set(String(g.group), { today: "0", month: g.cost });
-  for (const g of day)
-    spend.set(String(g.group), { today: g.cost, month: spend.get(String(g.group))?.month ?? g.cost });
+  const spend = new Map<string, KeySpend>();
+  const of = (group: unknown) => {
+    const key = String(group);
+    const found = spend.get(key);
+    if (found) return found;
+    const fresh = { today: "0", month: "0", total: "0" };
+    spend.set(key, fresh);
+    return fresh;
+  };
+  for (const g of total) of(g.group).total = g.cost;
+  for (const g of month) of(g.group).month = g.cost;
+  for (const g of day) of(g.group).today = g.cost;
   return spend;
 }
 

@@ -309,8 +309,10 @@ function limitsOf(k) {
   const parts = [];
   if (k.limits) for (const [name, value] of Object.entries(k.limits)) parts.push(`${name} ${value}`);
   if (k.budget) {
-    const spent = k.budget.period === "day" ? k.spend.today : k.spend.month;
-    parts.push(`$${spent} of $${k.budget.usd} per ${k.budget.period}`);
+    const spent = { day: k.spend.today, month: k.spend.month, total: k.spend.total }[k.budget.period];
+    parts.push(
+      `$${spent} of $${k.budget.usd} ${k.budget.period === "total" ? "in total" : `per ${k.budget.period}`}`,
+    );
   }
   return parts.length ? parts.join(", ") : "none";
 }
@@ -326,6 +328,10 @@ $("#new-key").addEventListener("submit", async (event) => {
   const body = { account: form.account, kind: form.kind };
   if (form.name) body.name = form.name;
   if (form.credits) body.credits = form.credits;
+  const limits = {};
+  for (const name of ["rpm", "tpm", "concurrency"]) if (form[name]) limits[name] = Number(form[name]);
+  if (Object.keys(limits).length) body.limits = limits;
+  if (form.budget_usd) body.budget = { usd: form.budget_usd, period: form.budget_period };
   try {
     const made = await api("/keys", { method: "POST", body: JSON.stringify(body) });
     $("#keys-error").textContent = "";

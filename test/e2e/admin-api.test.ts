@@ -215,6 +215,7 @@ describe("generations and usage", () => {
     assert.equal(overview.body.days.at(-1).cost, expected);
     const keys = await admin("/keys?account=usage-acct");
     assert.equal(keys.body.data[0].spend.today, expected);
+    assert.equal(keys.body.data[0].spend.total, expected);
   });
 
   test("bad parameters are 400s naming the parameter, in the chat shape", async () => {

@@ -95,6 +95,9 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
   await page.fill('#new-key input[name="account"]', "browser-team");
   await page.fill('#new-key input[name="name"]', "made in the browser");
   await page.fill('#new-key input[name="credits"]', "1");
+  await page.fill('#new-key input[name="rpm"]', "1");
+  await page.fill('#new-key input[name="budget_usd"]', "0.5");
+  await page.selectOption('#new-key select[name="budget_period"]', "total");
   await page.click("#new-key button");
   const secret = (await page.locator("#new-key-value").textContent())!;
   assert.match(secret, /^sk-/);
@@ -103,8 +106,18 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
     messages: [{ role: "user", content: "from the new key" }],
   });
   assert.equal(answer.choices[0].message.content, "You said: from the new key");
-  await shot(page, "3-key-made");
+  // The limits set in the form hold: a second request within the minute is over rpm 1.
+  await assert.rejects(
+    sdk(secret).chat.completions.create({
+      model: "local/echo-1",
+      messages: [{ role: "user", content: "a second one this minute" }],
+    }),
+    (err: any) => err.status === 429,
+  );
   const keyRow = page.locator("#keys tbody tr", { hasText: "made in the browser" });
+  await page.reload();
+  await keyRow.locator("td", { hasText: /rpm 1, \$0\.0+\d+ of \$0\.5 in total/ }).waitFor();
+  await shot(page, "3-key-made");
   await keyRow.locator("button.revoke").click();
   await keyRow.locator("td", { hasText: "revoked" }).waitFor();
   await assert.rejects(
