@@ -2,7 +2,7 @@
 // handling lives in candidate-reader.ts). A chunk holding `error` becomes an IR error event; a stream
 // that ends without a finishReason is an error too (it was cut short).
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
@@ -21,9 +21,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     try {
       chunk = JSON.parse(data);
     } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 }),
-      );
+      return this.fail(upstreamFrameNotJson());
     }
     if (Array.isArray(chunk)) chunk = chunk[0];
     if (!isObject(chunk)) return [];

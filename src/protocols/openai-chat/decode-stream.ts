@@ -13,7 +13,7 @@
 // finish because their argument pieces may interleave. An encrypted item naming an id waits for the
 // next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
@@ -66,9 +66,7 @@ class ChatStreamDecoder implements StreamDecoder {
     try {
       chunk = JSON.parse(data);
     } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 }),
-      );
+      return this.fail(upstreamFrameNotJson());
     }
     if (!isObject(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) return this.fail(decodeErrorObject(chunk.error));

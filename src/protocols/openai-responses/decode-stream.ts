@@ -13,7 +13,7 @@
 // Items of OpenAI's hosted tools (web search, code interpreter…) open no block; a web search is
 // counted for billing.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
@@ -63,9 +63,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     try {
       e = JSON.parse(data);
     } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream event that is not JSON", { status: 502 }),
-      );
+      return this.fail(upstreamFrameNotJson());
     }
     if (!isObject(e)) return [];
     const type = typeof e.type === "string" ? e.type : event.event;
