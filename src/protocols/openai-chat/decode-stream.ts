@@ -13,12 +13,13 @@
 // finish because their argument pieces may interleave. An encrypted item naming an id waits for the
 // next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
 
-import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
+import { GatewayError } from "../../ir/errors.ts";
 import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
+import { frameJson } from "../shared/sse.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
@@ -60,14 +61,9 @@ class ChatStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
-    const data = event.data.trim();
-    if (this.failed || !data || data === "[DONE]") return [];
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return this.fail(upstreamFrameNotJson());
-    }
+    if (this.failed) return [];
+    const chunk = frameJson(event.data);
+    if (chunk instanceof GatewayError) return this.fail(chunk);
     if (!isObject(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) return this.fail(decodeErrorObject(chunk.error));
     if (!this.started) {
