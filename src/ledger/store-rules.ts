@@ -84,7 +84,12 @@ export function* revocation(idOrPrefix: string, now: number): Generator<Revocati
 /** Runs a rule's steps one after another, synchronously (SQLite: nothing else runs meanwhile). */
 export function runSteps<S, R>(rule: Generator<S, R, unknown>, run: (step: S) => unknown): R {
   let next = rule.next();
-  while (!next.done) next = rule.next(run(next.value));
+  while (!next.done) {
+    const result = run(next.value);
+    // An awaited step would let other work run inside the transaction: refuse it outright.
+    if (result instanceof Promise) throw new TypeError("a synchronous store ran a step asynchronously");
+    next = rule.next(result);
+  }
   return next.value;
 }
 
