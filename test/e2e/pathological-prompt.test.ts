@@ -1,8 +1,9 @@
 // Regression: one pathological prompt froze every request. The local models counted tokens with a
 // BPE that is quadratic on a long run without whitespace, on the event loop: 100 KB of `\"{}[]` took
 // 3 to 5 s and 1 MiB minutes, and no other request was answered meanwhile. Now a 1 MiB prompt of each
-// kind gets a proper answer while a listing, polled all along, keeps answering in under 200 ms, and
-// the gateway's own measure of its event loop (switchyard_event_loop_lag_seconds) agrees.
+// kind gets a proper answer while a listing, polled all along, keeps answering in well under a second
+// (minutes before; the bound leaves room for a machine busy with other work), and the gateway's own
+// measure of its event loop (switchyard_event_loop_lag_seconds) agrees.
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -10,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
 
 const MiB = 1 << 20;
-const LISTING_BUDGET_MS = 200;
+const LISTING_BUDGET_MS = 1000;
 
 const prompts: Record<string, () => string> = {
   '`\\"{}[]` repeated': () => '\\"{}[]'.repeat(MiB / 6 + 1).slice(0, MiB),

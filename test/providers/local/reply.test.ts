@@ -45,10 +45,15 @@ function request(content: ContentBlock[] | string, extra: Partial<Request> = {})
   };
 }
 
+/**
+ * The work's CPU time (every thread of the process), not its wall time: what grows with the
+ * algorithm, and what another process busy on the same machine does not inflate.
+ */
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
+  const started = process.cpuUsage();
   const value = await work();
-  return { value, ms: performance.now() - started };
+  const used = process.cpuUsage(started);
+  return { value, ms: (used.user + used.system) / 1000 };
 }
 
 function tool(name: string): ToolDefinition {

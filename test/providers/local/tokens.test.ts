@@ -39,9 +39,10 @@ test("a megabyte of pathological text is counted without holding the event loop"
   lag.disable();
   assert.ok(counts[0] > 400_000, String(counts[0]));
   assert.equal(counts[1], 3 << 17, "one token per two characters");
-  // gpt-tokenizer on the event loop: several minutes for the first text alone.
+  // gpt-tokenizer on the event loop: several minutes for the first text alone. The bound leaves room
+  // for a machine busy with other work (a process descheduled for a moment reads as a held loop).
   const maxMs = lag.max / 1e6 - 5;
-  assert.ok(maxMs < 100, `the event loop was held ${maxMs.toFixed(0)} ms`);
+  assert.ok(maxMs < 1000, `the event loop was held ${maxMs.toFixed(0)} ms`);
 });
 
 test("a short count does not wait behind a long one", async () => {
