@@ -68,16 +68,18 @@ export class HttpResponder implements Responder {
   }
 
   /**
-   * Pieces written in the same tick (several SSE events from one upstream read) leave in one socket
-   * write instead of one syscall each. (The socket is corked, not the response: a corked response
-   * loses pieces written before end().)
+   * Pieces written in the same turn of the event loop (several SSE events from one upstream read)
+   * leave in one socket write instead of one syscall each. The socket is uncorked after the turn's
+   * I/O callbacks (setImmediate), not after the current tick: a stream whose last events and end
+   * arrive in one read ends in that same write, its end reaching us ticks after its events.
+   * (The socket is corked, not the response: a corked response loses pieces written before end().)
    */
   private corkTick(): void {
     const socket = this.res.socket;
     if (!this.corked && socket) {
       this.corked = true;
       socket.cork();
-      process.nextTick(this.uncork, socket);
+      setImmediate(this.uncork, socket);
     }
   }
 }
