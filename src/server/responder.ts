@@ -44,19 +44,13 @@ export class HttpResponder implements Responder {
   startStream(status: number, headers: HeaderMap): void {
     if (!writeHead(this.res, status, { ...headers, connection: "keep-alive", "x-accel-buffering": "no" }))
       return;
+    // The head leaves with the first piece, written in the same tick, in one socket write.
+    this.corkTick();
     this.res.flushHeaders();
   }
 
   write(chunk: string): Promise<void> | undefined {
-    // Pieces written in the same tick (several SSE events from one upstream read) leave in one
-    // socket write instead of one syscall each.
-    // (The socket is corked, not the response: a corked response loses pieces written before end().)
-    const socket = this.res.socket;
-    if (!this.corked && socket) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(this.uncork, socket);
-    }
+    this.corkTick();
     if (this.res.write(chunk)) return undefined;
     return new Promise((resolve) => {
       const done = () => {
@@ -71,5 +65,21 @@ export class HttpResponder implements Responder {
 
   end(): void {
     this.res.end();
+  }
+
+  /**
+   * Pieces written in the same turn of the event loop (several SSE events from one upstream read)
+   * leave in one socket write instead of one syscall each. The socket is uncorked after the turn's
+   * I/O callbacks (setImmediate), not after the current tick: a stream whose last events and end
+   * arrive in one read ends in that same write, its end reaching us ticks after its events.
+   * (The socket is corked, not the response: a corked response loses pieces written before end().)
+   */
+  private corkTick(): void {
+    const socket = this.res.socket;
+    if (!this.corked && socket) {
+      this.corked = true;
+      socket.cork();
+      setImmediate(this.uncork, socket);
+    }
   }
 }
