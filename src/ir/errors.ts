@@ -50,6 +50,14 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A stream frame from the upstream whose data is not JSON: the upstream broke its protocol, so the
+ * caller gets a 502 (the same for every protocol's stream decoder).
+ */
+export function upstreamFrameNotJson(): GatewayError {
+  return new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 });
+}
+
 /** A 400 naming the field at fault. */
 export function invalid(param: string, message: string): GatewayError {
   return new GatewayError("invalid_request", `${param}: ${message}`, { param });

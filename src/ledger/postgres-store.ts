@@ -35,12 +35,9 @@ import {
 } from "./decimal.ts";
 import {
   accountNotFound,
-  ambiguousKeyPrefix,
   duplicateKey,
   generationAlreadyStarted,
   generationNotFinishable,
-  generationNotFound,
-  generationStillPending,
   StoreUnavailable,
 } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
@@ -62,6 +59,14 @@ import {
   type UsageSums,
   usageWhere,
 } from "./rollups.ts";
+import {
+  type RevocationStep,
+  revocation,
+  runStepsAsync,
+  type SettlementStep,
+  type SettlingGeneration,
+  settlement,
+} from "./store-rules.ts";
 import type {
   AccountRow,
   GenerationEnd,
@@ -244,28 +249,33 @@ export class PostgresStore implements Store {
     return result.rows.map(keyFromColumns);
   }
 
-  /** Revokes the key with this id, or else the one live key with this display prefix. */
+  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
   async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction(async (client) => {
-      const now = Date.now();
-      const keys = this.t("keys");
-      const byId = await client.query(`SELECT revoked_at FROM ${keys} WHERE id = $1 FOR UPDATE`, [
-        idOrPrefix,
-      ]);
-      if (byId.rows[0]) {
-        if (byId.rows[0].revoked_at !== null) return false;
-        await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, idOrPrefix]);
-        return true;
+    return this.transaction((client) =>
+      runStepsAsync(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(client, step)),
+    );
+  }
+
+  private async revocationStep(client: PoolClient, step: RevocationStep): Promise<unknown> {
+    const keys = this.t("keys");
+    switch (step.op) {
+      case "readKey": {
+        const found = await client.query(`SELECT revoked_at FROM ${keys} WHERE id = $1 FOR UPDATE`, [
+          step.id,
+        ]);
+        return found.rows[0] ? { revoked: found.rows[0].revoked_at !== null } : undefined;
       }
-      const live = await client.query(
-        `SELECT id FROM ${keys} WHERE prefix = $1 AND revoked_at IS NULL FOR UPDATE`,
-        [idOrPrefix],
-      );
-      if (live.rows.length > 1) throw ambiguousKeyPrefix(idOrPrefix, live.rows.length);
-      if (live.rows.length === 0) return false;
-      await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [now, live.rows[0].id]);
-      return true;
-    });
+      case "liveKeysWithPrefix": {
+        const live = await client.query(
+          `SELECT id FROM ${keys} WHERE prefix = $1 AND revoked_at IS NULL FOR UPDATE`,
+          [step.prefix],
+        );
+        return live.rows.map((row) => String(row.id));
+      }
+      case "revoke":
+        await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [step.at, step.id]);
+        return undefined;
+    }
   }
 
   async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
@@ -304,39 +314,42 @@ export class PostgresStore implements Store {
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);
     await this.writes.awaitWritesFor(items.map((item) => item.id));
-    return this.transaction(async (client) => {
-      const generations = this.t("generations");
-      const perAccount = new Map<string, string>();
-      const rollups = new RollupBatch();
-      const outcomes: Array<Error | undefined> = [];
-      for (const [n, item] of items.entries()) {
+    return this.transaction((client) =>
+      runStepsAsync(settlement(items, debits), (step) => this.settlementStep(client, step)),
+    );
+  }
+
+  /** Inside a transaction: one statement of the settlement rule (store-rules.ts). */
+  private async settlementStep(client: PoolClient, step: SettlementStep): Promise<unknown> {
+    const generations = this.t("generations");
+    switch (step.op) {
+      case "readGeneration": {
         const found = await client.query(
           `SELECT account_id, key_id, model, provider, created_at, status, settled_at FROM ${generations}
            WHERE id = $1 FOR UPDATE`,
-          [item.id],
+          [step.id],
         );
         const row = found.rows[0];
-        if (!row) outcomes.push(generationNotFound(item.id));
-        else if (row.settled_at !== null)
-          outcomes.push(undefined); // perhaps by another process: never twice
-        else if (row.status === "pending") outcomes.push(generationStillPending(item.id));
-        else {
-          await client.query(`UPDATE ${generations} SET rating = $1, settled_at = $2 WHERE id = $3`, [
-            ratingColumn(item.rating),
-            wholeMs(item.settledAt),
-            item.id,
-          ]);
-          perAccount.set(row.account_id, addDecimals(perAccount.get(row.account_id) ?? "0", debits[n]));
-          rollups.settled(rollupSource(row), item.rating.billAmount);
-          outcomes.push(undefined);
-        }
+        if (!row) return undefined;
+        const generation: SettlingGeneration = {
+          status: String(row.status),
+          settled: row.settled_at !== null,
+          source: rollupSource(row),
+        };
+        return generation;
       }
-      // One update per account, in a fixed order so concurrent batches cannot deadlock.
-      for (const account of [...perAccount.keys()].sort())
-        await this.addToBalance(client, account, negateDecimal(perAccount.get(account)!));
-      await this.applyRollups(client, rollups);
-      return outcomes;
-    });
+      case "markSettled":
+        await client.query(`UPDATE ${generations} SET rating = $1, settled_at = $2 WHERE id = $3`, [
+          ratingColumn(step.rating),
+          wholeMs(step.settledAt),
+          step.id,
+        ]);
+        return undefined;
+      case "addToBalance":
+        return this.addToBalance(client, step.account, step.amount);
+      case "applyRollups":
+        return this.applyRollups(client, step.rollups);
+    }
   }
 
   async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {

@@ -35,12 +35,9 @@ import {
 } from "./decimal.ts";
 import {
   accountNotFound,
-  ambiguousKeyPrefix,
   duplicateKey,
   generationAlreadyStarted,
   generationNotFinishable,
-  generationNotFound,
-  generationStillPending,
   StoreUnavailable,
 } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
@@ -60,6 +57,14 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
+import {
+  type RevocationStep,
+  revocation,
+  runSteps,
+  type SettlementStep,
+  type SettlingGeneration,
+  settlement,
+} from "./store-rules.ts";
 import type {
   AccountRow,
   GenerationEnd,
@@ -296,24 +301,27 @@ export class SqliteStore implements Store {
     return rows.map((row) => keyFromColumns(row as Columns));
   }
 
-  /** Revokes the key with this id, or else the one live key with this display prefix. */
+  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
   async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction(() => {
-      const now = Date.now();
-      const byId = this.statement("UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(
-        now,
-        idOrPrefix,
-      );
-      if (byId.changes > 0) return true;
-      if (this.statement("SELECT 1 AS found FROM keys WHERE id = ?").get(idOrPrefix)) return false;
-      const live = this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL").all(
-        idOrPrefix,
-      );
-      if (live.length > 1) throw ambiguousKeyPrefix(idOrPrefix, live.length);
-      if (live.length === 0) return false;
-      this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(now, live[0]!.id as string);
-      return true;
-    });
+    return this.transaction(() =>
+      runSteps(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(step)),
+    );
+  }
+
+  private revocationStep(step: RevocationStep): unknown {
+    switch (step.op) {
+      case "readKey": {
+        const row = this.statement("SELECT revoked_at FROM keys WHERE id = ?").get(step.id);
+        return row ? { revoked: row.revoked_at !== null } : undefined;
+      }
+      case "liveKeysWithPrefix":
+        return this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL")
+          .all(step.prefix)
+          .map((row) => String(row.id));
+      case "revoke":
+        this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(step.at, step.id);
+        return undefined;
+    }
   }
 
   async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
@@ -352,30 +360,36 @@ export class SqliteStore implements Store {
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);
     await this.writes.awaitWritesFor(items.map((item) => item.id));
-    return this.transaction(() => {
-      const perAccount = new Map<string, string>();
-      const rollups = new RollupBatch();
-      const outcomes = items.map((item, n): Error | undefined => {
+    return this.transaction(() => runSteps(settlement(items, debits), (step) => this.settlementStep(step)));
+  }
+
+  /** Inside a transaction: one statement of the settlement rule (store-rules.ts). */
+  private settlementStep(step: SettlementStep): unknown {
+    switch (step.op) {
+      case "readGeneration": {
         const row = this.statement(
           "SELECT account_id, key_id, model, provider, created_at, status, settled_at FROM generations WHERE id = ?",
-        ).get(item.id);
-        if (!row) return generationNotFound(item.id);
-        if (row.settled_at !== null) return undefined; // settled already: never debit twice
-        if (row.status === "pending") return generationStillPending(item.id);
+        ).get(step.id);
+        if (!row) return undefined;
+        const generation: SettlingGeneration = {
+          status: String(row.status),
+          settled: row.settled_at !== null,
+          source: rollupSource(row as Columns),
+        };
+        return generation;
+      }
+      case "markSettled":
         this.statement("UPDATE generations SET rating = ?, settled_at = ? WHERE id = ?").run(
-          ratingColumn(item.rating),
-          wholeMs(item.settledAt),
-          item.id,
+          ratingColumn(step.rating),
+          wholeMs(step.settledAt),
+          step.id,
         );
-        const account = String(row.account_id);
-        perAccount.set(account, addDecimals(perAccount.get(account) ?? "0", debits[n]));
-        rollups.settled(rollupSource(row as Columns), item.rating.billAmount);
         return undefined;
-      });
-      for (const [account, total] of perAccount) this.addToBalance(account, negateDecimal(total));
-      this.applyRollups(rollups);
-      return outcomes;
-    });
+      case "addToBalance":
+        return this.addToBalance(step.account, step.amount);
+      case "applyRollups":
+        return this.applyRollups(step.rollups);
+    }
   }
 
   async getGeneration(id: string, accountId: string): Promise<GenerationRow | undefined> {

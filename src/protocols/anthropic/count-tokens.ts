@@ -2,9 +2,9 @@
 // without `max_tokens` (model, messages, system, tools, tool_choice, thinking) and answers
 // `{"input_tokens": n}`; as an upstream, Anthropic's counter takes the same and refuses other fields.
 
-import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
-import { expectObject, isObject } from "../shared/validate.ts";
+import { countedFields, countIn } from "../shared/token-count.ts";
+import { expectObject } from "../shared/validate.ts";
 import type { DecodeContext, TokenCounting } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { encodeRequest } from "./encode-request.ts";
@@ -30,16 +30,10 @@ export const tokenCounting: TokenCounting = {
     // No output limit either: a thinking budget is then sent as asked, not clamped under one.
     const unbounded = { ...request, maxOutputTokens: Number.MAX_SAFE_INTEGER };
     const { body } = encodeRequest(unbounded, { model: target.model, stream: false });
-    const whole = body as Record<string, unknown>;
-    const counted: Record<string, unknown> = {};
-    for (const field of COUNTED_FIELDS) if (whole[field] !== undefined) counted[field] = whole[field];
-    return { path: "/v1/messages/count_tokens", body: counted };
+    return { path: "/v1/messages/count_tokens", body: countedFields(body, COUNTED_FIELDS) };
   },
 
   decodeCount(body: unknown): number {
-    const count = isObject(body) ? body.input_tokens : undefined;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 0)
-      throw invalid("input_tokens", "the upstream's counter answered no count");
-    return count;
+    return countIn(body, "input_tokens");
   },
 };

@@ -1,7 +1,7 @@
 // An Anthropic-protocol upstream's SSE stream → IR stream events, one SSE event at a time: each piece
 // goes out as soon as it arrives (docs/architecture.md §10: input_json_delta must not stall into a burst).
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { Citation } from "../../ir/request.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { isObject, type Json } from "../shared/validate.ts";
@@ -38,9 +38,7 @@ class MessagesStreamDecoder implements StreamDecoder {
       data = JSON.parse(event.data);
     } catch {
       if (event.event === "ping" || event.data.trim() === "") return [];
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream event that is not JSON", { status: 502 }),
-      );
+      return this.fail(upstreamFrameNotJson());
     }
     if (!isObject(data)) return [];
     const name = event.event ?? (typeof data.type === "string" ? data.type : "");

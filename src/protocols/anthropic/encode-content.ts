@@ -10,8 +10,8 @@ import type {
   TextBlock,
   ToolResultBlock,
 } from "../../ir/request.ts";
+import { argumentsObject } from "../shared/tool-arguments.ts";
 import { cacheControlField } from "./cache-control.ts";
-import { toolInputObject } from "./tool-input.ts";
 
 export interface WireMessage {
   role: "user" | "assistant";
@@ -66,7 +66,7 @@ function encodeBlock(block: ContentBlock, param: string): object[] {
           type: "tool_use",
           id: block.id,
           name: block.name,
-          input: toolInputObject(block.arguments),
+          input: argumentsObject(block.arguments),
           ...cacheControlField(block.cacheControl),
         },
       ];

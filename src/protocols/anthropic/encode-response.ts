@@ -2,10 +2,10 @@
 
 import type { FinishReason, OutputBlock, Response, WebSearchBlock } from "../../ir/response.ts";
 import { packToolCallId } from "../../ir/tool-call-id.ts";
+import { argumentsObject } from "../shared/tool-arguments.ts";
 import type { EncodeContext } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
-import { toolInputObject } from "./tool-input.ts";
 
 export function encodeResponse(response: Response, ctx: EncodeContext) {
   const stopReason = finishReasonToWire(response.finishReason);
@@ -56,7 +56,7 @@ function encodeOutputBlock(block: OutputBlock): object[] {
           type: "tool_use",
           id: packToolCallId(block.id, block.signature),
           name: block.name,
-          input: toolInputObject(block.arguments),
+          input: argumentsObject(block.arguments),
           caller: { type: "direct" },
         },
       ];

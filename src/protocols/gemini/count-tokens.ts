@@ -5,7 +5,8 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
-import { expectObject, isObject } from "../shared/validate.ts";
+import { countIn } from "../shared/token-count.ts";
+import { expectObject } from "../shared/validate.ts";
 import type { DecodeContext, TokenCounting } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { encodeRequest } from "./encode-request.ts";
@@ -37,9 +38,6 @@ export const tokenCounting: TokenCounting = {
   },
 
   decodeCount(body: unknown): number {
-    const count = isObject(body) ? body.totalTokens : undefined;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 0)
-      throw invalid("totalTokens", "the upstream's counter answered no count");
-    return count;
+    return countIn(body, "totalTokens");
   },
 };

@@ -4,6 +4,7 @@
 
 import { GatewayError } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { frameJson } from "../shared/sse.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { CandidateReader } from "./candidate-reader.ts";
@@ -15,16 +16,8 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): StreamEvent[] {
     if (this.failed) return [];
-    const data = event.data.trim();
-    if (data === "" || data === "[DONE]") return [];
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 }),
-      );
-    }
+    let chunk = frameJson(event.data);
+    if (chunk instanceof GatewayError) return this.fail(chunk);
     if (Array.isArray(chunk)) chunk = chunk[0];
     if (!isObject(chunk)) return [];
     if (isObject(chunk.error)) {

@@ -14,22 +14,9 @@
 
 import type { ContentBlock } from "../../ir/request.ts";
 import type { OutputBlock } from "../../ir/response.ts";
+import { argumentsObject } from "../shared/tool-arguments.ts";
 import { mediaPart } from "./media.ts";
 import type { GeminiPart } from "./wire-types.ts";
-
-/** Tool-call arguments JSON text → the object Gemini expects (`{}` when empty or not an object). */
-export function parseArgs(json: string): Record<string, unknown> {
-  if (json.trim() === "") return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    // Models sometimes emit broken JSON; Gemini accepts only an object here.
-    return {};
-  }
-}
 
 export function functionCallPart(
   id: string,
@@ -37,7 +24,7 @@ export function functionCallPart(
   args: string,
   signature: string | undefined,
 ): GeminiPart {
-  const part: GeminiPart = { functionCall: { id, name, args: parseArgs(args) } };
+  const part: GeminiPart = { functionCall: { id, name, args: argumentsObject(args) } };
   if (signature !== undefined) part.thoughtSignature = signature;
   return part;
 }

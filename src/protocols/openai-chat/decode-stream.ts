@@ -19,6 +19,7 @@ import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
+import { frameJson } from "../shared/sse.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
@@ -60,16 +61,9 @@ class ChatStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
-    const data = event.data.trim();
-    if (this.failed || !data || data === "[DONE]") return [];
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 }),
-      );
-    }
+    if (this.failed) return [];
+    const chunk = frameJson(event.data);
+    if (chunk instanceof GatewayError) return this.fail(chunk);
     if (!isObject(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) return this.fail(decodeErrorObject(chunk.error));
     if (!this.started) {

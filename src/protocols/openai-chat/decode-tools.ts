@@ -3,16 +3,10 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
-import { customToolParameters } from "../shared/custom-tools.ts";
-import { checkJsonSchema, decodeJsonSchemaFormat } from "../shared/json-schema.ts";
-import {
-  expectArray,
-  expectObject,
-  expectString,
-  isObject,
-  optionalBoolean,
-  optionalString,
-} from "../shared/validate.ts";
+import { decodeCustomDefinition } from "../shared/custom-tools.ts";
+import { decodeJsonSchemaFormat } from "../shared/json-schema.ts";
+import { decodeFunctionDefinition } from "../shared/openai-function-tool.ts";
+import { expectArray, expectObject, expectString, isObject, optionalBoolean } from "../shared/validate.ts";
 
 export function decodeTools(value: unknown): ToolDefinition[] {
   if (value === undefined || value === null) return [];
@@ -24,20 +18,7 @@ function decodeTool(value: unknown, at: string): ToolDefinition {
   if (tool.type === "custom") return decodeCustomTool(tool, at);
   if (tool.type !== "function") throw invalid(`${at}.type`, "must be 'function' or 'custom'");
   const fn = expectObject(tool.function, `${at}.function`);
-  const name = expectString(fn.name, `${at}.function.name`);
-  // Only emptiness is checked: each upstream has its own name rules, and the upstream says which.
-  if (!name) throw invalid(`${at}.function.name`, "must not be empty");
-  const definition: ToolDefinition = {
-    name,
-    // OpenAI: "Omitting parameters defines a function with an empty parameter list."
-    parameters:
-      fn.parameters === undefined || fn.parameters === null
-        ? { type: "object", properties: {} }
-        : expectObject(fn.parameters, `${at}.function.parameters`),
-  };
-  checkJsonSchema(definition.parameters, `${at}.function.parameters`);
-  const description = optionalString(fn.description, `${at}.function.description`);
-  if (description !== undefined) definition.description = description;
+  const definition = decodeFunctionDefinition(fn, `${at}.function`);
   const strict = optionalBoolean(fn.strict, `${at}.function.strict`);
   if (strict !== undefined) definition.strict = strict;
   return definition;
@@ -45,15 +26,11 @@ function decodeTool(value: unknown, at: string): ToolDefinition {
 
 /** `{type: "custom", custom: {name, description?, format?}}`; the IR keeps the Responses API's format. */
 function decodeCustomTool(tool: Record<string, unknown>, at: string): ToolDefinition {
-  const custom = expectObject(tool.custom, `${at}.custom`);
-  const name = expectString(custom.name, `${at}.custom.name`);
-  if (!name) throw invalid(`${at}.custom.name`, "must not be empty");
-  const definition: ToolDefinition = { name, parameters: customToolParameters(), custom: {} };
-  const description = optionalString(custom.description, `${at}.custom.description`);
-  if (description !== undefined) definition.description = description;
-  if (custom.format !== undefined && custom.format !== null)
-    definition.custom = { format: decodeCustomFormat(custom.format, `${at}.custom.format`) };
-  return definition;
+  return decodeCustomDefinition(
+    expectObject(tool.custom, `${at}.custom`),
+    `${at}.custom`,
+    decodeCustomFormat,
+  );
 }
 
 /** Chat nests a grammar (`{type: "grammar", grammar: {definition, syntax}}`); the IR does not. */

@@ -3,9 +3,9 @@
 // model is optional) and answers `{"object":"response.input_tokens","input_tokens":n}`. As an
 // upstream, OpenAI's counter refuses parameters outside that list, so only those are sent.
 
-import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
-import { expectObject, isObject } from "../shared/validate.ts";
+import { countedFields, countIn } from "../shared/token-count.ts";
+import { expectObject } from "../shared/validate.ts";
 import type { DecodeContext, TokenCounting } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { encodeRequest } from "./encode-request.ts";
@@ -38,16 +38,10 @@ export const tokenCounting: TokenCounting = {
 
   encodeCountRequest(request: Request, target: { model: string }) {
     const { body } = encodeRequest(request, { model: target.model, stream: false });
-    const whole = body as Record<string, unknown>;
-    const counted: Record<string, unknown> = {};
-    for (const field of COUNTED_PARAMETERS) if (whole[field] !== undefined) counted[field] = whole[field];
-    return { path: "/responses/input_tokens", body: counted };
+    return { path: "/responses/input_tokens", body: countedFields(body, COUNTED_PARAMETERS) };
   },
 
   decodeCount(body: unknown): number {
-    const count = isObject(body) ? body.input_tokens : undefined;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 0)
-      throw invalid("input_tokens", "the upstream's counter answered no count");
-    return count;
+    return countIn(body, "input_tokens");
   },
 };

@@ -19,6 +19,7 @@ import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { decodeErrorObject } from "../shared/openai-errors.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
+import { frameJson } from "../shared/sse.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { imageFromItem, searchFromItem, toolArguments } from "./decode-response.ts";
@@ -57,16 +58,9 @@ class ResponsesStreamDecoder implements StreamDecoder {
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
-    const data = event.data.trim();
-    if (this.ended || !data || data === "[DONE]") return [];
-    let e: unknown;
-    try {
-      e = JSON.parse(data);
-    } catch {
-      return this.fail(
-        new GatewayError("api_error", "upstream sent a stream event that is not JSON", { status: 502 }),
-      );
-    }
+    if (this.ended) return [];
+    const e = frameJson(event.data);
+    if (e instanceof GatewayError) return this.fail(e);
     if (!isObject(e)) return [];
     const type = typeof e.type === "string" ? e.type : event.event;
     switch (type) {

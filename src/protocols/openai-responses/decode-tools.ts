@@ -7,8 +7,9 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ResponseFormat, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
-import { customToolParameters } from "../shared/custom-tools.ts";
-import { checkJsonSchema, decodeJsonSchemaFormat } from "../shared/json-schema.ts";
+import { decodeCustomDefinition } from "../shared/custom-tools.ts";
+import { decodeJsonSchemaFormat } from "../shared/json-schema.ts";
+import { decodeFunctionDefinition } from "../shared/openai-function-tool.ts";
 import {
   expectArray,
   expectObject,
@@ -103,19 +104,7 @@ function namespaceTools(group: Record<string, unknown>, at: string, ignored: str
 }
 
 function functionTool(tool: Record<string, unknown>, at: string): ToolDefinition {
-  const name = expectString(tool.name, `${at}.name`);
-  // Only emptiness is checked: each upstream has its own name rules, and the upstream says which.
-  if (!name) throw invalid(`${at}.name`, "must not be empty");
-  const definition: ToolDefinition = {
-    name,
-    parameters:
-      tool.parameters === undefined || tool.parameters === null
-        ? { type: "object", properties: {} }
-        : expectObject(tool.parameters, `${at}.parameters`),
-  };
-  checkJsonSchema(definition.parameters, `${at}.parameters`);
-  const description = optionalString(tool.description, `${at}.description`);
-  if (description !== undefined) definition.description = description;
+  const definition = decodeFunctionDefinition(tool, at);
   // Only strictness asked for crosses: `false` (and `null`, which SDKs send) is every other
   // protocol's default.
   if (optionalBoolean(tool.strict, `${at}.strict`)) definition.strict = true;
@@ -123,14 +112,7 @@ function functionTool(tool: Record<string, unknown>, at: string): ToolDefinition
 }
 
 function customTool(tool: Record<string, unknown>, at: string): ToolDefinition {
-  const name = expectString(tool.name, `${at}.name`);
-  if (!name) throw invalid(`${at}.name`, "must not be empty");
-  const description = optionalString(tool.description, `${at}.description`);
-  const definition: ToolDefinition = { name, parameters: customToolParameters(), custom: {} };
-  if (description !== undefined) definition.description = description;
-  if (tool.format !== undefined && tool.format !== null)
-    definition.custom = { format: expectObject(tool.format, `${at}.format`) };
-  return definition;
+  return decodeCustomDefinition(tool, at, expectObject);
 }
 
 export function decodeToolChoice(value: unknown, ignored: string[]): ToolChoice | undefined {

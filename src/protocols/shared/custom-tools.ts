@@ -4,13 +4,34 @@
 // upstream can offer it; the two OpenAI faces turn it back into a custom tool and its calls back into
 // custom calls, and the IR's arguments are `{"input": "<text>"}` whichever way a call came.
 
+import { invalid } from "../../ir/errors.ts";
 import type { ToolDefinition } from "../../ir/request.ts";
+import { expectString, optionalString } from "./validate.ts";
 
 /** The parameters a custom tool's free-text input has as a function: one string, `input`. */
 export function customToolParameters(description?: string): Record<string, unknown> {
   const input: Record<string, unknown> = { type: "string" };
   if (description) input.description = description;
   return { type: "object", properties: { input }, required: ["input"], additionalProperties: false };
+}
+
+/**
+ * A custom tool's definition (`{name, description?, format?}`, nested under `custom` in
+ * chat-completions, flat in the Responses API) as an IR tool; `decodeFormat` reads the API's format.
+ */
+export function decodeCustomDefinition(
+  custom: Record<string, unknown>,
+  at: string,
+  decodeFormat: (value: unknown, at: string) => Record<string, unknown>,
+): ToolDefinition {
+  const name = expectString(custom.name, `${at}.name`);
+  if (!name) throw invalid(`${at}.name`, "must not be empty");
+  const definition: ToolDefinition = { name, parameters: customToolParameters(), custom: {} };
+  const description = optionalString(custom.description, `${at}.description`);
+  if (description !== undefined) definition.description = description;
+  if (custom.format !== undefined && custom.format !== null)
+    definition.custom = { format: decodeFormat(custom.format, `${at}.format`) };
+  return definition;
 }
 
 /** The IR arguments of a custom call whose input is `input`. */

@@ -1,0 +1,104 @@
+// Settlement and key revocation, written once for both stores. A rule is a generator: it yields the
+// next statement it needs (a step) and is handed back that statement's result. Each store runs the
+// steps inside its own transaction: SQLite with runSteps, synchronously, so that no other JavaScript
+// runs between BEGIN and COMMIT (its atomicity rests on that); PostgreSQL with runStepsAsync, awaiting
+// each statement, reads locking their rows (FOR UPDATE). Only the SQL of a step differs per store.
+
+import { addDecimals, negateDecimal } from "./decimal.ts";
+import { ambiguousKeyPrefix, generationNotFound, generationStillPending } from "./ledger-errors.ts";
+import { RollupBatch, type RollupSource } from "./rollups.ts";
+import type { Rating, SettlementItem } from "./types.ts";
+
+/** A generation as settlement reads it, under a row lock where the store has them. */
+export interface SettlingGeneration {
+  status: string;
+  settled: boolean;
+  source: RollupSource;
+}
+
+export type SettlementStep =
+  /** → SettlingGeneration, or undefined when there is no such generation. */
+  | { op: "readGeneration"; id: string }
+  /** → nothing. */
+  | { op: "markSettled"; id: string; rating: Rating; settledAt: number }
+  /** balance + amount, exactly (may go below zero); → nothing. */
+  | { op: "addToBalance"; account: string; amount: string }
+  /** → nothing. */
+  | { op: "applyRollups"; rollups: RollupBatch };
+
+/**
+ * Stores each rating and debits each account once for the batch (`debits[n]` is item n's). A
+ * generation settled already is left alone (perhaps settled by another process: never debit twice);
+ * one not found or still pending fails alone.
+ */
+export function* settlement(
+  items: SettlementItem[],
+  debits: string[],
+): Generator<SettlementStep, Array<Error | undefined>, unknown> {
+  const perAccount = new Map<string, string>();
+  const rollups = new RollupBatch();
+  const outcomes: Array<Error | undefined> = [];
+  for (const [n, item] of items.entries()) {
+    const row = (yield { op: "readGeneration", id: item.id }) as SettlingGeneration | undefined;
+    if (!row) outcomes.push(generationNotFound(item.id));
+    else if (row.settled) outcomes.push(undefined);
+    else if (row.status === "pending") outcomes.push(generationStillPending(item.id));
+    else {
+      yield { op: "markSettled", id: item.id, rating: item.rating, settledAt: item.settledAt };
+      const account = row.source.accountId;
+      perAccount.set(account, addDecimals(perAccount.get(account) ?? "0", debits[n]!));
+      rollups.settled(row.source, item.rating.billAmount);
+      outcomes.push(undefined);
+    }
+  }
+  // One update per account, in a fixed order so that concurrent batches cannot deadlock.
+  for (const account of [...perAccount.keys()].sort())
+    yield { op: "addToBalance", account, amount: negateDecimal(perAccount.get(account)!) };
+  yield { op: "applyRollups", rollups };
+  return outcomes;
+}
+
+export type RevocationStep =
+  /** → `{revoked: boolean}` for the key with this id, or undefined when there is none. */
+  | { op: "readKey"; id: string }
+  /** → the ids of the live (unrevoked) keys with this display prefix. */
+  | { op: "liveKeysWithPrefix"; prefix: string }
+  /** → nothing. */
+  | { op: "revoke"; id: string; at: number };
+
+/** Revokes the key with this id, or else the one live key with this display prefix. */
+export function* revocation(idOrPrefix: string, now: number): Generator<RevocationStep, boolean, unknown> {
+  const byId = (yield { op: "readKey", id: idOrPrefix }) as { revoked: boolean } | undefined;
+  if (byId) {
+    if (byId.revoked) return false;
+    yield { op: "revoke", id: idOrPrefix, at: now };
+    return true;
+  }
+  const live = (yield { op: "liveKeysWithPrefix", prefix: idOrPrefix }) as string[];
+  if (live.length > 1) throw ambiguousKeyPrefix(idOrPrefix, live.length);
+  if (live.length === 0) return false;
+  yield { op: "revoke", id: live[0]!, at: now };
+  return true;
+}
+
+/** Runs a rule's steps one after another, synchronously (SQLite: nothing else runs meanwhile). */
+export function runSteps<S, R>(rule: Generator<S, R, unknown>, run: (step: S) => unknown): R {
+  let next = rule.next();
+  while (!next.done) {
+    const result = run(next.value);
+    // An awaited step would let other work run inside the transaction: refuse it outright.
+    if (result instanceof Promise) throw new TypeError("a synchronous store ran a step asynchronously");
+    next = rule.next(result);
+  }
+  return next.value;
+}
+
+/** Runs a rule's steps one after another, awaiting each (PostgreSQL). */
+export async function runStepsAsync<S, R>(
+  rule: Generator<S, R, unknown>,
+  run: (step: S) => Promise<unknown>,
+): Promise<R> {
+  let next = rule.next();
+  while (!next.done) next = rule.next(await run(next.value));
+  return next.value;
+}
