@@ -406,12 +406,46 @@ export function bodyText(body: Buffer | undefined): string {
   return body.toString("utf8");
 }
 
+/** Nesting a body may have: far past any real request (tool schemas stop at 64 levels). */
+const MAX_BODY_DEPTH = 1000;
+/**
+ * Bodies longer than this are checked for depth before they are parsed. JSON.parse takes any depth,
+ * but slowly (a 2.5 MB body of nested arrays held the event loop for about 0.4 s), and what walks the
+ * body afterwards recurses until the stack overflows. A shorter body cannot nest deep enough to cost
+ * much, so the check stays off the common path.
+ */
+const DEPTH_CHECK_FROM = 256 * 1024;
+
 export function parseJson(text: string): unknown {
+  if (text.length > DEPTH_CHECK_FROM && nestsDeeperThan(text, MAX_BODY_DEPTH))
+    throw invalid("body", "the JSON is nested too deeply.");
   try {
     return JSON.parse(text);
   } catch (err) {
     throw invalid("body", `the request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/**
+ * True when the JSON text opens more than `limit` arrays or objects inside one another. One pass,
+ * no allocation; brackets inside strings do not count. Malformed text is left to JSON.parse.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, stepping over each escaped character.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

@@ -1,0 +1,72 @@
+// The depth check that runs before a large body is parsed (src/gateway/inference.ts parseJson): it
+// must count only real nesting (not brackets inside strings, escaped quotes included) and refuse a
+// deep body without parsing it.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { nestsDeeperThan, parseJson } from "../../src/gateway/inference.ts";
+import { GatewayError } from "../../src/ir/errors.ts";
+
+/** Nesting depth of a parsed value: what the scan must agree with. */
+function depthOf(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
+  if (value !== null && typeof value === "object")
+    return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+  return 0;
+}
+
+test("brackets inside strings, and escaped quotes before them, do not count", () => {
+  assert.equal(nestsDeeperThan('{"a":"[[[[{{{{"}', 1), false);
+  assert.equal(nestsDeeperThan('{"a":"\\"[[[[\\\\"}', 1), false);
+  assert.equal(nestsDeeperThan('{"a\\"[[":[[1]]}', 2), true);
+  assert.equal(nestsDeeperThan('{"a\\"[[":[[1]]}', 3), false);
+  assert.equal(nestsDeeperThan("[[],[],[[]]]", 2), true);
+  assert.equal(nestsDeeperThan("[[],[],[[]]]", 3), false);
+});
+
+test("the scan agrees with the parsed depth over generated documents", () => {
+  let seed = 7;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const texts = ['"', "\\", "[", "]", "{", "}", "é", "😀", "a"];
+  const value = (depth: number): unknown => {
+    const r = next();
+    if (depth > 12 || r < 0.3)
+      return Array.from(
+        { length: Math.floor(next() * 6) },
+        () => texts[Math.floor(next() * texts.length)],
+      ).join("");
+    if (r < 0.65) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    return Object.fromEntries(
+      Array.from({ length: Math.floor(next() * 4) }, (_, i) => [
+        `${texts[i % texts.length]}${i}`,
+        value(depth + 1),
+      ]),
+    );
+  };
+  for (let n = 0; n < 500; n++) {
+    const v = value(0);
+    const text = JSON.stringify(v);
+    const depth = depthOf(v);
+    assert.equal(nestsDeeperThan(text, depth), false, text);
+    if (depth > 0) assert.equal(nestsDeeperThan(text, depth - 1), true, text);
+  }
+});
+
+test("a large body nested past the limit is refused before it is parsed, naming the body", () => {
+  const n = 1_250_000;
+  const text = `{"model":"m","metadata":${"[".repeat(n)}${"]".repeat(n)}}`;
+  assert.throws(
+    () => parseJson(text),
+    (err: unknown) =>
+      err instanceof GatewayError && err.param === "body" && /nested too deeply/.test(err.message),
+  );
+  // A large body of ordinary depth parses as before.
+  const wide = JSON.stringify({
+    messages: Array.from({ length: 20_000 }, (_, i) => ({ role: "user", content: `m${i}` })),
+  });
+  assert.ok(wide.length > 256 * 1024);
+  assert.equal((parseJson(wide) as { messages: unknown[] }).messages.length, 20_000);
+});
