@@ -2,9 +2,9 @@
 // URL is the gateway, in a home of its own (nothing read from or written to the user's ~/.codex).
 // Shared by `npm run test:agents` and the conformance matrix.
 
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runToExit } from "../support/processes.ts";
 import { clientsDir, codexLauncher } from "./clients.ts";
 
 export interface CodexRun {
@@ -78,18 +78,11 @@ export async function runCodex(opts: {
     ...(opts.config ?? []).flatMap((c) => ["-c", c]),
     opts.prompt,
   ];
-  const child = spawn(process.execPath, args, { env, cwd: opts.workdir, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
+  const { code, stdout, stderr } = await runToExit(process.execPath, args, {
+    env,
+    cwd: opts.workdir,
+    timeoutMs: 60_000,
   });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-  clearTimeout(timer);
   const events = stdout
     .split("\n")
     .filter((line) => line.startsWith("{"))

@@ -2,18 +2,14 @@
 // user configuration is read, no provider key or base URL from the caller's environment leaks in,
 // and nothing it writes outlives the case unless the case asks for the same home again.
 
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Finished, runToExit } from "../support/processes.ts";
 import type { TappedAnswer } from "../support/tap.ts";
 import { type ClientDriver, type Gateway, PROMPTS, shellPrompt, type Turn } from "./driver.ts";
 
-export interface AgentRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type AgentRun = Finished;
 
 /** A fresh home and working directory for one agent session (one or more runs). */
 export interface Session {
@@ -46,25 +42,10 @@ export function runAgent(
 ): Promise<AgentRun> {
   const clean: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!FOREIGN.test(name)) clean[name] = value;
-  const child = spawn(argv[0], argv.slice(1), {
+  return runToExit(argv[0], argv.slice(1), {
     cwd: session.workdir,
     env: { ...clean, HOME: session.home, CI: "1", NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  return new Promise((resolve) => {
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+    timeoutMs,
   });
 }
 

@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { runToExit } from "./processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -119,25 +120,14 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs the CLI to completion; returns exit code and output. */
-export function runCli(
+export async function runCli(
   args: string[],
   cwd: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, "src/cli/main.ts"), ...args], {
+  const run = await runToExit(process.execPath, [join(ROOT, "src/cli/main.ts"), ...args], {
     cwd,
     env: { ...cleanEnv(), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) =>
-    child.once("exit", (code) => resolve({ code: code ?? -1, stdout, stderr })),
-  );
+  return { ...run, code: run.code ?? -1 };
 }
