@@ -214,6 +214,7 @@ export class InferencePipeline {
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     const send = async (piece: Piece) => {
+      if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
         if (event.type === "error") failed = event.error;

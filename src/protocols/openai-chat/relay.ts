@@ -1,7 +1,7 @@
 // Chat-completions client to a chat-completions upstream: bytes relayed with targeted edits.
 
 import { prefillText } from "../../ir/prefill.ts";
-import { identityEdits, withIdentity } from "../shared/identity.ts";
+import { identityEdits, identityOpening, withIdentity } from "../shared/identity.ts";
 import {
   appendJsonArrayItem,
   editJson,
@@ -10,6 +10,7 @@ import {
   parseObject,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
+import { objectDataLine } from "../shared/sse.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -74,6 +75,23 @@ export const openaiChatRelay: Relay = {
     let data = withIdentity(event.data, ctx, "id", "model");
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
+  },
+
+  // A chunk still under way (`finish_reason` null) that opens like the last decoded one (same id,
+  // model, created) and holds nothing the meter counts: usage (OpenAI sends `"usage":null` on every
+  // chunk when usage is asked for), an error, generated images. A quoted member name cannot occur
+  // inside a string (its quotes would be escaped), so a match is a member. Any other spelling
+  // (spaces after a colon, say) is decoded.
+  passContent(event, ctx) {
+    if (excludesReasoning(ctx)) return undefined;
+    const opening = identityOpening(ctx, "id", "model", "data: ");
+    if (!opening || !event.view.startsWith(opening.text, event.from)) return undefined;
+    if (!objectDataLine(event, event.from)) return undefined;
+    if (event.find('"finish_reason":null') < 0 || event.find('"error"') >= 0 || event.find('"images"') >= 0)
+      return undefined;
+    const usage = event.find('"usage"');
+    if (usage >= 0 && !event.view.startsWith('"usage":null', usage)) return undefined;
+    return { replace: opening.text.length, by: opening.edited };
   },
 };
 
