@@ -193,9 +193,13 @@ async function* sseBatches(
   providerId: string,
 ): AsyncIterable<SseEvent[]> {
   const reader = new SseReader();
-  for await (const chunk of bodyChunks(body, providerId)) {
-    const batch = reader.read(chunk);
-    if (batch.length > 0) yield batch;
+  try {
+    for await (const chunk of body) {
+      const batch = reader.read(chunk);
+      if (batch.length > 0) yield batch;
+    }
+  } catch (err) {
+    throw transportError(err, providerId);
   }
   const tail = reader.end();
   if (tail.length > 0) yield tail;
