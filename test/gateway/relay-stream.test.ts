@@ -130,8 +130,7 @@ describe("relayed stream", () => {
   test("a chat chunk with usage, a finish, an error or images is decoded, not passed", () => {
     const chunk = (tail: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]${tail}}\n\n`;
-    const first = chunk("");
-    for (const [second, passes] of [
+    const cases: Array<[string, boolean]> = [
       [chunk(""), true],
       [chunk(',"usage":null'), true],
       [chunk(',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'), false],
@@ -140,13 +139,40 @@ describe("relayed stream", () => {
       [chunk("").replace('"finish_reason":null', '"finish_reason":"stop"'), false],
       // Content that quotes those names is still content: inside a string their quotes are escaped.
       [chunk("").replace('"x"', '"say \\"usage\\" or \\"error\\""'), true],
+      [chunk("").replace('"x"', '"ends in a backslash \\\\"'), true],
       // Another id, another model: the identity edits need the decoding path.
       [chunk("").replace('"c1"', '"c2"'), false],
       // Cut short: never passed on.
       [chunk("").replace("}]}", "}]"), false],
-    ] as const) {
-      const { pieces } = relayed("openai-chat", Buffer.from(first + second), 0);
-      assert.equal(pieces.at(-2)?.content ?? false, passes, second);
+      // The same bytes around the text, but what lies between holds a finish and usage.
+      [
+        chunk("").replace(
+          '"x"},"finish_reason":null}]}',
+          '"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2},"more":[{"delta":{"content":"b"},"finish_reason":null}]}',
+        ),
+        false,
+      ],
+      // A tool call's arguments are content too.
+      [
+        chunk("").replace('{"content":"x"}', '{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}'),
+        true,
+      ],
+    ];
+    for (const [last, passes] of cases) {
+      // The first chunk is decoded (it leaves the identity opening), the second is passed and leaves
+      // the stream's content shape, which the last is held to; each is a read of its own.
+      for (const reads of [
+        [chunk(""), last],
+        [chunk(""), chunk(""), last],
+      ]) {
+        const p = protocols["openai-chat"];
+        const ctx = context();
+        const stream = new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+        const pieces = reads.map((read) => stream.read(Buffer.from(read))[0]);
+        assert.equal(pieces.at(-1)?.content ?? false, passes, `${reads.length} reads, last: ${last}`);
+        // A chunk passed as bytes gets the generation id like a decoded one.
+        if (passes) assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, reads.length);
+      }
     }
   });
 

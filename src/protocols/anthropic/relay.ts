@@ -5,6 +5,7 @@
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
 import { objectDataLine } from "../shared/sse.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { messagesBetas } from "./headers.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -54,7 +55,7 @@ export const anthropicRelay: Relay = {
   // Usage, the stop reason and errors come in events of their own (message_start, message_delta,
   // error); a content delta carries no identity either, so it goes on as it came.
   passContent(event) {
-    const named = event.view.startsWith(CONTENT_DELTA, event.from);
+    const named = startsAt(event.view, CONTENT_DELTA, event.from);
     return named && objectDataLine(event, event.from + CONTENT_DELTA.length) ? true : undefined;
   },
 };

@@ -7,6 +7,7 @@
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
 import { objectDataLine } from "../shared/sse.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
 import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
@@ -59,9 +60,9 @@ export const openaiResponsesRelay: Relay = {
   // the status and billable items come in other events.
   passContent(event) {
     const { view, from } = event;
-    if (!view.startsWith("event: response.", from)) return undefined;
+    if (!startsAt(view, "event: response.", from)) return undefined;
     const nameEnd = view.indexOf("\n", from);
-    const delta = view.startsWith(".delta", nameEnd - 6);
+    const delta = startsAt(view, ".delta", nameEnd - 6);
     return delta && objectDataLine(event, nameEnd + 1) ? true : undefined;
   },
 };

@@ -3,6 +3,7 @@
 
 import { upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { RawSseEvent } from "../types.ts";
+import { startsAt } from "./text.ts";
 
 /** `data: <json>\n\n` (chat-completions and content-generation streams). */
 export function sseData(data: unknown): string {
@@ -37,7 +38,7 @@ export function frameJson(data: string): unknown {
 export function objectDataLine(event: RawSseEvent, dataAt: number): boolean {
   const { view, end } = event;
   return (
-    view.startsWith("data: {", dataAt) &&
+    startsAt(view, "data: {", dataAt) &&
     view.charCodeAt(end - 1) === 0x7d &&
     view.indexOf("\n", dataAt) === end
   );
