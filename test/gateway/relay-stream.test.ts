@@ -130,20 +130,23 @@ describe("relayed stream", () => {
   test("a chat chunk with usage, a finish, an error or images is decoded, not passed", () => {
     const chunk = (tail: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]${tail}}\n\n`;
-    const cases: Array<[string, boolean]> = [
-      [chunk(""), true],
-      [chunk(',"usage":null'), true],
-      [chunk(',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'), false],
-      [chunk(',"error":{"message":"x"}'), false],
-      [chunk(',"images":[]'), false],
-      [chunk("").replace('"finish_reason":null', '"finish_reason":"stop"'), false],
+    // [the last chunk, passed when it comes second (found content only by its member names), passed
+    // when it comes third (held to the content shape the second left: the same bytes around a
+    // string free of quotes)]
+    const cases: Array<[string, boolean, boolean]> = [
+      [chunk(""), true, true],
+      [chunk(',"usage":null'), true, false],
+      [chunk(',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'), false, false],
+      [chunk(',"error":{"message":"x"}'), false, false],
+      [chunk(',"images":[]'), false, false],
+      [chunk("").replace('"finish_reason":null', '"finish_reason":"stop"'), false, false],
       // Content that quotes those names is still content: inside a string their quotes are escaped.
-      [chunk("").replace('"x"', '"say \\"usage\\" or \\"error\\""'), true],
-      [chunk("").replace('"x"', '"ends in a backslash \\\\"'), true],
+      [chunk("").replace('"x"', '"say \\"usage\\" or \\"error\\""'), true, false],
+      [chunk("").replace('"x"', '"ends in a backslash \\\\"'), true, false],
       // Another id, another model: the identity edits need the decoding path.
-      [chunk("").replace('"c1"', '"c2"'), false],
+      [chunk("").replace('"c1"', '"c2"'), false, false],
       // Cut short: never passed on.
-      [chunk("").replace("}]}", "}]"), false],
+      [chunk("").replace("}]}", "}]"), false, false],
       // The same bytes around the text, but what lies between holds a finish and usage.
       [
         chunk("").replace(
@@ -151,20 +154,15 @@ describe("relayed stream", () => {
           '"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2},"more":[{"delta":{"content":"b"},"finish_reason":null}]}',
         ),
         false,
-      ],
-      // A tool call's arguments are content too.
-      [
-        chunk("").replace('{"content":"x"}', '{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}'),
-        true,
+        false,
       ],
     ];
-    for (const [last, passes] of cases) {
-      // The first chunk is decoded (it leaves the identity opening), the second is passed and leaves
-      // the stream's content shape, which the last is held to; each is a read of its own.
-      for (const reads of [
-        [chunk(""), last],
-        [chunk(""), chunk(""), last],
-      ]) {
+    for (const [last, second, third] of cases) {
+      // The first chunk is decoded (it leaves the identity opening); each chunk is a read of its own.
+      for (const [reads, passes] of [
+        [[chunk(""), last], second],
+        [[chunk(""), chunk(""), last], third],
+      ] as const) {
         const p = protocols["openai-chat"];
         const ctx = context();
         const stream = new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx));
@@ -174,6 +172,14 @@ describe("relayed stream", () => {
         if (passes) assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, reads.length);
       }
     }
+  });
+
+  test("a tool call's argument pieces pass on as bytes too", () => {
+    const call = (args: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(args)}}}]},"finish_reason":null}]}\n\n`;
+    const { pieces, passed } = relayed("openai-chat", Buffer.from(call('{"a"') + call(":1}") + call("")), 7);
+    assert.ok(passed > 0);
+    assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, 3);
   });
 
   test("with reasoning excluded, no chunk is passed undecoded", () => {

@@ -79,15 +79,16 @@ export const openaiChatRelay: Relay = {
   },
 
   // A chunk still under way that opens like the last decoded one (same id, model, created): passed
-  // on as bytes when it has the shape of the stream's earlier content chunks, or else when it holds
-  // nothing the meter counts (contentOnly).
+  // on as bytes when it has the shape of the stream's earlier text chunks; until the stream has
+  // such a shape, when it holds nothing the meter counts (contentOnly). Once it has one, a chunk of
+  // another shape (the finish, usage, a tool call's pieces) is decoded without being searched.
   passContent(event, ctx) {
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, "id", "model", "data: ");
     if (!opening || !startsAt(event.view, opening.text, event.from)) return undefined;
     const passed = { replace: opening.text.length, by: opening.edited };
     const shape = contentShapes.get(ctx);
-    if (shape?.opening === opening.text && shape.fits(event)) return passed;
+    if (shape?.opening === opening.text) return shape.fits(event) ? passed : undefined;
     if (!contentOnly(event)) return undefined;
     const learned = ContentShape.of(event, opening.text);
     if (learned) contentShapes.set(ctx, learned);
