@@ -208,7 +208,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getAccount(two))?.balance, "-0.200000000001");
           const filter = { fromDay: day(starts[0].createdAt), toDay: day(starts[4].createdAt) };
           const costs = async (accountId: string) =>
-            (await store.usage({ ...filter, accountId }, "model")).map((g) => [g.group, g.counters[0], g.cost]);
+            (await store.usage({ ...filter, accountId }, "model")).map((g) => [
+              g.group,
+              g.counters[0],
+              g.cost,
+            ]);
           assert.deepEqual(await costs(one), [["m-batch", 3, "0.800000000001"]]);
           assert.deepEqual(await costs(two), [["m-batch", 2, "0.200000000001"]]);
         }));
