@@ -33,6 +33,14 @@ describe("editJson", () => {
     assert.equal(out, '{"model":"u"}');
   });
 
+  test("finds keys spelled with characters a pattern gives meaning to (the quick search takes them literally)", () => {
+    const text = '{"x+":1,"a.c":2,"(y)":3,"[z]":4,"\\\\d":5,"keep":6}';
+    assert.equal(editJson(text, { remove: ["x+", "a.c", "(y)", "[z]", "\\d"] }), '{"keep":6}');
+    assert.equal(editJson('{"xx":1,"abc":2}', { remove: ["x+", "a.c"] }), '{"xx":1,"abc":2}');
+    // Set, after a first member that matches nothing: the rest is still searched for a second spelling.
+    assert.equal(editJson('{"x+":1,"n":0,"x+":2}', { set: { "x+": "9" } }), '{"x+":9,"n":0,"x+":9}');
+  });
+
   test("removes every member, or alternate ones, leaving valid JSON", () => {
     assert.equal(editJson('{ "a": 1, "b": [2] }', { remove: ["a", "b"] }), "{  }");
     const out = editJson('{"a":1,"b":2,"c":3,"d":4,"e":5}', { remove: ["a", "c", "e"] });
