@@ -93,9 +93,8 @@ export class InferencePipeline {
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
-      const caller = await this.deps.auth.authenticate(
-        presentedKey(face as Face, input.headers, input.query),
-      );
+      const key = presentedKey(face as Face, input.headers, input.query);
+      const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
       facts.caller = caller;
       const rawBody = bodyText(input.body);
       const request = protocol.decodeRequest(parseJson(rawBody), {
@@ -110,7 +109,7 @@ export class InferencePipeline {
       facts.stream = request.stream;
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
-      await this.credit.admit(caller);
+      if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
