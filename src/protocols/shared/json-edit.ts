@@ -137,21 +137,38 @@ function mayHoldKeys(text: string, from: number, keys: readonly string[]): boole
  * times slower than its regular expressions do (a third of a relayed answer's edit went there).
  */
 function keySearch(keys: readonly string[]): RegExp {
-  // Named unambiguously whatever the keys hold: a JSON list never starts with "=".
-  const id = keys.length === 1 ? `=${keys[0]}` : JSON.stringify(keys);
-  let pattern = keySearches.get(id);
-  if (!pattern) {
-    const spellings = ["\\\\u", ...keys.map((key) => escapeRegExp(JSON.stringify(key)))];
-    if (keys.some((key) => key.includes("/"))) spellings.push("\\\\/");
-    pattern = new RegExp(spellings.join("|"), "g");
-    // Keys come from code and from the client's body (the fields a relay strips): bounded.
-    if (keySearches.size >= 1000) keySearches.clear();
-    keySearches.set(id, pattern);
+  if (keys.length === 1) {
+    let pattern = keySearches.get(keys[0]);
+    if (!pattern) {
+      pattern = searchFor(keys);
+      // Single keys come from the client's body too (the fields a relay strips): bounded.
+      if (keySearches.size >= 1000) keySearches.clear();
+      keySearches.set(keys[0], pattern);
+    }
+    return pattern;
   }
+  // Lists are the members a relay sets, a handful in all: compared in place, no name made for them.
+  for (const known of listSearches) if (sameKeys(known.keys, keys)) return known.pattern;
+  const pattern = searchFor(keys);
+  listSearches.unshift({ keys: [...keys], pattern });
+  if (listSearches.length > 16) listSearches.pop();
   return pattern;
 }
 
 const keySearches = new Map<string, RegExp>();
+const listSearches: Array<{ keys: readonly string[]; pattern: RegExp }> = [];
+
+function searchFor(keys: readonly string[]): RegExp {
+  const spellings = ["\\\\u", ...keys.map((key) => escapeRegExp(JSON.stringify(key)))];
+  if (keys.some((key) => key.includes("/"))) spellings.push("\\\\/");
+  return new RegExp(spellings.join("|"), "g");
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** Text that a RegExp matches literally. */
 function escapeRegExp(text: string): string {
