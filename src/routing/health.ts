@@ -153,6 +153,20 @@ export class EndpointHealth {
     return { availability: await this.availabilityFrom(keys, coolingFor, hash), hash };
   }
 
+  /**
+   * `read` at once, when the state lives in this process and the breaker's marks need not be read
+   * (no failures to speak of, or a retry-after pause); undefined otherwise, and `read` answers.
+   */
+  readNow(endpoint: string): EndpointReading | undefined {
+    const state = this.state.inProcess;
+    if (!state) return undefined;
+    const keys = this.keysOf(endpoint);
+    const coolingFor = state.markedFor(keys.cooldown);
+    const hash = state.readHash(keys.stats);
+    const availability = this.availabilityWithoutMarks(coolingFor, hash);
+    return availability && { availability, hash };
+  }
+
   async availability(endpoint: string): Promise<Availability> {
     return (await this.read(endpoint)).availability;
   }
@@ -193,14 +207,24 @@ export class EndpointHealth {
    */
   async succeeded(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): Promise<void> {
     const keys = this.keysOf(endpoint);
-    const { failures } = await this.state.addToHash(keys.stats, COUNT_SUCCESS);
+    // State in this process answers at once: no await per operation on every request.
+    const now = this.state.inProcess;
+    const { failures } = now
+      ? now.addToHash(keys.stats, COUNT_SUCCESS)
+      : await this.state.addToHash(keys.stats, COUNT_SUCCESS);
     const update: Record<string, number> = {};
     if (failures > 0) update.failures = 0;
     const timed = sample !== undefined && hasValidFigure(sample);
-    if (timed)
-      this.foldLatency(planned.statsAtPlan ?? (await this.state.readHash(keys.stats)), sample, update);
+    if (timed) {
+      const hash =
+        planned.statsAtPlan ?? (now ? now.readHash(keys.stats) : await this.state.readHash(keys.stats));
+      this.foldLatency(hash, sample, update);
+    }
     // Last writer wins between processes: losing one sample of a moving average is harmless.
-    if (failures > 0 || timed) await this.state.setInHash(keys.stats, update);
+    if (failures > 0 || timed) {
+      if (now) now.setInHash(keys.stats, update);
+      else await this.state.setInHash(keys.stats, update);
+    }
     // The breaker's marks are only ever set while the failures reach the threshold (open, and the
     // probe claimed when it expires), or held by this very request (a probe claimed as the count
     // was being reset by another success): otherwise there is nothing to clear.
@@ -267,14 +291,22 @@ export class EndpointHealth {
     }
   }
 
+  /** What the cool-down and the failure count decide alone; undefined when the breaker's marks decide. */
+  private availabilityWithoutMarks(
+    coolingFor: number,
+    hash: Readonly<Record<string, number>>,
+  ): Availability | undefined {
+    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
+    return (hash.failures ?? 0) < this.settings.failureThreshold ? CLOSED : undefined;
+  }
+
   private async availabilityFrom(
     keys: StateKeys,
     coolingFor: number,
     hash: Readonly<Record<string, number>>,
   ): Promise<Availability> {
-    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
-    const failures = hash.failures ?? 0;
-    if (failures < this.settings.failureThreshold) return CLOSED;
+    const decided = this.availabilityWithoutMarks(coolingFor, hash);
+    if (decided) return decided;
     const openFor = await this.state.markedFor(keys.open);
     if (openFor > 0) return { state: "blocked", reason: "breaker", forMs: openFor };
     const probingFor = await this.state.markedFor(keys.probe);
