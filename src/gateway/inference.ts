@@ -275,7 +275,9 @@ export class InferencePipeline {
             headers["x-switchyard-provider"] = report.attempt.endpoint.provider;
           },
         },
-        async (attempt, signal) => {
+        // Not async itself: the attempt's promise is send's own (one promise fewer per request);
+        // what throws here is caught where the attempt is awaited (routing/attempts.ts) all the same.
+        (attempt, signal) => {
           const provider = this.deps.providers.get(attempt.endpoint.provider);
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
@@ -285,14 +287,7 @@ export class InferencePipeline {
           const route = routeFor(this.deps.adapterFor(provider), target, call);
           if (!call.trace) return send(route, signal);
           const span = call.trace.attempt(generation.attemptsMade, provider, attempt.endpoint.model);
-          try {
-            const answer = await send(route, signal);
-            span.answered();
-            return answer;
-          } catch (err) {
-            span.failed(err);
-            throw err;
-          }
+          return traced(span, send(route, signal));
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
@@ -359,6 +354,18 @@ interface Call extends RouteCall {
   generation: GenerationRecorder;
   /** The request's trace, when tracing is on. */
   trace?: RequestTrace;
+}
+
+/** An attempt's answer, its span ended with how it went. */
+async function traced<T>(span: ReturnType<RequestTrace["attempt"]>, answer: Promise<T>): Promise<T> {
+  try {
+    const value = await answer;
+    span.answered();
+    return value;
+  } catch (err) {
+    span.failed(err);
+    throw err;
+  }
 }
 
 /** The request's span ends with what the pipeline learnt of it. */
