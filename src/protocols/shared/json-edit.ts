@@ -113,10 +113,19 @@ function removable(
   set: Record<string, string>,
 ): Set<string> | undefined {
   if (!keys || keys.length === 0) return undefined;
-  // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything).
-  const escaped = text.includes("\\u");
+  const wanted = keys.filter((key) => !(key in set));
+  if (wanted.length === 0) return undefined;
+  // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything,
+  // \/ a solidus): one search for all of them, through the text once.
+  const search = keySearch(wanted);
+  search.lastIndex = 0;
   const remove = new Set<string>();
-  for (const key of keys) if (!(key in set) && (escaped || mayHoldKeys(text, 0, [key]))) remove.add(key);
+  for (let found = search.exec(text); found; found = search.exec(text)) {
+    const spelling = found[0];
+    if (spelling.startsWith("\\")) return new Set(wanted);
+    remove.add(JSON.parse(spelling) as string);
+    if (remove.size === wanted.length) break;
+  }
   return remove.size > 0 ? remove : undefined;
 }
 
