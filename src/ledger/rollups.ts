@@ -129,6 +129,7 @@ interface GatheredDelta extends RollupKey {
 /** The deltas of one write batch, merged per rollup row and handed out in key order (no deadlocks). */
 export class RollupBatch {
   private readonly rows = new Map<string, GatheredDelta>();
+  private last: GatheredDelta | undefined;
 
   /** A generation finished: one request, its tokens, its timings, and its cost when it settled with it. */
   finished(source: RollupSource, end: GenerationEnd): void {
@@ -173,9 +174,20 @@ export class RollupBatch {
       .map(([, row]) => ({ ...row, cost: formatDecimal(row.cost) }));
   }
 
-  private row(source: RollupSource, model: string, provider: string | undefined): GatheredDelta {
+  private row(source: RollupSource, model: string, provider = ""): GatheredDelta {
     const day = epochDay(source.createdAt);
-    const id = JSON.stringify([day, source.accountId, source.keyId, model, provider ?? ""]);
+    // Most finishes of a batch fall in the row of the one before: found without naming it.
+    const last = this.last;
+    if (
+      last !== undefined &&
+      last.day === day &&
+      last.accountId === source.accountId &&
+      last.keyId === source.keyId &&
+      last.model === model &&
+      last.provider === provider
+    )
+      return last;
+    const id = JSON.stringify([day, source.accountId, source.keyId, model, provider]);
     let row = this.rows.get(id);
     if (!row) {
       row = {
@@ -183,12 +195,13 @@ export class RollupBatch {
         accountId: source.accountId,
         keyId: source.keyId,
         model,
-        provider: provider ?? "",
+        provider,
         counters: new Array(COUNTER_COLUMNS.length).fill(0),
         cost: ZERO,
       };
       this.rows.set(id, row);
     }
+    this.last = row;
     return row;
   }
 }
