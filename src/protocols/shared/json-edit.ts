@@ -48,7 +48,8 @@ export function editJson(text: string, edits: JsonEdits): string {
   if (remove) for (const span of removalSpans(members, remove)) cuts.push({ ...span, insert: "" });
   if (cuts.length === 0 && additions === "") return text;
 
-  if (cuts.length > 1) cuts.sort((a, b) => a.from - b.from);
+  // Usually in order already (the members set come in the text's order): sorted only when not.
+  if (!inOrder(cuts)) cuts.sort((a, b) => a.from - b.from);
   let out = "";
   let at = 0;
   for (const cut of cuts) {
@@ -68,6 +69,11 @@ interface Cut {
   from: number;
   to: number;
   insert: string;
+}
+
+function inOrder(cuts: Cut[]): boolean {
+  for (let i = 1; i < cuts.length; i++) if (cuts[i].from < cuts[i - 1].from) return false;
+  return true;
 }
 
 /** The opening of the last text `setMembers` edited, and that opening edited. */
@@ -295,7 +301,6 @@ function memberList(text: string, until?: readonly string[]): Member[] {
   const members: Member[] = [];
   const keys = new KeyReader(text);
   let sought = until?.length ?? 0;
-  const found = new Set<string>();
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
   i = skipSpace(text, i + 1);
@@ -309,9 +314,10 @@ function memberList(text: string, until?: readonly string[]): Member[] {
     const valueStart = skipSpace(text, i + 1);
     const end = skipValue(text, valueStart);
     if (key !== undefined) {
+      // (The members listed with `until` are a few: looked through, no set kept of them.)
+      const first = until !== undefined && !members.some((m) => m.key === key);
       members.push({ key, start, valueStart, end });
-      if (until && !found.has(key)) {
-        found.add(key);
+      if (first) {
         sought--;
         if (sought === 0 && !mayHoldKeys(text, end, until)) return members;
       }
