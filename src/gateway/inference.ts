@@ -304,9 +304,14 @@ export class InferencePipeline {
 
   /** Health and latency statistics are best effort: they never fail a generation. */
   private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
-    this.router
-      .finished(answered, outcome)
-      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
+    const notRecorded = (err: unknown) => this.deps.log.warn({ err }, "routing statistics not recorded");
+    try {
+      if (this.router.finishedNow(answered, outcome)) return;
+    } catch (err) {
+      notRecorded(err);
+      return;
+    }
+    this.router.finished(answered, outcome).catch(notRecorded);
   }
 
   /** Answers the error (unless the client has gone), and returns it as the client sees it. */

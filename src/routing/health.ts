@@ -206,32 +206,66 @@ export class EndpointHealth {
    * start from the statistics the plan read (`planned.statsAtPlan`).
    */
   async succeeded(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): Promise<void> {
+    if (this.succeededNow(endpoint, sample, planned)) return;
     const keys = this.keysOf(endpoint);
-    // State in this process answers at once: no await per operation on every request.
-    const now = this.state.inProcess;
-    const { failures } = now
-      ? now.addToHash(keys.stats, COUNT_SUCCESS)
-      : await this.state.addToHash(keys.stats, COUNT_SUCCESS);
-    const update: Record<string, number> = {};
-    if (failures > 0) update.failures = 0;
+    const { failures } = await this.state.addToHash(keys.stats, COUNT_SUCCESS);
     const timed = sample !== undefined && hasValidFigure(sample);
-    if (timed) {
-      const hash =
-        planned.statsAtPlan ?? (now ? now.readHash(keys.stats) : await this.state.readHash(keys.stats));
-      this.foldLatency(hash, sample, update);
-    }
-    // Last writer wins between processes: losing one sample of a moving average is harmless.
-    if (failures > 0 || timed) {
-      if (now) now.setInHash(keys.stats, update);
-      else await this.state.setInHash(keys.stats, update);
-    }
-    // The breaker's marks are only ever set while the failures reach the threshold (open, and the
-    // probe claimed when it expires), or held by this very request (a probe claimed as the count
-    // was being reset by another success): otherwise there is nothing to clear.
-    if (failures >= this.settings.failureThreshold || planned.probe) {
+    const hash = timed ? (planned.statsAtPlan ?? (await this.state.readHash(keys.stats))) : undefined;
+    const update = this.successUpdate(failures, sample, hash);
+    if (update) await this.state.setInHash(keys.stats, update);
+    if (this.clearsBreaker(failures, planned)) {
       await this.state.unmark(keys.open);
       await this.state.unmark(keys.probe);
     }
+  }
+
+  /** The state lives in this process: `succeededNow` and `readNow` answer without an await. */
+  get answersAtOnce(): boolean {
+    return this.state.inProcess !== undefined;
+  }
+
+  /** `succeeded` at once, when the state lives in this process; false when it must be awaited. */
+  succeededNow(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): boolean {
+    const state = this.state.inProcess;
+    if (!state) return false;
+    const keys = this.keysOf(endpoint);
+    const { failures } = state.addToHash(keys.stats, COUNT_SUCCESS);
+    const timed = sample !== undefined && hasValidFigure(sample);
+    const hash = timed ? (planned.statsAtPlan ?? state.readHash(keys.stats)) : undefined;
+    const update = this.successUpdate(failures, sample, hash);
+    if (update) state.setInHash(keys.stats, update);
+    if (this.clearsBreaker(failures, planned)) {
+      state.unmark(keys.open);
+      state.unmark(keys.probe);
+    }
+    return true;
+  }
+
+  /**
+   * What a success writes to the statistics, from the failure count its counting returned: the
+   * count reset, and the sample folded into `hash` (the statistics, read when the sample is timed);
+   * undefined when there is nothing to write. Last writer wins between processes: losing one
+   * sample of a moving average is harmless.
+   */
+  private successUpdate(
+    failures: number,
+    sample: LatencySample | undefined,
+    hash: Readonly<Record<string, number>> | undefined,
+  ): Record<string, number> | undefined {
+    if (failures <= 0 && hash === undefined) return undefined;
+    const update: Record<string, number> = {};
+    if (failures > 0) update.failures = 0;
+    if (hash !== undefined && sample !== undefined) this.foldLatency(hash, sample, update);
+    return update;
+  }
+
+  /**
+   * The breaker's marks are only ever set while the failures reach the threshold (open, and the
+   * probe claimed when it expires), or held by this very request (a probe claimed as the count was
+   * being reset by another success): otherwise there is nothing to clear.
+   */
+  private clearsBreaker(failures: number, planned: PlannedView): boolean {
+    return failures >= this.settings.failureThreshold || planned.probe === true;
   }
 
   /**

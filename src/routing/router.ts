@@ -171,6 +171,19 @@ export class Router {
     await this.health.succeeded(key, outcome.sample, answered.attempt);
   }
 
+  /**
+   * `finished` at once, when what it has to do needs no await (a success, with the state in this
+   * process); false when `finished` must do it.
+   */
+  finishedNow(
+    answered: Answered<unknown>,
+    outcome: { failure: unknown } | { sample: LatencySample } | { cancelled: true },
+  ): boolean {
+    if (!("sample" in outcome) || !this.health.answersAtOnce) return false;
+    answered.attempt.claim?.spent();
+    return this.health.succeededNow(answered.attempt.key, outcome.sample, answered.attempt);
+  }
+
   /** The requested model, then the preference and the available models, each once. */
   private modelsFor(
     model: CatalogModel,

@@ -157,7 +157,15 @@ describe("Router.plan", () => {
       const probing = await look(); // a half-open: this request holds its probe
       await look(); // another request meanwhile
       const answered = await router.run(probing, { signal: new AbortController().signal }, async () => "ok");
-      await router.finished(answered, { sample: { durationMs: 5 } });
+      // The pipeline's way: at once when it can, else awaited.
+      const atOnce = router.finishedNow(answered, { sample: { durationMs: 5 } });
+      assert.equal(atOnce, inProcess);
+      if (!atOnce) await router.finished(answered, { sample: { durationMs: 5 } });
+      assert.equal(
+        router.finishedNow(answered, { cancelled: true }),
+        false,
+        "only a success is done at once",
+      );
       await look(); // closed again
       return seen;
     };
