@@ -213,6 +213,7 @@ export class InferencePipeline {
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     const send = async (piece: Piece) => {
+      if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
         if (event.type === "error") failed = event.error;
@@ -417,19 +418,25 @@ export function bodyText(body: Buffer | undefined): string {
   return body.toString("utf8");
 }
 
-/** Nesting a body may have: far past any real request (tool schemas stop at 64 levels). */
-const MAX_BODY_DEPTH = 1000;
 /**
- * Bodies longer than this are checked for depth before they are parsed. JSON.parse takes any depth,
- * but slowly (a 2.5 MB body of nested arrays held the event loop for about 0.4 s), and what walks the
- * body afterwards recurses until the stack overflows. A shorter body cannot nest deep enough to cost
- * much, so the check stays off the common path.
+ * What a body may hold: far past any real request (tool schemas stop at 64 levels of nesting; a
+ * request object has tens of members, a JSON schema's `properties` hundreds).
  */
-const DEPTH_CHECK_FROM = 256 * 1024;
+const BODY_LIMITS = { depth: 1000, members: 10_000 };
+/**
+ * Bodies longer than this have their shape checked before they are parsed. JSON.parse takes any
+ * shape, but slowly, and what reads the body afterwards works in proportion: a 2.5 MB body of nested
+ * arrays held the event loop for about 0.4 s (then what walks the body recursed until the stack
+ * overflowed), and a 4 MB body of 150,000 unknown keys for about 0.4 s (parsed, then each key named
+ * by the decoder). A shorter body cannot cost much either way, so the check stays off the common path.
+ */
+const SHAPE_CHECK_FROM = 256 * 1024;
 
 export function parseJson(text: string): unknown {
-  if (text.length > DEPTH_CHECK_FROM && nestsDeeperThan(text, MAX_BODY_DEPTH))
-    throw invalid("body", "the JSON is nested too deeply.");
+  const costly = text.length > SHAPE_CHECK_FROM ? costlyShape(text, BODY_LIMITS) : undefined;
+  if (costly === "depth") throw invalid("body", "the JSON is nested too deeply.");
+  if (costly === "members")
+    throw invalid("body", `an object in the JSON has more than ${BODY_LIMITS.members} members.`);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -438,11 +445,17 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * True when the JSON text opens more than `limit` arrays or objects inside one another. One pass,
- * no allocation; brackets inside strings do not count. Malformed text is left to JSON.parse.
+ * Whether the JSON text opens more than `limits.depth` arrays or objects inside one another, or has
+ * an object with more than `limits.members` members. One pass; brackets and commas inside strings do
+ * not count. Malformed text is left to JSON.parse.
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function costlyShape(
+  text: string,
+  limits: { depth: number; members: number },
+): "depth" | "members" | undefined {
   let depth = 0;
+  // Commas seen so far in the object open at each depth; -1 for an array (its items are not limited).
+  const commas = new Int32Array(limits.depth + 2);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
@@ -452,11 +465,14 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
         if (s === 0x5c) i++;
         else if (s === 0x22) break;
       }
+    } else if (c === 0x2c) {
+      if (depth > 0 && commas[depth] >= 0 && ++commas[depth] >= limits.members) return "members";
     } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
+      if (++depth > limits.depth) return "depth";
+      commas[depth] = c === 0x7b ? 0 : -1;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return false;
+  return undefined;
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

@@ -7,6 +7,8 @@
 // place it appears (JSON parsers disagree on which of two duplicates wins; after the edit, none can
 // see an unedited one). Held to that by test/protocols/shared/json-edit.fuzz.test.ts.
 
+import { startsAt } from "./text.ts";
+
 interface MemberSpan {
   /** From the first byte of the key to the last byte of the value. */
   start: number;
@@ -92,7 +94,7 @@ export function setMembers(text: string, set: Record<string, string>, memo: Open
   // The rest is not even looked at for a second spelling of a key set: the texts are an upstream's
   // stream events, which a JSON encoder writes with each member once (unlike a client's body,
   // which editJson handles whatever it holds).
-  if (memo.opening !== undefined && text.startsWith(memo.opening))
+  if (memo.opening !== undefined && startsAt(text, memo.opening))
     return memo.edited + text.slice(memo.opening.length);
   const keys = Object.keys(set);
   const members = memberList(text, keys);

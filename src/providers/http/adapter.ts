@@ -1,7 +1,6 @@
 // Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
 // encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
 
-import { createParser } from "eventsource-parser";
 import { Agent, type Dispatcher, request } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
@@ -9,6 +8,7 @@ import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import { canEmulateStops, cutResponse, StopSequenceCutter } from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
   IncomingHeaders,
   Protocol,
@@ -94,7 +94,10 @@ export class HttpProvider implements RelayingAdapter {
   ): Promise<RelayedAnswer> {
     const res = await this.send(call.path, call.body, signal, call);
     const id = this.provider.id;
-    return { text: () => readBody(res.body, id), batches: () => sseBatches(res.body, id) };
+    return {
+      text: () => readBody(res.body, id),
+      chunks: () => bodyChunks(res.body, id),
+    };
   }
 
   /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
@@ -225,8 +228,6 @@ function hasAny(headers: Record<string, string>): boolean {
   return false;
 }
 
-const CR = 13;
-
 /**
  * The SSE events of an upstream body as they arrive, in batches: the events completed by one network
  * read come together (one async step per read, not per event). A broken connection throws a
@@ -236,36 +237,23 @@ async function* sseBatches(
   body: Dispatcher.ResponseData["body"],
   providerId: string,
 ): AsyncIterable<SseEvent[]> {
-  let pending: SseEvent[] = [];
-  // Whether the upstream ends its lines with CRLF, judged by the first line end it sends.
-  let crlf: boolean | undefined;
-  let lastChar = 0;
-  const parser = createParser({
-    onEvent: (e) =>
-      pending.push(crlf ? { event: e.event, data: e.data, crlf } : { event: e.event, data: e.data }),
-  });
-  // A network read may end inside a multi-byte character: the streaming decoder keeps the partial
-  // bytes for the next read instead of turning each half into U+FFFD.
-  const utf8 = new TextDecoder();
-  const taken = () => {
-    const batch = pending;
-    pending = [];
-    return batch;
-  };
+  const reader = new SseReader();
   try {
     for await (const chunk of body) {
-      const text = typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true });
-      if (crlf === undefined) {
-        const lineEnd = text.indexOf("\n");
-        // A read may end between the CR and the LF: then the CR ended the read before.
-        if (lineEnd >= 0) crlf = (lineEnd > 0 ? text.charCodeAt(lineEnd - 1) : lastChar) === CR;
-        lastChar = text.charCodeAt(text.length - 1);
-      }
-      parser.feed(text);
-      if (pending.length > 0) yield taken();
+      const batch = reader.read(chunk);
+      if (batch.length > 0) yield batch;
     }
-    parser.feed(utf8.decode());
-    if (pending.length > 0) yield taken();
+  } catch (err) {
+    throw transportError(err, providerId);
+  }
+  const tail = reader.end();
+  if (tail.length > 0) yield tail;
+}
+
+/** The body's bytes read by read; a broken connection throws a GatewayError. */
+async function* bodyChunks(body: Dispatcher.ResponseData["body"], providerId: string): AsyncIterable<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk;
   } catch (err) {
     throw transportError(err, providerId);
   }
