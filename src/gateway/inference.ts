@@ -93,9 +93,8 @@ export class InferencePipeline {
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
-      const caller = await this.deps.auth.authenticate(
-        presentedKey(face as Face, input.headers, input.query),
-      );
+      const key = presentedKey(face as Face, input.headers, input.query);
+      const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
       facts.caller = caller;
       const rawBody = bodyText(input.body);
       const request = protocol.decodeRequest(parseJson(rawBody), {
@@ -110,7 +109,7 @@ export class InferencePipeline {
       facts.stream = request.stream;
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
-      await this.credit.admit(caller);
+      if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
@@ -277,7 +276,9 @@ export class InferencePipeline {
             headers["x-switchyard-provider"] = report.attempt.endpoint.provider;
           },
         },
-        async (attempt, signal) => {
+        // Not async itself: the attempt's promise is send's own (one promise fewer per request);
+        // what throws here is caught where the attempt is awaited (routing/attempts.ts) all the same.
+        (attempt, signal) => {
           const provider = this.deps.providers.get(attempt.endpoint.provider);
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
@@ -287,14 +288,7 @@ export class InferencePipeline {
           const route = routeFor(this.deps.adapterFor(provider), target, call);
           if (!call.trace) return send(route, signal);
           const span = call.trace.attempt(generation.attemptsMade, provider, attempt.endpoint.model);
-          try {
-            const answer = await send(route, signal);
-            span.answered();
-            return answer;
-          } catch (err) {
-            span.failed(err);
-            throw err;
-          }
+          return traced(span, send(route, signal));
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
@@ -311,9 +305,14 @@ export class InferencePipeline {
 
   /** Health and latency statistics are best effort: they never fail a generation. */
   private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
-    this.router
-      .finished(answered, outcome)
-      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
+    const notRecorded = (err: unknown) => this.deps.log.warn({ err }, "routing statistics not recorded");
+    try {
+      if (this.router.finishedNow(answered, outcome)) return;
+    } catch (err) {
+      notRecorded(err);
+      return;
+    }
+    this.router.finished(answered, outcome).catch(notRecorded);
   }
 
   /** Answers the error (unless the client has gone), and returns it as the client sees it. */
@@ -361,6 +360,18 @@ interface Call extends RouteCall {
   generation: GenerationRecorder;
   /** The request's trace, when tracing is on. */
   trace?: RequestTrace;
+}
+
+/** An attempt's answer, its span ended with how it went. */
+async function traced<T>(span: ReturnType<RequestTrace["attempt"]>, answer: Promise<T>): Promise<T> {
+  try {
+    const value = await answer;
+    span.answered();
+    return value;
+  } catch (err) {
+    span.failed(err);
+    throw err;
+  }
 }
 
 /** The request's span ends with what the pipeline learnt of it. */

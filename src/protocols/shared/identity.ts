@@ -50,7 +50,11 @@ function identityOf(
 ): NonNullable<EncodeContext["identityEdits"]> {
   const cached = ctx.identityEdits;
   if (cached && cached.model === ctx.model) return cached;
-  const edits = { set: { [idKey]: JSON.stringify(ctx.id), [modelKey]: JSON.stringify(ctx.model) } };
+  // Set one by one: an object literal with computed keys costs V8 several times as much.
+  const set: Record<string, string> = {};
+  set[idKey] = JSON.stringify(ctx.id);
+  set[modelKey] = JSON.stringify(ctx.model);
+  const edits = { set };
   const identity = { model: ctx.model, edits, memo: {} as OpeningMemo };
   ctx.identityEdits = identity;
   return identity;

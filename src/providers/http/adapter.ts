@@ -26,6 +26,7 @@ export class HttpProvider implements RelayingAdapter {
   readonly relayProtocol: ProtocolName;
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
+  private readonly targets = new Map<string, { origin: string; path: string } | null>();
 
   constructor(provider: ProviderConfig, protocol: Protocol) {
     this.provider = provider;
@@ -147,6 +148,21 @@ export class HttpProvider implements RelayingAdapter {
     });
   }
 
+  /**
+   * The origin and path undici's request() would make of this URL, worked out once per URL (it
+   * parses the URL on every call); undefined for one it would refuse, left for it to refuse.
+   */
+  private targetOf(url: string): { origin: string; path: string } | undefined {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      target = splitUrl(url) ?? null;
+      // One URL per path the provider's protocol calls: few, but bounded all the same.
+      if (this.targets.size >= 1000) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target ?? undefined;
+  }
+
   /** POSTs and returns the answer once its status is known; an error status is decoded and thrown. */
   private async send(
     path: string,
@@ -155,17 +171,26 @@ export class HttpProvider implements RelayingAdapter {
     opts: { stream: boolean; headers?: Record<string, string> },
   ) {
     let res: Dispatcher.ResponseData;
+    const url = this.provider.baseUrl + path;
+    const headers =
+      opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
+    // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
+    // first byte comes early.
+    const headersTimeout = opts.stream
+      ? this.provider.timeouts.firstByteMs
+      : this.provider.timeouts.requestMs;
     try {
-      res = await request(this.provider.baseUrl + path, {
-        method: "POST",
-        headers: opts.headers ? { ...opts.headers, ...this.headers } : this.headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal,
-        // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
-        // first byte comes early.
-        headersTimeout: opts.stream ? this.provider.timeouts.firstByteMs : this.provider.timeouts.requestMs,
-      });
+      const target = this.targetOf(url);
+      res = await (target
+        ? this.dispatcher.request({ ...target, method: "POST", headers, body, signal, headersTimeout })
+        : request(url, {
+            method: "POST",
+            headers,
+            body,
+            dispatcher: this.dispatcher,
+            signal,
+            headersTimeout,
+          }));
     } catch (err) {
       throw transportError(err, this.provider.id);
     }
@@ -181,6 +206,26 @@ export class HttpProvider implements RelayingAdapter {
     }
     return res;
   }
+}
+
+/** An http(s) URL as undici's request() splits it: its origin, and its path with the query. */
+function splitUrl(url: string): { origin: string; path: string } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return undefined;
+  return {
+    origin: parsed.origin,
+    path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
+  };
+}
+
+function hasAny(headers: Record<string, string>): boolean {
+  for (const _ in headers) return true;
+  return false;
 }
 
 /**
