@@ -105,8 +105,8 @@ class EventView implements RawSseEvent {
   readonly view: string;
   from = 0;
   end = 0;
-  /** Per searched text, where it next occurs at or after the event being looked at (-1: nowhere). */
-  private readonly next = new Map<string, number>();
+  /** The event's own text (a slice of the view), made when first searched. */
+  private text: string | undefined;
 
   constructor(bytes: Buffer) {
     this.view = bytes.toString("latin1");
@@ -115,17 +115,15 @@ class EventView implements RawSseEvent {
   at(from: number, end: number): void {
     this.from = from;
     this.end = end;
+    this.text = undefined;
   }
 
   find(text: string): number {
-    let at = this.next.get(text);
-    // Each text is searched once per read, not once per event: the last search is kept until an
-    // event after it is looked at.
-    if (at === undefined || (at >= 0 && at < this.from)) {
-      at = this.view.indexOf(text, this.from);
-      this.next.set(text, at);
-    }
-    return at >= 0 && at < this.end ? at : -1;
+    // Searched in the event's own slice: a text the event lacks is not looked for through the rest
+    // of the read (a whole stream, when the upstream wrote it at once).
+    this.text ??= this.view.slice(this.from, this.end);
+    const at = this.text.indexOf(text);
+    return at < 0 ? -1 : this.from + at;
   }
 }
 
