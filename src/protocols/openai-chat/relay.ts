@@ -12,7 +12,7 @@ import {
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
 import { startsAt } from "../shared/text.ts";
-import type { EncodeContext, RawSseEvent, Relay, SseEvent } from "../types.ts";
+import type { EncodeContext, PassedContent, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
@@ -85,12 +85,13 @@ export const openaiChatRelay: Relay = {
   passContent(event, ctx) {
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, "id", "model", "data: ");
-    if (!opening || !startsAt(event.view, opening.text, event.from)) return undefined;
-    const passed = { replace: opening.text.length, by: opening.edited };
+    if (!opening) return undefined;
     const shape = contentShapes.get(ctx);
-    if (shape?.opening === opening.text) return shape.fits(event) ? passed : undefined;
-    if (!contentOnly(event)) return undefined;
-    const learned = ContentShape.of(event, opening.text);
+    // (The shape's bytes begin with the opening it was learned under.)
+    if (shape?.opening === opening.text) return shape.fits(event) ? shape.passed : undefined;
+    if (!startsAt(event.view, opening.text, event.from) || !contentOnly(event)) return undefined;
+    const passed = { replace: opening.text.length, by: opening.edited };
+    const learned = ContentShape.of(event, opening.text, passed);
     if (learned) contentShapes.set(ctx, learned);
     return passed;
   },
@@ -126,19 +127,22 @@ const BACKSLASH = 0x5c;
 class ContentShape {
   /** The identity opening the shape was learned under (a new one means another shape). */
   readonly opening: string;
+  /** What a chunk of this shape is written as: its opening swapped for the edited one. */
+  readonly passed: PassedContent;
   /** `data: {…"delta":{"content":"` */
   private readonly prefix: string;
   /** `"},"logprobs":null,"finish_reason":null}]…}` */
   private readonly tail: string;
 
-  private constructor(opening: string, prefix: string, tail: string) {
+  private constructor(opening: string, passed: PassedContent, prefix: string, tail: string) {
     this.opening = opening;
+    this.passed = passed;
     this.prefix = prefix;
     this.tail = tail;
   }
 
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
-  static of(event: RawSseEvent, opening: string): ContentShape | undefined {
+  static of(event: RawSseEvent, opening: string, passed: PassedContent): ContentShape | undefined {
     const { view, from, end } = event;
     const key = event.find(CONTENT_KEY);
     if (key < 0) return undefined;
@@ -146,7 +150,7 @@ class ContentShape {
     let close = view.indexOf('"', start);
     while (close >= 0 && close < end && escaped(view, close)) close = view.indexOf('"', close + 1);
     if (close < 0 || close >= end) return undefined;
-    return new ContentShape(opening, view.slice(from, start), view.slice(close, end));
+    return new ContentShape(opening, passed, view.slice(from, start), view.slice(close, end));
   }
 
   fits({ view, from, end }: RawSseEvent): boolean {
