@@ -109,11 +109,13 @@ class RelayedRoute implements Route {
     const answer = await this.adapter.relay(this.upstreamCall(true), signal);
     const stream = new RelayStream(relay, call.ctx, call.protocol.streamDecoder(), encoder);
     // One piece per network read (two when an error cuts it, which ends the stream).
+    // (`for…yield`, not `yield*`: delegating to an array from an async generator wraps every step
+    // in promises of its own.)
     for await (const chunk of answer.chunks()) {
-      yield* stream.read(chunk);
+      for (const piece of stream.read(chunk)) yield piece;
       if (stream.failed) return;
     }
-    yield* stream.end();
+    for (const piece of stream.end()) yield piece;
   }
 
   private upstreamCall(stream: boolean) {
