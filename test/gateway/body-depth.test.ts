@@ -7,8 +7,9 @@ import { test } from "node:test";
 import { costlyShape, parseJson } from "../../src/gateway/inference.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 
+const UNLIMITED = { depth: 1e9, members: 1e9, containers: 1e9 };
 const nestsDeeperThan = (text: string, depth: number) =>
-  costlyShape(text, { depth, members: Number.POSITIVE_INFINITY }) === "depth";
+  costlyShape(text, { ...UNLIMITED, depth }) === "depth";
 
 /** Nesting depth of a parsed value: what the scan must agree with. */
 function depthOf(value: unknown): number {
@@ -76,7 +77,7 @@ test("a large body nested past the limit is refused before it is parsed, naming 
 
 test("an object with more members than the limit is refused; arrays and strings are not counted", () => {
   const members = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[1,2,3]`).join(",")}}`;
-  const limits = { depth: 10, members: 100 };
+  const limits = { ...UNLIMITED, depth: 10, members: 100 };
   assert.equal(costlyShape(members(100), limits), undefined);
   assert.equal(costlyShape(members(101), limits), "members");
   // A nested object is counted on its own; the commas of its parent's arrays and strings are not.
@@ -94,5 +95,27 @@ test("a large body of 150,000 unknown keys is refused before it is parsed, namin
   assert.throws(
     () => parseJson(JSON.stringify(body)),
     (err: unknown) => err instanceof GatewayError && err.param === "body" && /members/.test(err.message),
+  );
+});
+
+test("a body of more objects and arrays than the limit is refused; long strings are skipped whole", () => {
+  const limits = { ...UNLIMITED, containers: 100 };
+  const messages = (n: number) => JSON.stringify({ messages: Array.from({ length: n }, () => ({ a: [1] })) });
+  // The body and its array are two; each message holds two more.
+  assert.equal(costlyShape(messages(49), limits), undefined);
+  assert.equal(costlyShape(messages(50), limits), "containers");
+  // Brackets inside a long string (escaped quotes and backslashes too) are not containers.
+  const text = `${"[{".repeat(500)}\\"x\\\\`;
+  assert.equal(costlyShape(JSON.stringify({ s: text, t: [[]] }), limits), undefined);
+  assert.equal(costlyShape(JSON.stringify({ s: "x".repeat(5_000_000) }), limits), undefined);
+});
+
+test("27 MB of 800,000 short messages is refused before it is parsed, naming the body", () => {
+  const item = JSON.stringify({ role: "user", content: "Hello" });
+  const text = `{"model":"m","messages":[${Array.from({ length: 800_000 }, () => item).join(",")}]}`;
+  assert.throws(
+    () => parseJson(text),
+    (err: unknown) =>
+      err instanceof GatewayError && err.param === "body" && /objects and arrays/.test(err.message),
   );
 });
