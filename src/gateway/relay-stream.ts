@@ -1,8 +1,8 @@
 // A relayed stream, read by read. The upstream's bytes are cut into SSE events without decoding
-// them; an event the relay recognises as carrying only content (Relay.passContent) goes on as the
-// upstream's own bytes, with at most its opening replaced (the identity edits). Every other event
-// (the first, the finish, usage, errors, anything unusual) is decoded as text, read by the tap for
-// the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
+// them; an event whose edit is at most a swap of its opening (Relay.passBytes) goes on as the
+// upstream's own bytes, decoded for the meter only when it carries usage or a finish, not when it
+// carries only content. Every other event (the first, errors, anything unusual) is decoded as text,
+// read by the tap for the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
 
 import type { StreamEvent } from "../ir/stream.ts";
 import { SseReader } from "../protocols/shared/sse-reader.ts";
@@ -72,11 +72,13 @@ export class RelayStream {
     for (let end = event.view.indexOf("\n\n"); end >= 0; end = event.view.indexOf("\n\n", from)) {
       event.at(from, end);
       from = end + 2;
-      const passed = this.relay.passContent?.(event, this.ctx);
-      if (passed === true) out.bytes(bytes.subarray(event.from, from));
-      else if (passed) out.bytes(passed.by, bytes.subarray(event.from + passed.replace, from));
-      else this.decodeAll(this.reader.read(bytes.subarray(event.from, from)), out);
-      if (passed) out.content = true;
+      const passed = this.relay.passBytes?.(event, this.ctx);
+      if (!passed) this.decodeAll(this.reader.read(bytes.subarray(event.from, from)), out);
+      else if (!passed.tap || this.tapped(passed.tap, out)) {
+        if (passed.by) out.bytes(passed.by);
+        out.bytes(bytes.subarray(event.from + (passed.replace ?? 0), from));
+        if (!passed.tap) out.content = true;
+      }
       if (this.failed) return;
     }
     this.rest = from < bytes.length ? bytes.subarray(from) : undefined;
@@ -84,19 +86,26 @@ export class RelayStream {
 
   private decodeAll(events: SseEvent[], out: PieceBuilder): void {
     for (const e of events) {
-      if (this.failed) return;
-      const decoded = this.tap.decode(e);
-      // An upstream error (its own error frame, or a frame that is not JSON) reaches the client as
-      // one clean error in its protocol and ends the stream: never the broken bytes themselves.
-      const failure = decoded.find((event) => event.type === "error");
-      if (failure) {
-        out.cutForError(this.encoder.encode(failure), decoded);
-        this.failed = true;
-        return;
-      }
-      out.events.push(...decoded);
+      if (this.failed || !this.tapped(e, out)) return;
       out.text(this.relay.streamEvent(e, this.ctx));
     }
+  }
+
+  /**
+   * The event read by the tap for the meter; false when it is an error, which then ends the stream.
+   * An upstream error (its own error frame, or a frame that is not JSON) reaches the client as one
+   * clean error in its protocol: never the broken bytes themselves.
+   */
+  private tapped(e: SseEvent, out: PieceBuilder): boolean {
+    const decoded = this.tap.decode(e);
+    const failure = decoded.find((event) => event.type === "error");
+    if (failure) {
+      out.cutForError(this.encoder.encode(failure), decoded);
+      this.failed = true;
+      return false;
+    }
+    for (const event of decoded) out.events.push(event);
+    return true;
   }
 }
 
@@ -108,8 +117,15 @@ class EventView implements RawSseEvent {
   /** The event's own text (a slice of the view), made when first searched. */
   private text: string | undefined;
 
+  private readonly bytes: Buffer;
+
   constructor(bytes: Buffer) {
+    this.bytes = bytes;
     this.view = bytes.toString("latin1");
+  }
+
+  utf8(from: number, to: number): string {
+    return this.bytes.toString("utf8", from, to);
   }
 
   at(from: number, end: number): void {

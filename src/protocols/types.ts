@@ -67,10 +67,18 @@ export interface RawSseEvent {
   readonly end: number;
   /** Where `text` (plain ASCII) first occurs within the event, or -1. */
   find(text: string): number;
+  /** The bytes from `from` to `to` (offsets into `view`) decoded as UTF-8. */
+  utf8(from: number, to: number): string;
 }
 
-/** What a relay writes for an event it passes on as bytes (Relay.passContent). */
-export type PassedContent = true | { replace: number; by: Buffer };
+/** What a relay writes for an event it passes on as bytes (Relay.passBytes). */
+export interface PassedBytes {
+  /** The event's first `replace` bytes are written as `by` (the identity opening); none if absent. */
+  replace?: number;
+  by?: Buffer;
+  /** The event carries what the meter reads (usage, a finish): it is decoded for the tap too. */
+  tap?: SseEvent;
+}
 
 export interface StreamEncoder {
   /** The SSE text to write for this event (may be empty). */
@@ -192,13 +200,14 @@ export interface Relay {
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */
   streamEvent(event: SseEvent, ctx: EncodeContext): string;
   /**
-   * A stream event that carries only generated content (a piece of text or of tool arguments), a
-   * single data line shaped as a JSON object: the meter needs it only as a sign that tokens flow, so
-   * it goes on as the upstream's bytes, `true` as it came, or with its first `replace` bytes replaced
-   * (the identity edits). Undefined, the default whenever in doubt, has it decoded and framed again
-   * by `streamEvent` (docs/architecture.md §4).
+   * A stream event whose edit is at most a swap of its opening, as a single data line shaped as a
+   * JSON object: it goes on as the upstream's bytes, the opening swapped. One that carries only
+   * generated content (a piece of text or of tool arguments) is not decoded: the meter needs it only
+   * as a sign that tokens flow. One that carries what the meter reads (usage, a finish) is decoded
+   * for the tap too (`tap`). Undefined, the default whenever in doubt, has it decoded and framed
+   * again by `streamEvent` (docs/architecture.md §4).
    */
-  passContent?(event: RawSseEvent, ctx: EncodeContext): PassedContent | undefined;
+  passBytes?(event: RawSseEvent, ctx: EncodeContext): PassedBytes | undefined;
   /**
    * What the meter needs of a whole relayed answer (usage, finish reason), read without decoding the
    * whole body. Throws SyntaxError when the body is not a JSON object.

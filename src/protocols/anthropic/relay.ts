@@ -4,8 +4,7 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { objectDataLine } from "../shared/sse.ts";
-import { startsAt } from "../shared/text.ts";
+import { AS_IT_CAME, namedObjectEvent } from "../shared/sse.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { messagesBetas } from "./headers.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -16,8 +15,6 @@ import { usageFromWire } from "./map-usage.ts";
  * (Claude Code sends `metadata.user_id`, which carries account and session ids).
  */
 const UNSUPPORTED = ["metadata", "service_tier"];
-
-const CONTENT_DELTA = "event: content_block_delta\n";
 
 export const anthropicRelay: Relay = {
   request(raw, _request, target) {
@@ -52,10 +49,14 @@ export const anthropicRelay: Relay = {
     return `event: ${name}${eol}data: ${data}${eol}${eol}`;
   },
 
-  // Usage, the stop reason and errors come in events of their own (message_start, message_delta,
-  // error); a content delta carries no identity either, so it goes on as it came.
-  passContent(event) {
-    const named = startsAt(event.view, CONTENT_DELTA, event.from);
-    return named && objectDataLine(event, event.from + CONTENT_DELTA.length) ? true : undefined;
+  // Only message_start carries the identity; every other event goes on as it came. A content delta
+  // is not decoded (usage, the stop reason and errors come in events of their own); the others are,
+  // for the meter (a ping too: it must not pass for the first token).
+  passBytes(event) {
+    const name = namedObjectEvent(event);
+    if (name === undefined || name === "message_start") return undefined;
+    if (name === "content_block_delta") return AS_IT_CAME;
+    const dataAt = event.from + `event: ${name}\ndata: `.length;
+    return { tap: { event: name, data: event.utf8(dataAt, event.end) } };
   },
 };

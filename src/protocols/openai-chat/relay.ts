@@ -12,7 +12,7 @@ import {
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
 import { startsAt } from "../shared/text.ts";
-import type { EncodeContext, PassedContent, RawSseEvent, Relay, SseEvent } from "../types.ts";
+import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
@@ -78,34 +78,41 @@ export const openaiChatRelay: Relay = {
     return `data: ${data}${end}`;
   },
 
-  // A chunk still under way that opens like the last decoded one (same id, model, created): passed
-  // on as bytes when it has the shape of the stream's earlier text chunks; until the stream has
-  // such a shape, when it holds nothing the meter counts (contentOnly). Once it has one, a chunk of
-  // another shape (the finish, usage, a tool call's pieces) is decoded without being searched.
-  passContent(event, ctx) {
+  // A chunk that opens like the last decoded one (same id, model, created), one data line shaped as
+  // an object: its identity edit is a swap of that opening, so its bytes go on. It is decoded for the
+  // meter too unless it has the shape of the stream's earlier text chunks, or, before the stream has
+  // such a shape, holds nothing the meter counts (contentOnly). The usage chunk the client did not
+  // ask for takes the decoding path, which withholds it; so does every chunk when reasoning is removed.
+  passBytes(event, ctx) {
     if (excludesReasoning(ctx)) return undefined;
-    const opening = identityOpening(ctx, "id", "model", "data: ");
+    const opening = identityOpening(ctx, "id", "model", DATA);
     if (!opening) return undefined;
-    const shape = contentShapes.get(ctx);
-    // (The shape's bytes begin with the opening it was learned under.)
-    if (shape?.opening === opening.text) return shape.fits(event) ? shape.passed : undefined;
-    if (!startsAt(event.view, opening.text, event.from) || !contentOnly(event)) return undefined;
+    const learned = contentShapes.get(ctx);
+    // (A shape's bytes begin with the opening it was learned under.)
+    const shape = learned?.opening === opening.text ? learned : undefined;
+    if (shape?.fits(event)) return shape.passed;
+    if (!startsAt(event.view, opening.text, event.from) || !objectDataLine(event, event.from))
+      return undefined;
     const passed = { replace: opening.text.length, by: opening.edited };
-    const learned = ContentShape.of(event, opening.text, passed);
-    if (learned) contentShapes.set(ctx, learned);
-    return passed;
+    if (!shape && contentOnly(event)) {
+      const first = ContentShape.of(event, opening.text, passed);
+      if (first) contentShapes.set(ctx, first);
+      return passed;
+    }
+    const data = event.utf8(event.from + DATA.length, event.end);
+    if (!ctx.request.streamUsage && isUsageOnlyChunk(data)) return undefined;
+    return { ...passed, tap: { data } };
   },
 };
 
 /**
- * A chunk still under way (`finish_reason` null), one data line shaped as an object, that holds
+ * A chunk still under way (`finish_reason` null) that holds
  * nothing the meter counts: usage (OpenAI sends `"usage":null` on every chunk when usage is asked
  * for), an error, generated images. A quoted member name cannot occur inside a string (its quotes
  * would be escaped), so a match is a member. Any other spelling (spaces after a colon, say) is
  * decoded.
  */
 function contentOnly(event: RawSseEvent): boolean {
-  if (!objectDataLine(event, event.from)) return false;
   if (event.find('"finish_reason":null') < 0 || event.find('"error"') >= 0 || event.find('"images"') >= 0)
     return false;
   const usage = event.find('"usage"');
@@ -115,6 +122,7 @@ function contentOnly(event: RawSseEvent): boolean {
 /** Each stream's content shape, learned from its first content-only text chunk. */
 const contentShapes = new WeakMap<EncodeContext, ContentShape>();
 
+const DATA = "data: ";
 const CONTENT_KEY = '"delta":{"content":"';
 const BACKSLASH = 0x5c;
 
@@ -128,13 +136,13 @@ class ContentShape {
   /** The identity opening the shape was learned under (a new one means another shape). */
   readonly opening: string;
   /** What a chunk of this shape is written as: its opening swapped for the edited one. */
-  readonly passed: PassedContent;
+  readonly passed: PassedBytes;
   /** `data: {…"delta":{"content":"` */
   private readonly prefix: string;
   /** `"},"logprobs":null,"finish_reason":null}]…}` */
   private readonly tail: string;
 
-  private constructor(opening: string, passed: PassedContent, prefix: string, tail: string) {
+  private constructor(opening: string, passed: PassedBytes, prefix: string, tail: string) {
     this.opening = opening;
     this.passed = passed;
     this.prefix = prefix;
@@ -142,7 +150,7 @@ class ContentShape {
   }
 
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
-  static of(event: RawSseEvent, opening: string, passed: PassedContent): ContentShape | undefined {
+  static of(event: RawSseEvent, opening: string, passed: PassedBytes): ContentShape | undefined {
     const { view, from, end } = event;
     const key = event.find(CONTENT_KEY);
     if (key < 0) return undefined;

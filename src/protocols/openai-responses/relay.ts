@@ -6,8 +6,7 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { objectDataLine } from "../shared/sse.ts";
-import { startsAt } from "../shared/text.ts";
+import { AS_IT_CAME, namedObjectEvent } from "../shared/sse.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
 import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
@@ -56,14 +55,15 @@ export const openaiResponsesRelay: Relay = {
       : `event: ${name}${eol}data: ${data}${eol}${eol}`;
   },
 
-  // Text, reasoning and argument pieces (`event: response.….delta`), which carry no identity; usage,
-  // the status and billable items come in other events.
-  passContent(event) {
-    const { view, from } = event;
-    if (!startsAt(view, "event: response.", from)) return undefined;
-    const nameEnd = view.indexOf("\n", from);
-    const delta = startsAt(view, ".delta", nameEnd - 6);
-    return delta && objectDataLine(event, nameEnd + 1) ? true : undefined;
+  // Only the lifecycle events carry the identity; every other event goes on as it came. Text,
+  // reasoning and argument pieces (`….delta`) are not decoded (usage, the status and billable items
+  // come in other events); the others are, for the meter.
+  passBytes(event) {
+    const name = namedObjectEvent(event);
+    if (name === undefined || LIFECYCLE.has(name)) return undefined;
+    if (name.endsWith(".delta")) return AS_IT_CAME;
+    const dataAt = event.from + `event: ${name}\ndata: `.length;
+    return { tap: { event: name, data: event.utf8(dataAt, event.end) } };
   },
 };
 

@@ -2,7 +2,7 @@
 // data shared by their stream decoders.
 
 import { upstreamFrameNotJson } from "../../ir/errors.ts";
-import type { RawSseEvent } from "../types.ts";
+import type { PassedBytes, RawSseEvent } from "../types.ts";
 import { startsAt } from "./text.ts";
 
 /** `data: <json>\n\n` (chat-completions and content-generation streams). */
@@ -28,6 +28,22 @@ export function frameJson(data: string): unknown {
   } catch {
     return upstreamFrameNotJson();
   }
+}
+
+const EVENT_LINE = "event: ";
+
+/** A relayed event passed on exactly as the upstream sent it, undecoded (Relay.passBytes). */
+export const AS_IT_CAME: PassedBytes = {};
+
+/**
+ * The name of a relayed event written as an `event:` line and one data line shaped as a JSON
+ * object (objectDataLine); undefined for any other layout.
+ */
+export function namedObjectEvent(event: RawSseEvent): string | undefined {
+  const { view, from } = event;
+  if (!startsAt(view, EVENT_LINE, from)) return undefined;
+  const nameEnd = view.indexOf("\n", from);
+  return objectDataLine(event, nameEnd + 1) ? view.slice(from + EVENT_LINE.length, nameEnd) : undefined;
 }
 
 /**
