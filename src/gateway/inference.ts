@@ -97,7 +97,10 @@ export class InferencePipeline {
         presentedKey(face as Face, input.headers, input.query),
       );
       facts.caller = caller;
-      const rawBody = bodyText(input.body);
+      // The body is held from here by `call` alone, which lets it go once an endpoint has answered
+      // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
+      let rawBody: string | undefined = bodyText(input.body);
+      input.body = undefined;
       const request = protocol.decodeRequest(parseJson(rawBody), {
         headers: input.headers,
         pathModel: input.pathModel,
@@ -145,6 +148,7 @@ export class InferencePipeline {
           generation,
           trace,
         };
+        rawBody = undefined;
         facts.meter = call.meter;
         facts.generation = generation;
         if (request.stream) await this.stream(call);
@@ -297,6 +301,8 @@ export class InferencePipeline {
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
+      // No attempt follows an answer: the client's body is not needed for the rest of the generation.
+      call.rawBody = undefined;
       return answered;
     } finally {
       meter.upstreamMs += performance.now() - began;
