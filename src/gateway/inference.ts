@@ -226,7 +226,8 @@ export class InferencePipeline {
     };
     const { pieces, head } = answered.value;
     try {
-      for (const piece of head) await send(piece);
+      // Taken out as they are sent: a stream that then waits for minutes holds none of them.
+      for (let piece = head.shift(); piece; piece = head.shift()) await send(piece);
       for (let r = await pieces.next(); !r.done; r = await pieces.next()) await send(r.value);
     } catch (err) {
       failed = err;

@@ -12,7 +12,14 @@ import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
-import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import type {
+  EncodeContext,
+  IncomingHeaders,
+  Protocol,
+  ProtocolName,
+  Relay,
+  StreamEncoder,
+} from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
@@ -105,7 +112,8 @@ class RelayedRoute implements Route {
   async *stream(signal: AbortSignal): AsyncIterable<Piece> {
     const { relay, call } = this;
     const { ctx } = call;
-    const encoder = call.protocol.streamEncoder(ctx);
+    // Made only for an error to tell: an open stream need not carry an encoder it may never use.
+    let encoder: StreamEncoder | undefined;
     const answer = await this.adapter.relay(this.upstreamCall(true), signal);
     const tap = call.protocol.streamDecoder();
     for await (const batch of answer.batches()) {
@@ -121,6 +129,7 @@ class RelayedRoute implements Route {
           // What came before the error goes first, on its own: the error then ends a stream that
           // has begun, as it would had the two arrived in separate reads.
           if (text) yield { text, events };
+          encoder ??= call.protocol.streamEncoder(ctx);
           yield { text: encoder.encode(failure), events: decoded };
           return;
         }
@@ -131,7 +140,11 @@ class RelayedRoute implements Route {
     }
     // A stream cut short is told to the client in its protocol (the tap noticed it).
     const tail = tap.end();
-    yield { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail };
+    const errorText = (e: StreamEvent) => {
+      encoder ??= call.protocol.streamEncoder(ctx);
+      return encoder.encode(e);
+    };
+    yield { text: tail.map((e) => (e.type === "error" ? errorText(e) : "")).join(""), events: tail };
   }
 
   private upstreamCall(stream: boolean) {
