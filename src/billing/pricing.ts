@@ -20,7 +20,9 @@ const TOKENS_PER_KTOKEN = decimalFromNumber(1000);
  * can put its specific tiers before a catch-all. undefined when none applies.
  */
 export function selectItem(items: readonly PricingItem[], counts: TierCounts): PricingItem | undefined {
-  return items.find((item) => itemApplies(item, counts));
+  // A loop, not find(): rating asks this several times per generation, and a closure each time shows.
+  for (const item of items) if (itemApplies(item, counts)) return item;
+  return undefined;
 }
 
 export function itemApplies(item: PricingItem, counts: TierCounts): boolean {

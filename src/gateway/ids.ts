@@ -1,18 +1,34 @@
 import { randomFillSync } from "node:crypto";
 
 // Random bytes are drawn from a pool refilled 256 ids at a time: one call into the CSPRNG per
-// 256 requests instead of one per request.
+// 256 requests instead of one per request. The pool is written out in base64url once per refill:
+// 12 bytes are exactly 16 characters, so each id's slice of it is what its own 12 bytes encode to.
 const ID_BYTES = 12;
+const ID_CHARS = 16;
 const pool = Buffer.alloc(ID_BYTES * 256);
-let offset = pool.length;
+let encoded = "";
+let offset = encoded.length;
 
 function randomPart(): string {
-  if (offset === pool.length) {
+  if (offset === encoded.length) {
     randomFillSync(pool);
+    encoded = pool.toString("base64url");
     offset = 0;
   }
-  offset += ID_BYTES;
-  return pool.toString("base64url", offset - ID_BYTES, offset);
+  offset += ID_CHARS;
+  return encoded.slice(offset - ID_CHARS, offset);
+}
+
+/** The clock digits of the last millisecond an id was made in (most requests share one with another). */
+let lastMs = -1;
+let lastClock = "";
+
+function clockDigits(now: number): string {
+  if (now !== lastMs) {
+    lastMs = now;
+    lastClock = now.toString(36).padStart(9, "0");
+  }
+  return lastClock;
 }
 
 /**
@@ -20,7 +36,7 @@ function randomPart(): string {
  * random base64url characters (96 bits: unguessable).
  */
 export function newGenerationId(now = Date.now()): string {
-  return `gen-${now.toString(36).padStart(9, "0")}${randomPart()}`;
+  return `gen-${clockDigits(now)}${randomPart()}`;
 }
 
 /** When a generation id was made (its clock digits), or undefined for a string that is not one. */

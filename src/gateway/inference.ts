@@ -93,9 +93,8 @@ export class InferencePipeline {
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
-      const caller = await this.deps.auth.authenticate(
-        presentedKey(face as Face, input.headers, input.query),
-      );
+      const key = presentedKey(face as Face, input.headers, input.query);
+      const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
       facts.caller = caller;
       // The body is held from here by `call` alone, which lets it go once an endpoint has answered
       // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
@@ -113,7 +112,7 @@ export class InferencePipeline {
       facts.stream = request.stream;
       // Rules that need the model, not only the body (content-generation's thinking settings).
       protocol.checkModel?.(request, model);
-      await this.credit.admit(caller);
+      if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
@@ -218,6 +217,7 @@ export class InferencePipeline {
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     const send = async (piece: Piece) => {
+      if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
         if (event.type === "error") failed = event.error;
@@ -281,7 +281,9 @@ export class InferencePipeline {
             headers["x-switchyard-provider"] = report.attempt.endpoint.provider;
           },
         },
-        async (attempt, signal) => {
+        // Not async itself: the attempt's promise is send's own (one promise fewer per request);
+        // what throws here is caught where the attempt is awaited (routing/attempts.ts) all the same.
+        (attempt, signal) => {
           const provider = this.deps.providers.get(attempt.endpoint.provider);
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
@@ -291,14 +293,7 @@ export class InferencePipeline {
           const route = routeFor(this.deps.adapterFor(provider), target, call);
           if (!call.trace) return send(route, signal);
           const span = call.trace.attempt(generation.attemptsMade, provider, attempt.endpoint.model);
-          try {
-            const answer = await send(route, signal);
-            span.answered();
-            return answer;
-          } catch (err) {
-            span.failed(err);
-            throw err;
-          }
+          return traced(span, send(route, signal));
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
@@ -317,9 +312,14 @@ export class InferencePipeline {
 
   /** Health and latency statistics are best effort: they never fail a generation. */
   private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
-    this.router
-      .finished(answered, outcome)
-      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
+    const notRecorded = (err: unknown) => this.deps.log.warn({ err }, "routing statistics not recorded");
+    try {
+      if (this.router.finishedNow(answered, outcome)) return;
+    } catch (err) {
+      notRecorded(err);
+      return;
+    }
+    this.router.finished(answered, outcome).catch(notRecorded);
   }
 
   /** Answers the error (unless the client has gone), and returns it as the client sees it. */
@@ -369,6 +369,18 @@ interface Call extends RouteCall {
   trace?: RequestTrace;
 }
 
+/** An attempt's answer, its span ended with how it went. */
+async function traced<T>(span: ReturnType<RequestTrace["attempt"]>, answer: Promise<T>): Promise<T> {
+  try {
+    const value = await answer;
+    span.answered();
+    return value;
+  } catch (err) {
+    span.failed(err);
+    throw err;
+  }
+}
+
 /** The request's span ends with what the pipeline learnt of it. */
 function endTrace(trace: RequestTrace, f: RequestFacts): void {
   const generation = f.generation;
@@ -413,19 +425,25 @@ export function bodyText(body: Buffer | undefined): string {
   return body.toString("utf8");
 }
 
-/** Nesting a body may have: far past any real request (tool schemas stop at 64 levels). */
-const MAX_BODY_DEPTH = 1000;
 /**
- * Bodies longer than this are checked for depth before they are parsed. JSON.parse takes any depth,
- * but slowly (a 2.5 MB body of nested arrays held the event loop for about 0.4 s), and what walks the
- * body afterwards recurses until the stack overflows. A shorter body cannot nest deep enough to cost
- * much, so the check stays off the common path.
+ * What a body may hold: far past any real request (tool schemas stop at 64 levels of nesting; a
+ * request object has tens of members, a JSON schema's `properties` hundreds).
  */
-const DEPTH_CHECK_FROM = 256 * 1024;
+const BODY_LIMITS = { depth: 1000, members: 10_000 };
+/**
+ * Bodies longer than this have their shape checked before they are parsed. JSON.parse takes any
+ * shape, but slowly, and what reads the body afterwards works in proportion: a 2.5 MB body of nested
+ * arrays held the event loop for about 0.4 s (then what walks the body recursed until the stack
+ * overflowed), and a 4 MB body of 150,000 unknown keys for about 0.4 s (parsed, then each key named
+ * by the decoder). A shorter body cannot cost much either way, so the check stays off the common path.
+ */
+const SHAPE_CHECK_FROM = 256 * 1024;
 
 export function parseJson(text: string): unknown {
-  if (text.length > DEPTH_CHECK_FROM && nestsDeeperThan(text, MAX_BODY_DEPTH))
-    throw invalid("body", "the JSON is nested too deeply.");
+  const costly = text.length > SHAPE_CHECK_FROM ? costlyShape(text, BODY_LIMITS) : undefined;
+  if (costly === "depth") throw invalid("body", "the JSON is nested too deeply.");
+  if (costly === "members")
+    throw invalid("body", `an object in the JSON has more than ${BODY_LIMITS.members} members.`);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -434,11 +452,17 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * True when the JSON text opens more than `limit` arrays or objects inside one another. One pass,
- * no allocation; brackets inside strings do not count. Malformed text is left to JSON.parse.
+ * Whether the JSON text opens more than `limits.depth` arrays or objects inside one another, or has
+ * an object with more than `limits.members` members. One pass; brackets and commas inside strings do
+ * not count. Malformed text is left to JSON.parse.
  */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+export function costlyShape(
+  text: string,
+  limits: { depth: number; members: number },
+): "depth" | "members" | undefined {
   let depth = 0;
+  // Commas seen so far in the object open at each depth; -1 for an array (its items are not limited).
+  const commas = new Int32Array(limits.depth + 2);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
@@ -448,11 +472,14 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
         if (s === 0x5c) i++;
         else if (s === 0x22) break;
       }
+    } else if (c === 0x2c) {
+      if (depth > 0 && commas[depth] >= 0 && ++commas[depth] >= limits.members) return "members";
     } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
+      if (++depth > limits.depth) return "depth";
+      commas[depth] = c === 0x7b ? 0 : -1;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return false;
+  return undefined;
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

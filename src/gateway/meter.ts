@@ -31,6 +31,11 @@ export class Meter {
     } else if (event.type === "finish") this.finishReason = event.reason;
   }
 
+  /** Content a relay passed on undecoded arrived (route.ts Piece.content). */
+  contentArrived(): void {
+    this.firstTokenAt ??= performance.now();
+  }
+
   /** A whole (non-streamed) answer arrived at once. */
   observeWhole(usage: Usage, finishReason: FinishReason): void {
     this.firstTokenAt ??= performance.now();

@@ -10,6 +10,6 @@ export interface Responder {
   jsonText(status: number, headers: HeaderMap, text: string): void;
   startStream(status: number, headers: HeaderMap): void;
   /** Writes a piece of the stream; resolves when the socket can take more (backpressure). */
-  write(chunk: string): Promise<void> | undefined;
+  write(chunk: string | Buffer): Promise<void> | undefined;
   end(): void;
 }

@@ -12,14 +12,7 @@ import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
-import type {
-  EncodeContext,
-  IncomingHeaders,
-  Protocol,
-  ProtocolName,
-  Relay,
-  StreamEncoder,
-} from "../protocols/types.ts";
+import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
@@ -28,6 +21,7 @@ import {
   type RelayingAdapter,
   type Target,
 } from "../providers/types.ts";
+import { RelayStream } from "./relay-stream.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
 /** What a route needs of the inference it serves. */
@@ -47,8 +41,11 @@ export interface RouteCall {
 
 /** A piece of the client's stream and the IR events it stands for (the meter's tap). */
 export interface Piece {
-  text: string;
+  /** The client's bytes: text, or a relay's upstream bytes passed on (relay-stream.ts). */
+  text: string | Buffer;
   events: StreamEvent[];
+  /** A relay passed on content it did not decode (Relay.contentOnly): tokens are flowing. */
+  content?: boolean;
 }
 
 /** What the meter reads from a whole answer. */
@@ -111,40 +108,15 @@ class RelayedRoute implements Route {
 
   async *stream(signal: AbortSignal): AsyncIterable<Piece> {
     const { relay, call } = this;
-    const { ctx } = call;
-    // Made only for an error to tell: an open stream need not carry an encoder it may never use.
-    let encoder: StreamEncoder | undefined;
+    const encoder = call.protocol.streamEncoder(call.ctx);
     const answer = await this.adapter.relay(this.upstreamCall(true), signal);
-    const tap = call.protocol.streamDecoder();
-    for await (const batch of answer.batches()) {
-      // One piece per batch: the batch's events relayed with their edits, as one write.
-      let text = "";
-      const events: StreamEvent[] = [];
-      for (const e of batch) {
-        const decoded = tap.decode(e);
-        // An upstream error (its own error frame, or a frame that is not JSON) reaches the client
-        // as one clean error in its protocol and ends the stream: never the broken bytes themselves.
-        const failure = decoded.find((event) => event.type === "error");
-        if (failure) {
-          // What came before the error goes first, on its own: the error then ends a stream that
-          // has begun, as it would had the two arrived in separate reads.
-          if (text) yield { text, events };
-          encoder ??= call.protocol.streamEncoder(ctx);
-          yield { text: encoder.encode(failure), events: decoded };
-          return;
-        }
-        for (const event of decoded) events.push(event);
-        text += relay.streamEvent(e, ctx);
-      }
-      yield { text, events };
+    const stream = new RelayStream(relay, call.ctx, call.protocol.streamDecoder(), encoder);
+    // One piece per network read (two when an error cuts it, which ends the stream).
+    for await (const chunk of answer.chunks()) {
+      yield* stream.read(chunk);
+      if (stream.failed) return;
     }
-    // A stream cut short is told to the client in its protocol (the tap noticed it).
-    const tail = tap.end();
-    const errorText = (e: StreamEvent) => {
-      encoder ??= call.protocol.streamEncoder(ctx);
-      return encoder.encode(e);
-    };
-    yield { text: tail.map((e) => (e.type === "error" ? errorText(e) : "")).join(""), events: tail };
+    yield* stream.end();
   }
 
   private upstreamCall(stream: boolean) {

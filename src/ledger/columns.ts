@@ -126,12 +126,14 @@ export function wholeMs(value: number | undefined): number | null {
 
 /** Usage as JSON with its zero counts left out (`{"promptTokens":9,"completionTokens":10}`). */
 export function usageColumn(usage: Usage): string {
-  const counts: Partial<Record<keyof Usage, number>> = {};
-  for (const key of Object.keys(usage) as Array<keyof Usage>) {
-    const n = usage[key];
-    if (n !== undefined && n !== 0) counts[key] = n;
+  // Written out member by member (what JSON.stringify of the non-zero counts writes), without the
+  // object of counts in between: every generation writes one.
+  let text = "";
+  for (const key in usage) {
+    const n = usage[key as keyof Usage];
+    if (n !== undefined && n !== 0) text += `${text ? "," : "{"}${JSON.stringify(key)}:${JSON.stringify(n)}`;
   }
-  return JSON.stringify(counts);
+  return text ? `${text}}` : "{}";
 }
 
 function usageFromColumn(value: Column): Usage | undefined {

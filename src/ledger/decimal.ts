@@ -6,6 +6,7 @@ import {
   formatDecimal,
   parseDecimal as parseMoney,
   parseDiscount as parseMoneyDiscount,
+  ZERO,
 } from "../billing/money.ts";
 import type { SettlementItem } from "./types.ts";
 
@@ -35,9 +36,29 @@ export function negateDecimal(value: string): string {
 
 /** The amount a settlement debits (the rating's `usage` unless given), checked before any transaction. */
 export function debitOf(item: Pick<SettlementItem, "rating" | "debit">): string {
-  return canonicalDecimal(
-    item.debit === undefined
-      ? parseDecimal(item.rating.usage, "rating.usage")
-      : parseDecimal(item.debit, "debit"),
-  );
+  return canonicalDecimal(debitAmount(item));
+}
+
+function debitAmount(item: Pick<SettlementItem, "rating" | "debit">): Decimal {
+  return item.debit === undefined
+    ? parseDecimal(item.rating.usage, "rating.usage")
+    : parseDecimal(item.debit, "debit");
+}
+
+/**
+ * The debits of one write batch, summed per account exactly: each amount is parsed once and each
+ * account's total written out once, not added up as text one finish at a time.
+ */
+export class DebitsByAccount {
+  private readonly totals = new Map<string, Decimal>();
+
+  add(accountId: string, item: Pick<SettlementItem, "rating" | "debit">): void {
+    this.totals.set(accountId, (this.totals.get(accountId) ?? ZERO).plus(debitAmount(item)));
+  }
+
+  /** Each account once, in a fixed order (concurrent batches cannot deadlock), with what to add to its balance. */
+  *balanceChanges(): Iterable<[accountId: string, amount: string]> {
+    for (const accountId of [...this.totals.keys()].sort())
+      yield [accountId, formatDecimal(this.totals.get(accountId)!.neg())];
+  }
 }

@@ -26,14 +26,7 @@ import {
   usageColumn,
   wholeMs,
 } from "./columns.ts";
-import {
-  addDecimals,
-  canonicalDecimal,
-  debitOf,
-  negateDecimal,
-  parseDecimal,
-  parseDiscount,
-} from "./decimal.ts";
+import { canonicalDecimal, DebitsByAccount, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import {
   accountNotFound,
   duplicateKey,
@@ -595,12 +588,9 @@ export class PostgresStore implements Store {
    * and in a fixed order so concurrent batches cannot deadlock.
    */
   private async debitSettled(client: PoolClient, settled: Array<{ accountId: string; end: GenerationEnd }>) {
-    const debits = new Map<string, string>();
-    for (const { accountId, end } of settled)
-      if (end.settlement)
-        debits.set(accountId, addDecimals(debits.get(accountId) ?? "0", debitOf(end.settlement)));
-    for (const account of [...debits.keys()].sort())
-      await this.addToBalance(client, account, negateDecimal(debits.get(account)!));
+    const debits = new DebitsByAccount();
+    for (const { accountId, end } of settled) if (end.settlement) debits.add(accountId, end.settlement);
+    for (const [account, change] of debits.balanceChanges()) await this.addToBalance(client, account, change);
   }
 
   /**

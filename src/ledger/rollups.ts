@@ -10,9 +10,10 @@
 // counts per bucket. Counts add up across rows, so any grouping's p50/p95 comes from summed buckets;
 // the answer is the upper bound of the bucket holding the percentile (at most one bucket too high).
 
+import { type Decimal, formatDecimal, ZERO } from "../billing/money.ts";
 import type { Usage } from "../ir/usage.ts";
 import { whereOf } from "./columns.ts";
-import { addDecimals } from "./decimal.ts";
+import { addDecimals, parseDecimal } from "./decimal.ts";
 import type { GenerationEnd } from "./types.ts";
 
 /** Upper bounds (ms) of the histogram buckets; one last bucket holds everything slower. */
@@ -79,7 +80,7 @@ export function rollupTableFor(filter: UsageFilter, group: UsageGroup): RollupTa
 }
 
 /** A delta's value for one of a rollup table's key columns. */
-export function keyValue(delta: RollupDelta, column: RollupTable["keys"][number]): string | number {
+export function keyValue(delta: RollupKey, column: RollupTable["keys"][number]): string | number {
   switch (column) {
     case "day":
       return delta.day;
@@ -119,16 +120,22 @@ export interface RollupSource {
   createdAt: number;
 }
 
+/** A rollup row's delta while a batch is gathered: its cost summed exactly, written out once in `deltas`. */
+interface GatheredDelta extends RollupKey {
+  counters: number[];
+  cost: Decimal;
+}
+
 /** The deltas of one write batch, merged per rollup row and handed out in key order (no deadlocks). */
 export class RollupBatch {
-  private readonly rows = new Map<string, RollupDelta>();
+  private readonly rows = new Map<string, GatheredDelta>();
+  private last: GatheredDelta | undefined;
 
   /** A generation finished: one request, its tokens, its timings, and its cost when it settled with it. */
   finished(source: RollupSource, end: GenerationEnd): void {
     // After a cross-model fallback the row names the model that answered (and was priced).
-    const answered = { ...source, model: end.model ?? source.model, provider: end.provider };
-    if (end.settlement) this.settled(answered, end.settlement.rating.billAmount);
-    const row = this.row(answered, end.provider);
+    const row = this.row(source, end.model ?? source.model, end.provider);
+    if (end.settlement) addCost(row, end.settlement.rating.billAmount);
     const c = row.counters;
     c[0] += 1;
     if (end.status !== "completed") c[1] += 1;
@@ -141,8 +148,7 @@ export class RollupBatch {
 
   /** A generation was settled: its cost. */
   settled(source: RollupSource, cost: string): void {
-    const row = this.row(source, source.provider ?? undefined);
-    row.cost = addDecimals(row.cost, cost);
+    addCost(this.row(source, source.model, source.provider ?? undefined), cost);
   }
 
   get size(): number {
@@ -151,7 +157,7 @@ export class RollupBatch {
 
   /** The deltas for one table, merged to its grain, in key order. */
   deltas(table: RollupTable = ROLLUP_TABLES[0]): RollupDelta[] {
-    const merged = new Map<string, RollupDelta>();
+    const merged = new Map<string, GatheredDelta>();
     for (const row of this.rows.values()) {
       const id = JSON.stringify(table.keys.map((column) => keyValue(row, column)));
       const into = merged.get(id);
@@ -160,28 +166,49 @@ export class RollupBatch {
         row.counters.forEach((n, i) => {
           into.counters[i] += n;
         });
-        into.cost = addDecimals(into.cost, row.cost);
+        into.cost = into.cost.plus(row.cost);
       }
     }
-    return [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    return [...merged.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, row]) => ({ ...row, cost: formatDecimal(row.cost) }));
   }
 
-  private row(source: RollupSource, provider: string | undefined): RollupDelta {
-    const key: RollupKey = {
-      day: epochDay(source.createdAt),
-      accountId: source.accountId,
-      keyId: source.keyId,
-      model: source.model,
-      provider: provider ?? "",
-    };
-    const id = JSON.stringify([key.day, key.accountId, key.keyId, key.model, key.provider]);
+  private row(source: RollupSource, model: string, provider = ""): GatheredDelta {
+    const day = epochDay(source.createdAt);
+    // Most finishes of a batch fall in the row of the one before: found without naming it.
+    const last = this.last;
+    if (
+      last !== undefined &&
+      last.day === day &&
+      last.accountId === source.accountId &&
+      last.keyId === source.keyId &&
+      last.model === model &&
+      last.provider === provider
+    )
+      return last;
+    const id = JSON.stringify([day, source.accountId, source.keyId, model, provider]);
     let row = this.rows.get(id);
     if (!row) {
-      row = { ...key, counters: new Array(COUNTER_COLUMNS.length).fill(0), cost: "0" };
+      row = {
+        day,
+        accountId: source.accountId,
+        keyId: source.keyId,
+        model,
+        provider,
+        counters: new Array(COUNTER_COLUMNS.length).fill(0),
+        cost: ZERO,
+      };
       this.rows.set(id, row);
     }
+    this.last = row;
     return row;
   }
+}
+
+/** Adds a cost (exact decimal text, a 400 naming it when malformed) to a row being gathered. */
+function addCost(row: GatheredDelta, cost: string): void {
+  row.cost = row.cost.plus(parseDecimal(cost, "amount"));
 }
 
 function addUsage(c: number[], usage: Usage): void {

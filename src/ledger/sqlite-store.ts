@@ -28,8 +28,8 @@ import {
 import {
   addDecimals,
   canonicalDecimal,
+  DebitsByAccount,
   debitOf,
-  negateDecimal,
   parseDecimal,
   parseDiscount,
 } from "./decimal.ts";
@@ -506,12 +506,11 @@ export class SqliteStore implements Store {
     for (const w of writes) if (w.kind === "finish" && !finishes.has(w.end.id)) finishes.set(w.end.id, w.end);
     const writtenWhole = new Set<string>();
     return this.transaction(() => {
-      const debits = new Map<string, string>();
+      const debits = new DebitsByAccount();
       const rollups = new RollupBatch();
       const finished = (source: RollupSource, e: GenerationEnd) => {
         rollups.finished(source, e);
-        if (!e.settlement) return;
-        debits.set(source.accountId, addDecimals(debits.get(source.accountId) ?? "0", debitOf(e.settlement)));
+        if (e.settlement) debits.add(source.accountId, e.settlement);
       };
       const outcomes = writes.map((write) => {
         try {
@@ -541,7 +540,7 @@ export class SqliteStore implements Store {
           return error instanceof Error ? error : new Error(String(error));
         }
       });
-      for (const [account, total] of debits) this.addToBalance(account, negateDecimal(total));
+      for (const [account, change] of debits.balanceChanges()) this.addToBalance(account, change);
       this.applyRollups(rollups);
       return outcomes;
     });

@@ -12,6 +12,8 @@ export interface LimitState {
   release(key: string, lease: string): Promise<void>;
   /** Extends the leases still running. */
   renew(leases: Array<{ key: string; lease: string }>): Promise<void>;
+  /** Resolves once the state can be used (at once for memory; Redis: once connected). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,8 @@ export class MemoryLimitState implements LimitState {
       if (held?.has(lease)) held.set(lease, until);
     }
   }
+
+  async ready(): Promise<void> {}
 
   async close(): Promise<void> {}
 

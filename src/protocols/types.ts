@@ -40,7 +40,13 @@ export interface EncodeContext {
    * A relay's id/model edits, made once per generation and model, and the opening of the stream's
    * last event with them applied (src/protocols/shared/identity.ts).
    */
-  identityEdits?: { model: string; edits: JsonEdits; memo: OpeningMemo };
+  identityEdits?: {
+    model: string;
+    edits: JsonEdits;
+    memo: OpeningMemo;
+    /** The memo's opening as bytes (identity.ts identityOpening), for the opening it was made from. */
+    bytes?: { opening: string; text?: string; edited?: Buffer };
+  };
 }
 
 /** One SSE event as read from an upstream stream. */
@@ -50,6 +56,21 @@ export interface SseEvent {
   /** The upstream ends its lines with CRLF (Google does): a relay frames the event the same way. */
   crlf?: boolean;
 }
+
+/** A relayed stream's event as the upstream's bytes (src/gateway/relay-stream.ts). */
+export interface RawSseEvent {
+  /** The network read's bytes as a one-byte (latin1) string: an index into it is a byte offset. */
+  readonly view: string;
+  /** Where the event begins in `view`. */
+  readonly from: number;
+  /** Where its last line ends: the first of the two line feeds that end the event. */
+  readonly end: number;
+  /** Where `text` (plain ASCII) first occurs within the event, or -1. */
+  find(text: string): number;
+}
+
+/** What a relay writes for an event it passes on as bytes (Relay.passContent). */
+export type PassedContent = true | { replace: number; by: Buffer };
 
 export interface StreamEncoder {
   /** The SSE text to write for this event (may be empty). */
@@ -170,6 +191,14 @@ export interface Relay {
   response(text: string, ctx: EncodeContext): string;
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */
   streamEvent(event: SseEvent, ctx: EncodeContext): string;
+  /**
+   * A stream event that carries only generated content (a piece of text or of tool arguments), a
+   * single data line shaped as a JSON object: the meter needs it only as a sign that tokens flow, so
+   * it goes on as the upstream's bytes, `true` as it came, or with its first `replace` bytes replaced
+   * (the identity edits). Undefined, the default whenever in doubt, has it decoded and framed again
+   * by `streamEvent` (docs/architecture.md §4).
+   */
+  passContent?(event: RawSseEvent, ctx: EncodeContext): PassedContent | undefined;
   /**
    * What the meter needs of a whole relayed answer (usage, finish reason), read without decoding the
    * whole body. Throws SyntaxError when the body is not a JSON object.

@@ -6,7 +6,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { ProtocolName, SseEvent } from "../protocols/types.ts";
+import type { ProtocolName } from "../protocols/types.ts";
 
 export interface Target {
   provider: ProviderConfig;
@@ -48,10 +48,10 @@ export interface RelayedAnswer {
   /** The whole body (non-streamed). */
   text(): Promise<string>;
   /**
-   * The SSE events as they arrive (streamed), in batches: those completed by one network read come
-   * together. A broken connection throws a GatewayError.
+   * The streamed body's bytes read by read, cut into events by the relayed route
+   * (src/gateway/relay-stream.ts). A broken connection throws a GatewayError.
    */
-  batches(): AsyncIterable<SseEvent[]>;
+  chunks(): AsyncIterable<Buffer>;
 }
 
 /** An adapter that can also relay bytes for clients of its own protocol. */

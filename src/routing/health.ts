@@ -153,6 +153,20 @@ export class EndpointHealth {
     return { availability: await this.availabilityFrom(keys, coolingFor, hash), hash };
   }
 
+  /**
+   * `read` at once, when the state lives in this process and the breaker's marks need not be read
+   * (no failures to speak of, or a retry-after pause); undefined otherwise, and `read` answers.
+   */
+  readNow(endpoint: string): EndpointReading | undefined {
+    const state = this.state.inProcess;
+    if (!state) return undefined;
+    const keys = this.keysOf(endpoint);
+    const coolingFor = state.markedFor(keys.cooldown);
+    const hash = state.readHash(keys.stats);
+    const availability = this.availabilityWithoutMarks(coolingFor, hash);
+    return availability && { availability, hash };
+  }
+
   async availability(endpoint: string): Promise<Availability> {
     return (await this.read(endpoint)).availability;
   }
@@ -192,22 +206,66 @@ export class EndpointHealth {
    * start from the statistics the plan read (`planned.statsAtPlan`).
    */
   async succeeded(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): Promise<void> {
+    if (this.succeededNow(endpoint, sample, planned)) return;
     const keys = this.keysOf(endpoint);
     const { failures } = await this.state.addToHash(keys.stats, COUNT_SUCCESS);
-    const update: Record<string, number> = {};
-    if (failures > 0) update.failures = 0;
     const timed = sample !== undefined && hasValidFigure(sample);
-    if (timed)
-      this.foldLatency(planned.statsAtPlan ?? (await this.state.readHash(keys.stats)), sample, update);
-    // Last writer wins between processes: losing one sample of a moving average is harmless.
-    if (failures > 0 || timed) await this.state.setInHash(keys.stats, update);
-    // The breaker's marks are only ever set while the failures reach the threshold (open, and the
-    // probe claimed when it expires), or held by this very request (a probe claimed as the count
-    // was being reset by another success): otherwise there is nothing to clear.
-    if (failures >= this.settings.failureThreshold || planned.probe) {
+    const hash = timed ? (planned.statsAtPlan ?? (await this.state.readHash(keys.stats))) : undefined;
+    const update = this.successUpdate(failures, sample, hash);
+    if (update) await this.state.setInHash(keys.stats, update);
+    if (this.clearsBreaker(failures, planned)) {
       await this.state.unmark(keys.open);
       await this.state.unmark(keys.probe);
     }
+  }
+
+  /** The state lives in this process: `succeededNow` and `readNow` answer without an await. */
+  get answersAtOnce(): boolean {
+    return this.state.inProcess !== undefined;
+  }
+
+  /** `succeeded` at once, when the state lives in this process; false when it must be awaited. */
+  succeededNow(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): boolean {
+    const state = this.state.inProcess;
+    if (!state) return false;
+    const keys = this.keysOf(endpoint);
+    const { failures } = state.addToHash(keys.stats, COUNT_SUCCESS);
+    const timed = sample !== undefined && hasValidFigure(sample);
+    const hash = timed ? (planned.statsAtPlan ?? state.readHash(keys.stats)) : undefined;
+    const update = this.successUpdate(failures, sample, hash);
+    if (update) state.setInHash(keys.stats, update);
+    if (this.clearsBreaker(failures, planned)) {
+      state.unmark(keys.open);
+      state.unmark(keys.probe);
+    }
+    return true;
+  }
+
+  /**
+   * What a success writes to the statistics, from the failure count its counting returned: the
+   * count reset, and the sample folded into `hash` (the statistics, read when the sample is timed);
+   * undefined when there is nothing to write. Last writer wins between processes: losing one
+   * sample of a moving average is harmless.
+   */
+  private successUpdate(
+    failures: number,
+    sample: LatencySample | undefined,
+    hash: Readonly<Record<string, number>> | undefined,
+  ): Record<string, number> | undefined {
+    if (failures <= 0 && hash === undefined) return undefined;
+    const update: Record<string, number> = {};
+    if (failures > 0) update.failures = 0;
+    if (hash !== undefined && sample !== undefined) this.foldLatency(hash, sample, update);
+    return update;
+  }
+
+  /**
+   * The breaker's marks are only ever set while the failures reach the threshold (open, and the
+   * probe claimed when it expires), or held by this very request (a probe claimed as the count was
+   * being reset by another success): otherwise there is nothing to clear.
+   */
+  private clearsBreaker(failures: number, planned: PlannedView): boolean {
+    return failures >= this.settings.failureThreshold || planned.probe === true;
   }
 
   /**
@@ -267,14 +325,22 @@ export class EndpointHealth {
     }
   }
 
+  /** What the cool-down and the failure count decide alone; undefined when the breaker's marks decide. */
+  private availabilityWithoutMarks(
+    coolingFor: number,
+    hash: Readonly<Record<string, number>>,
+  ): Availability | undefined {
+    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
+    return (hash.failures ?? 0) < this.settings.failureThreshold ? CLOSED : undefined;
+  }
+
   private async availabilityFrom(
     keys: StateKeys,
     coolingFor: number,
     hash: Readonly<Record<string, number>>,
   ): Promise<Availability> {
-    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
-    const failures = hash.failures ?? 0;
-    if (failures < this.settings.failureThreshold) return CLOSED;
+    const decided = this.availabilityWithoutMarks(coolingFor, hash);
+    if (decided) return decided;
     const openFor = await this.state.markedFor(keys.open);
     if (openFor > 0) return { state: "blocked", reason: "breaker", forMs: openFor };
     const probingFor = await this.state.markedFor(keys.probe);

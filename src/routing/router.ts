@@ -56,7 +56,8 @@ export class Router {
       );
     }
 
-    const facts = await this.gatherHealth(groups, outside);
+    const keys = endpointKeys(groups, outside);
+    const facts = this.healthNow(keys) ?? (await this.gatherHealth(keys));
     let plan: PlannedAttempt[] = [];
     try {
       if (choice.type === "round_robin") facts.turn = await this.state.increment(`rr:${model.id}`);
@@ -101,10 +102,7 @@ export class Router {
    * What health says of each endpoint, each read once. A half-open endpoint takes one probe at a
    * time: this request claims it (and then holds it), or else sees the endpoint as blocked.
    */
-  private async gatherHealth(groups: Candidate[][], outside?: Candidate[]): Promise<HealthFacts> {
-    const keys: string[] = [];
-    for (const group of groups) for (const c of group) if (!keys.includes(c.key)) keys.push(c.key);
-    if (outside) for (const c of outside) if (!keys.includes(c.key)) keys.push(c.key);
+  private async gatherHealth(keys: string[]): Promise<HealthFacts> {
     // (Most models have one endpoint: no need to gather one promise.)
     const readings =
       keys.length === 1
@@ -123,6 +121,20 @@ export class Router {
           reason: "breaker",
           forMs: this.settings.health.cooldownMs,
         };
+    }
+    return facts;
+  }
+
+  /**
+   * gatherHealth at once, when every endpoint's health is known without an await and none is
+   * half-open (EndpointHealth.readNow); undefined otherwise.
+   */
+  private healthNow(keys: string[]): HealthFacts | undefined {
+    const facts = new HealthFacts(this.health);
+    for (const key of keys) {
+      const reading = this.health.readNow(key);
+      if (!reading) return undefined;
+      facts.readings.set(key, reading);
     }
     return facts;
   }
@@ -159,6 +171,19 @@ export class Router {
     await this.health.succeeded(key, outcome.sample, answered.attempt);
   }
 
+  /**
+   * `finished` at once, when what it has to do needs no await (a success, with the state in this
+   * process); false when `finished` must do it.
+   */
+  finishedNow(
+    answered: Answered<unknown>,
+    outcome: { failure: unknown } | { sample: LatencySample } | { cancelled: true },
+  ): boolean {
+    if (!("sample" in outcome) || !this.health.answersAtOnce) return false;
+    answered.attempt.claim?.spent();
+    return this.health.succeededNow(answered.attempt.key, outcome.sample, answered.attempt);
+  }
+
   /** The requested model, then the preference and the available models, each once. */
   private modelsFor(
     model: CatalogModel,
@@ -178,6 +203,14 @@ export class Router {
     });
     return { models, preferred };
   }
+}
+
+/** Each endpoint the plan may use, once. */
+function endpointKeys(groups: Candidate[][], outside?: Candidate[]): string[] {
+  const keys: string[] = [];
+  for (const group of groups) for (const c of group) if (!keys.includes(c.key)) keys.push(c.key);
+  if (outside) for (const c of outside) if (!keys.includes(c.key)) keys.push(c.key);
+  return keys;
 }
 
 /** The models' groups in the order `primary_factor` and `preference` say (one group stays as it is). */

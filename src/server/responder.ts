@@ -49,7 +49,7 @@ export class HttpResponder implements Responder {
     this.res.flushHeaders();
   }
 
-  write(chunk: string): Promise<void> | undefined {
+  write(chunk: string | Buffer): Promise<void> | undefined {
     this.corkTick();
     if (this.res.write(chunk)) return undefined;
     return new Promise((resolve) => {

@@ -1,11 +1,14 @@
-// The depth check that runs before a large body is parsed (src/gateway/inference.ts parseJson): it
-// must count only real nesting (not brackets inside strings, escaped quotes included) and refuse a
-// deep body without parsing it.
+// The shape check that runs before a large body is parsed (src/gateway/inference.ts parseJson): it
+// must count only real nesting and real members (not brackets or commas inside strings, escaped
+// quotes included) and refuse a body too deep, or with an object too wide, without parsing it.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { nestsDeeperThan, parseJson } from "../../src/gateway/inference.ts";
+import { costlyShape, parseJson } from "../../src/gateway/inference.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
+
+const nestsDeeperThan = (text: string, depth: number) =>
+  costlyShape(text, { depth, members: Number.POSITIVE_INFINITY }) === "depth";
 
 /** Nesting depth of a parsed value: what the scan must agree with. */
 function depthOf(value: unknown): number {
@@ -69,4 +72,27 @@ test("a large body nested past the limit is refused before it is parsed, naming 
   });
   assert.ok(wide.length > 256 * 1024);
   assert.equal((parseJson(wide) as { messages: unknown[] }).messages.length, 20_000);
+});
+
+test("an object with more members than the limit is refused; arrays and strings are not counted", () => {
+  const members = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":[1,2,3]`).join(",")}}`;
+  const limits = { depth: 10, members: 100 };
+  assert.equal(costlyShape(members(100), limits), undefined);
+  assert.equal(costlyShape(members(101), limits), "members");
+  // A nested object is counted on its own; the commas of its parent's arrays and strings are not.
+  assert.equal(
+    costlyShape(`{"a":[${members(100)},${members(100)}],"b":"${",".repeat(500)}"}`, limits),
+    undefined,
+  );
+  assert.equal(costlyShape(`{"a":{"b":${members(101)}}}`, limits), "members");
+  assert.equal(costlyShape(`[${"1,".repeat(5000)}1]`, limits), undefined);
+});
+
+test("a large body of 150,000 unknown keys is refused before it is parsed, naming the body", () => {
+  const body: Record<string, unknown> = { contents: [{ role: "user", parts: [{ text: "Hello" }] }] };
+  for (let i = 0; i < 150_000; i++) body[`unknown_${i}_🚀`] = i;
+  assert.throws(
+    () => parseJson(JSON.stringify(body)),
+    (err: unknown) => err instanceof GatewayError && err.param === "body" && /members/.test(err.message),
+  );
 });

@@ -191,6 +191,32 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
         }));
 
+      test("finishes settled in one batch debit each account their exact sum and add up in its rollups", () =>
+        withStore(async (store) => {
+          const [one, two] = [unique("acct"), unique("acct")];
+          await store.upsertAccount(one, { balance: "1" });
+          await store.upsertAccount(two, { balance: "0" });
+          // Not awaited one by one: the writes share a batch (amounts a binary double would not add exactly).
+          const amounts = ["0.1", "0.2", "0.000000000001", "1e-12", "0.7"];
+          const starts = amounts.map((_, n) => startOf(n % 2 === 0 ? one : two, { model: "m-batch" }));
+          await Promise.all(
+            starts.map((g, n) =>
+              store.recordGeneration(g, endOf(g.id, { settlement: { rating: costOf(amounts[n]) } })),
+            ),
+          );
+          assert.equal((await store.getAccount(one))?.balance, "0.199999999999");
+          assert.equal((await store.getAccount(two))?.balance, "-0.200000000001");
+          const filter = { fromDay: day(starts[0].createdAt), toDay: day(starts[4].createdAt) };
+          const costs = async (accountId: string) =>
+            (await store.usage({ ...filter, accountId }, "model")).map((g) => [
+              g.group,
+              g.counters[0],
+              g.cost,
+            ]);
+          assert.deepEqual(await costs(one), [["m-batch", 3, "0.800000000001"]]);
+          assert.deepEqual(await costs(two), [["m-batch", 2, "0.200000000001"]]);
+        }));
+
       test("after a cross-model fallback, usage counts the model that answered", () =>
         withStore(async (store) => {
           const account = unique("acct");

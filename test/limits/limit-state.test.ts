@@ -3,8 +3,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
+import type { Caller } from "../../src/auth/authenticator.ts";
 import type { TakeRequest } from "../../src/limits/buckets.ts";
 import { type LimitState, MemoryLimitState } from "../../src/limits/limit-state.ts";
+import { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { RedisLimitState } from "../../src/limits/redis-limit-state.ts";
 import { REDIS_URL, requireRedis } from "../support/redis.ts";
 
@@ -52,5 +54,25 @@ test("in Redis (Lua), under a prefix of its own", async (t) => {
     await rule(state, "k");
   } finally {
     await state.close();
+  }
+});
+
+// The start-up race (found as a flaky two-process test): a gateway that served before its Redis
+// connection was made counted its first requests in its own memory, so two processes each admitted
+// a key's whole limit. The app waits for RateLimiter.ready before it listens.
+test("a limiter that is ready counts its first request in Redis; one asked at once falls back", async (t) => {
+  if (!(await requireRedis(t))) return;
+  const caller: Caller = { keyId: "k", accountId: "a", kind: "payg", limits: { rpm: 5 } };
+  for (const waits of [true, false]) {
+    const warnings: string[] = [];
+    const state = new RedisLimitState(REDIS_URL, `switchyard-test-${randomUUID()}:`);
+    const limiter = new RateLimiter({ shared: state, warn: (m) => warnings.push(m) });
+    try {
+      if (waits) await limiter.ready(2_000);
+      (await limiter.admit(caller, "openai-chat", () => 0))?.end();
+      assert.deepEqual(warnings.length > 0, !waits, warnings.join("; "));
+    } finally {
+      await limiter.close();
+    }
   }
 });

@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import { after, before, test } from "node:test";
 import { DEFAULT_TIMEOUTS, type ProviderConfig } from "../../src/config/providers.ts";
 import { gemini } from "../../src/protocols/gemini/index.ts";
+import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
 import { HttpProvider } from "../../src/providers/http/adapter.ts";
 
 /** Each request's body names the pieces to answer with, written 30 ms apart (separate reads). */
@@ -44,8 +45,9 @@ async function relayed(pieces: string[]): Promise<Array<{ data: string; crlf?: b
     AbortSignal.timeout(5000),
   );
   const events = [];
-  for await (const batch of answer.batches()) events.push(...batch);
-  return events;
+  const reader = new SseReader();
+  for await (const chunk of answer.chunks()) events.push(...reader.read(chunk));
+  return [...events, ...reader.end()];
 }
 
 test("CRLF framing is noticed, also when a read ends between CR and LF", async () => {

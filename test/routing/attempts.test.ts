@@ -52,6 +52,18 @@ describe("runAttempts", () => {
     assert.equal((await health.availability("a|m")).state, "blocked", "the failure was recorded");
   });
 
+  test("a call that throws before it returns a promise fails its attempt like a rejection", async () => {
+    const { health, tried, opts } = setup();
+    const answered = await runAttempts(plan(), health, opts, (attempt) => {
+      tried.push(attempt.endpoint.provider);
+      if (attempt.endpoint.provider === "a") throw failing(503); // thrown, not a rejected promise
+      return Promise.resolve("ok");
+    });
+    assert.equal(answered.attempt.endpoint.provider, "b");
+    assert.deepEqual(tried, ["a", "b"]);
+    assert.equal((await health.availability("a|m")).state, "blocked", "the failure was recorded");
+  });
+
   test("the last planned endpoint is the final one; when all fail, the last error is thrown", async () => {
     const { health, reports, opts } = setup();
     await assert.rejects(

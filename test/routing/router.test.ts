@@ -125,6 +125,64 @@ describe("Router.plan", () => {
     assert.deepEqual(await plan(router), ["p/main@b", "p/main@c"], "another request meanwhile skips a");
   });
 
+  test("state in this process (read at once) and state behind awaits plan alike through breaker and retry-after", async () => {
+    const settings = {
+      ...DEFAULT_ROUTING,
+      health: { ...DEFAULT_ROUTING.health, failureThreshold: 2, cooldownMs: 100 },
+    };
+    const down = new GatewayError("api_error", "down", { status: 502 });
+    const slowDown = new GatewayError("api_error", "later", { status: 429, retryAfter: 0.05 });
+    const scenario = async (inProcess: boolean) => {
+      const clock = new Clock();
+      const memory = new MemoryRoutingState({ now: clock.now });
+      // CountingState has no `inProcess`: every read goes through the async interface.
+      const state = inProcess ? memory : new CountingState(memory);
+      const router = new Router({ models: lookup, settings, state, now: clock.now });
+      const seen: string[][] = [];
+      const look = async () => {
+        const planned = await router.plan(request(), main);
+        seen.push(planned.map((a) => `${a.endpoint.provider}${a.probe ? "(probe)" : ""}`));
+        return planned;
+      };
+      await look();
+      await router.health.failed("a|main", down);
+      await look(); // one failure: still closed
+      await router.health.failed("a|main", down);
+      await look(); // open
+      await router.health.failed("b|main", slowDown);
+      await look(); // b paused too
+      clock.advance(60);
+      await look(); // b's pause is over
+      clock.advance(40);
+      const probing = await look(); // a half-open: this request holds its probe
+      await look(); // another request meanwhile
+      const answered = await router.run(probing, { signal: new AbortController().signal }, async () => "ok");
+      // The pipeline's way: at once when it can, else awaited.
+      const atOnce = router.finishedNow(answered, { sample: { durationMs: 5 } });
+      assert.equal(atOnce, inProcess);
+      if (!atOnce) await router.finished(answered, { sample: { durationMs: 5 } });
+      assert.equal(
+        router.finishedNow(answered, { cancelled: true }),
+        false,
+        "only a success is done at once",
+      );
+      await look(); // closed again
+      return seen;
+    };
+    const atOnce = await scenario(true);
+    assert.deepEqual(atOnce, await scenario(false));
+    assert.deepEqual(atOnce, [
+      ["a", "b", "c"],
+      ["a", "b", "c"],
+      ["b", "c"],
+      ["c"],
+      ["b", "c"],
+      ["a(probe)", "b", "c"],
+      ["b", "c"],
+      ["a", "b", "c"],
+    ]);
+  });
+
   test("a probe claimed for an endpoint the plan leaves out is given back", async () => {
     const clock = new Clock();
     const settings = {

@@ -44,12 +44,10 @@ function holdingUpstream(): RelayingAdapter & { sent: Promise<void>; left: Promi
     async relay(_call, signal) {
       return {
         text: async () => "",
-        async *batches() {
-          yield [
-            {
-              data: '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}',
-            },
-          ];
+        async *chunks() {
+          yield Buffer.from(
+            'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}\n\n',
+          );
           sent();
           await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
           left();

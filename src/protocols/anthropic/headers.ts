@@ -20,9 +20,20 @@ const ALIASES = { "anthropic-version": "vendora-version", "anthropic-beta": "ven
 
 /** A header by name, whatever the case its keys were stored in. */
 function header(headers: IncomingHeaders, name: string): string | string[] | undefined {
-  if (headers[name] !== undefined) return headers[name];
+  const value = headers[name];
+  if (value !== undefined || lowerCased(headers)) return value;
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
+}
+
+/** Header objects seen to have only lower-case keys (node:http's always do): looked up directly. */
+const LOWER_CASED = new WeakSet<IncomingHeaders>();
+
+function lowerCased(headers: IncomingHeaders): boolean {
+  if (LOWER_CASED.has(headers)) return true;
+  for (const key in headers) if (key !== key.toLowerCase()) return false;
+  LOWER_CASED.add(headers);
+  return true;
 }
 
 /** The `anthropic-beta` values sent (comma-separated, repeated, or under the neutral alias). */

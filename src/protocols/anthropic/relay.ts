@@ -4,6 +4,8 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
+import { objectDataLine } from "../shared/sse.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { messagesBetas } from "./headers.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -14,6 +16,8 @@ import { usageFromWire } from "./map-usage.ts";
  * (Claude Code sends `metadata.user_id`, which carries account and session ids).
  */
 const UNSUPPORTED = ["metadata", "service_tier"];
+
+const CONTENT_DELTA = "event: content_block_delta\n";
 
 export const anthropicRelay: Relay = {
   request(raw, _request, target) {
@@ -46,5 +50,12 @@ export const anthropicRelay: Relay = {
         : event.data;
     const eol = event.crlf ? "\r\n" : "\n";
     return `event: ${name}${eol}data: ${data}${eol}${eol}`;
+  },
+
+  // Usage, the stop reason and errors come in events of their own (message_start, message_delta,
+  // error); a content delta carries no identity either, so it goes on as it came.
+  passContent(event) {
+    const named = startsAt(event.view, CONTENT_DELTA, event.from);
+    return named && objectDataLine(event, event.from + CONTENT_DELTA.length) ? true : undefined;
   },
 };

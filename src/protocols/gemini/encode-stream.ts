@@ -50,10 +50,21 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly cited: TextBlock = { type: "text", text: "" };
   private readonly searches: WebSearchBlock[] = [];
   private closed = false;
+  /** The request's arrival, as every chunk states it. */
+  private readonly createTime: string;
+
+  /**
+   * What follows the candidates in every chunk but the last, as JSON text: the same for the whole
+   * stream, so written once (a chunk is `{"candidates":[…]` + this).
+   */
+  private readonly chunkTail: string;
 
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
     this.showThoughts = showsThoughts(ctx.request);
+    this.createTime = createTime(ctx.created);
+    const { candidates: _, ...tail } = this.chunk({ content: { role: "model" }, index: 0 }, false);
+    this.chunkTail = `,${JSON.stringify(tail).slice(1)}`;
   }
 
   encode(event: StreamEvent): string {
@@ -185,7 +196,12 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   private emit(parts: GeminiPart[]): string {
     if (parts.length === 0) return "";
-    return sseData(this.chunk({ content: modelContent(parts), index: 0 }, false));
+    // The text of a plain text part is the only JSON written per chunk (the answer's commonest chunk).
+    const candidate =
+      parts.length === 1 && Object.keys(parts[0]).length === 1 && typeof parts[0].text === "string"
+        ? `{"content":{"parts":[{"text":${JSON.stringify(parts[0].text)}}],"role":"model"},"index":0}`
+        : JSON.stringify({ content: modelContent(parts), index: 0 });
+    return `data: {"candidates":[${candidate}]${this.chunkTail}\n\n`;
   }
 
   private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {
@@ -193,7 +209,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       candidates: [candidate],
       ...(last && this.usage && { usageMetadata: usageToWire(this.usage) }),
       modelVersion: this.ctx.model,
-      createTime: createTime(this.ctx.created),
+      createTime: this.createTime,
       responseId: this.ctx.id,
     };
   }

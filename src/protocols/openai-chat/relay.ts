@@ -1,7 +1,7 @@
 // Chat-completions client to a chat-completions upstream: bytes relayed with targeted edits.
 
 import { prefillText } from "../../ir/prefill.ts";
-import { identityEdits, withIdentity } from "../shared/identity.ts";
+import { identityEdits, identityOpening, withIdentity } from "../shared/identity.ts";
 import {
   appendJsonArrayItem,
   editJson,
@@ -10,7 +10,9 @@ import {
   parseObject,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
-import type { EncodeContext, Relay, SseEvent } from "../types.ts";
+import { objectDataLine } from "../shared/sse.ts";
+import { startsAt } from "../shared/text.ts";
+import type { EncodeContext, PassedContent, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
@@ -75,7 +77,102 @@ export const openaiChatRelay: Relay = {
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
+
+  // A chunk still under way that opens like the last decoded one (same id, model, created): passed
+  // on as bytes when it has the shape of the stream's earlier text chunks; until the stream has
+  // such a shape, when it holds nothing the meter counts (contentOnly). Once it has one, a chunk of
+  // another shape (the finish, usage, a tool call's pieces) is decoded without being searched.
+  passContent(event, ctx) {
+    if (excludesReasoning(ctx)) return undefined;
+    const opening = identityOpening(ctx, "id", "model", "data: ");
+    if (!opening) return undefined;
+    const shape = contentShapes.get(ctx);
+    // (The shape's bytes begin with the opening it was learned under.)
+    if (shape?.opening === opening.text) return shape.fits(event) ? shape.passed : undefined;
+    if (!startsAt(event.view, opening.text, event.from) || !contentOnly(event)) return undefined;
+    const passed = { replace: opening.text.length, by: opening.edited };
+    const learned = ContentShape.of(event, opening.text, passed);
+    if (learned) contentShapes.set(ctx, learned);
+    return passed;
+  },
 };
+
+/**
+ * A chunk still under way (`finish_reason` null), one data line shaped as an object, that holds
+ * nothing the meter counts: usage (OpenAI sends `"usage":null` on every chunk when usage is asked
+ * for), an error, generated images. A quoted member name cannot occur inside a string (its quotes
+ * would be escaped), so a match is a member. Any other spelling (spaces after a colon, say) is
+ * decoded.
+ */
+function contentOnly(event: RawSseEvent): boolean {
+  if (!objectDataLine(event, event.from)) return false;
+  if (event.find('"finish_reason":null') < 0 || event.find('"error"') >= 0 || event.find('"images"') >= 0)
+    return false;
+  const usage = event.find('"usage"');
+  return usage < 0 || startsAt(event.view, '"usage":null', usage);
+}
+
+/** Each stream's content shape, learned from its first content-only text chunk. */
+const contentShapes = new WeakMap<EncodeContext, ContentShape>();
+
+const CONTENT_KEY = '"delta":{"content":"';
+const BACKSLASH = 0x5c;
+
+/**
+ * A text chunk as everything but its text: the bytes before the content string (opening included)
+ * and after it. A chunk with the same bytes around a string free of quotes and line ends holds what
+ * the chunk it was learned from held, so it is content only; checking that takes two comparisons and
+ * a scan of the text instead of a search per member name.
+ */
+class ContentShape {
+  /** The identity opening the shape was learned under (a new one means another shape). */
+  readonly opening: string;
+  /** What a chunk of this shape is written as: its opening swapped for the edited one. */
+  readonly passed: PassedContent;
+  /** `data: {…"delta":{"content":"` */
+  private readonly prefix: string;
+  /** `"},"logprobs":null,"finish_reason":null}]…}` */
+  private readonly tail: string;
+
+  private constructor(opening: string, passed: PassedContent, prefix: string, tail: string) {
+    this.opening = opening;
+    this.passed = passed;
+    this.prefix = prefix;
+    this.tail = tail;
+  }
+
+  /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
+  static of(event: RawSseEvent, opening: string, passed: PassedContent): ContentShape | undefined {
+    const { view, from, end } = event;
+    const key = event.find(CONTENT_KEY);
+    if (key < 0) return undefined;
+    const start = key + CONTENT_KEY.length;
+    let close = view.indexOf('"', start);
+    while (close >= 0 && close < end && escaped(view, close)) close = view.indexOf('"', close + 1);
+    if (close < 0 || close >= end) return undefined;
+    return new ContentShape(opening, passed, view.slice(from, start), view.slice(close, end));
+  }
+
+  fits({ view, from, end }: RawSseEvent): boolean {
+    const start = from + this.prefix.length;
+    const close = end - this.tail.length;
+    return (
+      close >= start &&
+      startsAt(view, this.prefix, from) &&
+      startsAt(view, this.tail, close) &&
+      view.indexOf('"', start) === close &&
+      view.charCodeAt(close - 1) !== BACKSLASH &&
+      view.indexOf("\n", start) === end
+    );
+  }
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
+function escaped(text: string, at: number): boolean {
+  let slashes = 0;
+  while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
+  return slashes % 2 === 1;
+}
 
 /** Removes `audio` from the messages the client face named (`messages[i].audio`, decode-request.ts). */
 function withoutAssistantAudio(body: string, ignored: string[]): string {

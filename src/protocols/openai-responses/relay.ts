@@ -6,6 +6,8 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
+import { objectDataLine } from "../shared/sse.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
 import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
@@ -52,6 +54,16 @@ export const openaiResponsesRelay: Relay = {
     return event.event === undefined
       ? `data: ${data}${eol}${eol}`
       : `event: ${name}${eol}data: ${data}${eol}${eol}`;
+  },
+
+  // Text, reasoning and argument pieces (`event: response.….delta`), which carry no identity; usage,
+  // the status and billable items come in other events.
+  passContent(event) {
+    const { view, from } = event;
+    if (!startsAt(view, "event: response.", from)) return undefined;
+    const nameEnd = view.indexOf("\n", from);
+    const delta = startsAt(view, ".delta", nameEnd - 6);
+    return delta && objectDataLine(event, nameEnd + 1) ? true : undefined;
   },
 };
 

@@ -18,10 +18,43 @@ export function withIdentity(text: string, ctx: EncodeContext, idKey: string, mo
   return setMembers(text, identity.edits.set ?? {}, identity.memo);
 }
 
-function identityOf(ctx: EncodeContext, idKey: string, modelKey: string) {
+/**
+ * The opening of the stream's last decoded event (`prefix`, its framing before the JSON, included)
+ * as the bytes an event passed on undecoded must begin with, and what replaces them
+ * (Relay.passContent). Undefined before the first event has been decoded, or for an opening that is
+ * not plain ASCII (its bytes' latin1 view would spell it differently).
+ */
+export function identityOpening(
+  ctx: EncodeContext,
+  idKey: string,
+  modelKey: string,
+  prefix: string,
+): { text: string; edited: Buffer } | undefined {
+  const identity = identityOf(ctx, idKey, modelKey);
+  const { opening, edited } = identity.memo;
+  if (opening === undefined || edited === undefined) return undefined;
+  if (identity.bytes?.opening !== opening)
+    identity.bytes = PRINTABLE_ASCII.test(opening)
+      ? { opening, text: prefix + opening, edited: Buffer.from(prefix + edited) }
+      : { opening };
+  const { text, edited: bytes } = identity.bytes;
+  return text === undefined || bytes === undefined ? undefined : { text, edited: bytes };
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+function identityOf(
+  ctx: EncodeContext,
+  idKey: string,
+  modelKey: string,
+): NonNullable<EncodeContext["identityEdits"]> {
   const cached = ctx.identityEdits;
   if (cached && cached.model === ctx.model) return cached;
-  const edits = { set: { [idKey]: JSON.stringify(ctx.id), [modelKey]: JSON.stringify(ctx.model) } };
+  // Set one by one: an object literal with computed keys costs V8 several times as much.
+  const set: Record<string, string> = {};
+  set[idKey] = JSON.stringify(ctx.id);
+  set[modelKey] = JSON.stringify(ctx.model);
+  const edits = { set };
   const identity = { model: ctx.model, edits, memo: {} as OpeningMemo };
   ctx.identityEdits = identity;
   return identity;

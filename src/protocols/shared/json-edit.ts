@@ -7,6 +7,8 @@
 // place it appears (JSON parsers disagree on which of two duplicates wins; after the edit, none can
 // see an unedited one). Held to that by test/protocols/shared/json-edit.fuzz.test.ts.
 
+import { startsAt } from "./text.ts";
+
 interface MemberSpan {
   /** From the first byte of the key to the last byte of the value. */
   start: number;
@@ -48,7 +50,8 @@ export function editJson(text: string, edits: JsonEdits): string {
   if (remove) for (const span of removalSpans(members, remove)) cuts.push({ ...span, insert: "" });
   if (cuts.length === 0 && additions === "") return text;
 
-  if (cuts.length > 1) cuts.sort((a, b) => a.from - b.from);
+  // Usually in order already (the members set come in the text's order): sorted only when not.
+  if (!inOrder(cuts)) cuts.sort((a, b) => a.from - b.from);
   let out = "";
   let at = 0;
   for (const cut of cuts) {
@@ -70,6 +73,11 @@ interface Cut {
   insert: string;
 }
 
+function inOrder(cuts: Cut[]): boolean {
+  for (let i = 1; i < cuts.length; i++) if (cuts[i].from < cuts[i - 1].from) return false;
+  return true;
+}
+
 /** The opening of the last text `setMembers` edited, and that opening edited. */
 export interface OpeningMemo {
   opening?: string;
@@ -86,7 +94,7 @@ export function setMembers(text: string, set: Record<string, string>, memo: Open
   // The rest is not even looked at for a second spelling of a key set: the texts are an upstream's
   // stream events, which a JSON encoder writes with each member once (unlike a client's body,
   // which editJson handles whatever it holds).
-  if (memo.opening !== undefined && text.startsWith(memo.opening))
+  if (memo.opening !== undefined && startsAt(text, memo.opening))
     return memo.edited + text.slice(memo.opening.length);
   const keys = Object.keys(set);
   const members = memberList(text, keys);
@@ -113,10 +121,19 @@ function removable(
   set: Record<string, string>,
 ): Set<string> | undefined {
   if (!keys || keys.length === 0) return undefined;
-  // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything).
-  const escaped = text.includes("\\u");
+  const wanted = keys.filter((key) => !(key in set));
+  if (wanted.length === 0) return undefined;
+  // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything,
+  // \/ a solidus): one search for all of them, through the text once.
+  const search = keySearch(wanted);
+  search.lastIndex = 0;
   const remove = new Set<string>();
-  for (const key of keys) if (!(key in set) && (escaped || mayHoldKeys(text, 0, [key]))) remove.add(key);
+  for (let found = search.exec(text); found; found = search.exec(text)) {
+    const spelling = found[0];
+    if (spelling.startsWith("\\")) return new Set(wanted);
+    remove.add(JSON.parse(spelling) as string);
+    if (remove.size === wanted.length) break;
+  }
   return remove.size > 0 ? remove : undefined;
 }
 
@@ -126,12 +143,53 @@ function removable(
  * answer is certain; a true one is a maybe, which the caller settles by scanning.
  */
 function mayHoldKeys(text: string, from: number, keys: readonly string[]): boolean {
-  if (text.includes("\\u", from)) return true;
-  for (const key of keys) {
-    if (text.includes(JSON.stringify(key), from)) return true;
-    if (key.includes("/") && text.includes("\\/", from)) return true;
+  const pattern = keySearch(keys);
+  pattern.lastIndex = from;
+  return pattern.test(text);
+}
+
+/**
+ * One search for all of mayHoldKeys' spellings, made once per key list. A regular expression, not a
+ * substring search per spelling: V8 looks for a short quoted key in JSON, full of quotes, several
+ * times slower than its regular expressions do (a third of a relayed answer's edit went there).
+ */
+function keySearch(keys: readonly string[]): RegExp {
+  if (keys.length === 1) {
+    let pattern = keySearches.get(keys[0]);
+    if (!pattern) {
+      pattern = searchFor(keys);
+      // Single keys come from the client's body too (the fields a relay strips): bounded.
+      if (keySearches.size >= 1000) keySearches.clear();
+      keySearches.set(keys[0], pattern);
+    }
+    return pattern;
   }
-  return false;
+  // Lists are the members a relay sets, a handful in all: compared in place, no name made for them.
+  for (const known of listSearches) if (sameKeys(known.keys, keys)) return known.pattern;
+  const pattern = searchFor(keys);
+  listSearches.unshift({ keys: [...keys], pattern });
+  if (listSearches.length > 16) listSearches.pop();
+  return pattern;
+}
+
+const keySearches = new Map<string, RegExp>();
+const listSearches: Array<{ keys: readonly string[]; pattern: RegExp }> = [];
+
+function searchFor(keys: readonly string[]): RegExp {
+  const spellings = ["\\\\u", ...keys.map((key) => escapeRegExp(JSON.stringify(key)))];
+  if (keys.some((key) => key.includes("/"))) spellings.push("\\\\/");
+  return new RegExp(spellings.join("|"), "g");
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Text that a RegExp matches literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
 
 /**
@@ -245,7 +303,6 @@ function memberList(text: string, until?: readonly string[]): Member[] {
   const members: Member[] = [];
   const keys = new KeyReader(text);
   let sought = until?.length ?? 0;
-  const found = new Set<string>();
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
   i = skipSpace(text, i + 1);
@@ -259,9 +316,10 @@ function memberList(text: string, until?: readonly string[]): Member[] {
     const valueStart = skipSpace(text, i + 1);
     const end = skipValue(text, valueStart);
     if (key !== undefined) {
+      // (The members listed with `until` are a few: looked through, no set kept of them.)
+      const first = until !== undefined && !members.some((m) => m.key === key);
       members.push({ key, start, valueStart, end });
-      if (until && !found.has(key)) {
-        found.add(key);
+      if (first) {
         sought--;
         if (sought === 0 && !mayHoldKeys(text, end, until)) return members;
       }

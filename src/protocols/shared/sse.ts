@@ -2,6 +2,8 @@
 // data shared by their stream decoders.
 
 import { upstreamFrameNotJson } from "../../ir/errors.ts";
+import type { RawSseEvent } from "../types.ts";
+import { startsAt } from "./text.ts";
 
 /** `data: <json>\n\n` (chat-completions and content-generation streams). */
 export function sseData(data: unknown): string {
@@ -26,4 +28,18 @@ export function frameJson(data: string): unknown {
   } catch {
     return upstreamFrameNotJson();
   }
+}
+
+/**
+ * Whether a relayed event, from `dataAt` on, is one data line shaped as a JSON object:
+ * `data: {…}` with `}` last. Not a parse: it is how a relay checks the events it passes on
+ * undecoded (Relay.passContent), and a frame cut short (the usual broken frame) fails it.
+ */
+export function objectDataLine(event: RawSseEvent, dataAt: number): boolean {
+  const { view, end } = event;
+  return (
+    startsAt(view, "data: {", dataAt) &&
+    view.charCodeAt(end - 1) === 0x7d &&
+    view.indexOf("\n", dataAt) === end
+  );
 }

@@ -1,7 +1,6 @@
 // Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
 // encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
 
-import { createParser } from "eventsource-parser";
 import { Agent, type Dispatcher, request } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
@@ -9,6 +8,7 @@ import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import { canEmulateStops, cutResponse, StopSequenceCutter } from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
   IncomingHeaders,
   Protocol,
@@ -26,6 +26,7 @@ export class HttpProvider implements RelayingAdapter {
   readonly relayProtocol: ProtocolName;
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
+  private readonly targets = new Map<string, { origin: string; path: string } | null>();
 
   constructor(provider: ProviderConfig, protocol: Protocol) {
     this.provider = provider;
@@ -94,7 +95,7 @@ export class HttpProvider implements RelayingAdapter {
     // Only the body is kept: the answer's head (its headers' strings) is not needed while it streams.
     const { body } = await this.send(call.path, call.body, signal, call);
     const id = this.provider.id;
-    return { text: () => readBody(body, id), batches: () => sseBatches(body, id) };
+    return { text: () => readBody(body, id), chunks: () => bodyChunks(body, id) };
   }
 
   /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
@@ -145,6 +146,21 @@ export class HttpProvider implements RelayingAdapter {
     });
   }
 
+  /**
+   * The origin and path undici's request() would make of this URL, worked out once per URL (it
+   * parses the URL on every call); undefined for one it would refuse, left for it to refuse.
+   */
+  private targetOf(url: string): { origin: string; path: string } | undefined {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      target = splitUrl(url) ?? null;
+      // One URL per path the provider's protocol calls: few, but bounded all the same.
+      if (this.targets.size >= 1000) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target ?? undefined;
+  }
+
   /** POSTs and returns the answer once its status is known; an error status is decoded and thrown. */
   private async send(
     path: string,
@@ -153,17 +169,26 @@ export class HttpProvider implements RelayingAdapter {
     opts: { stream: boolean; headers?: Record<string, string> },
   ) {
     let res: Dispatcher.ResponseData;
+    const url = this.provider.baseUrl + path;
+    const headers =
+      opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
+    // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
+    // first byte comes early.
+    const headersTimeout = opts.stream
+      ? this.provider.timeouts.firstByteMs
+      : this.provider.timeouts.requestMs;
     try {
-      res = await request(this.provider.baseUrl + path, {
-        method: "POST",
-        headers: opts.headers ? { ...opts.headers, ...this.headers } : this.headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal,
-        // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
-        // first byte comes early.
-        headersTimeout: opts.stream ? this.provider.timeouts.firstByteMs : this.provider.timeouts.requestMs,
-      });
+      const target = this.targetOf(url);
+      res = await (target
+        ? this.dispatcher.request({ ...target, method: "POST", headers, body, signal, headersTimeout })
+        : request(url, {
+            method: "POST",
+            headers,
+            body,
+            dispatcher: this.dispatcher,
+            signal,
+            headersTimeout,
+          }));
     } catch (err) {
       throw transportError(err, this.provider.id);
     }
@@ -181,7 +206,25 @@ export class HttpProvider implements RelayingAdapter {
   }
 }
 
-const CR = 13;
+/** An http(s) URL as undici's request() splits it: its origin, and its path with the query. */
+function splitUrl(url: string): { origin: string; path: string } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return undefined;
+  return {
+    origin: parsed.origin,
+    path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
+  };
+}
+
+function hasAny(headers: Record<string, string>): boolean {
+  for (const _ in headers) return true;
+  return false;
+}
 
 /**
  * The SSE events of an upstream body as they arrive, in batches: the events completed by one network
@@ -192,36 +235,23 @@ async function* sseBatches(
   body: Dispatcher.ResponseData["body"],
   providerId: string,
 ): AsyncIterable<SseEvent[]> {
-  let pending: SseEvent[] = [];
-  // Whether the upstream ends its lines with CRLF, judged by the first line end it sends.
-  let crlf: boolean | undefined;
-  let lastChar = 0;
-  const parser = createParser({
-    onEvent: (e) =>
-      pending.push(crlf ? { event: e.event, data: e.data, crlf } : { event: e.event, data: e.data }),
-  });
-  // A network read may end inside a multi-byte character: the streaming decoder keeps the partial
-  // bytes for the next read instead of turning each half into U+FFFD.
-  const utf8 = new TextDecoder();
-  const taken = () => {
-    const batch = pending;
-    pending = [];
-    return batch;
-  };
+  const reader = new SseReader();
   try {
     for await (const chunk of body) {
-      const text = typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true });
-      if (crlf === undefined) {
-        const lineEnd = text.indexOf("\n");
-        // A read may end between the CR and the LF: then the CR ended the read before.
-        if (lineEnd >= 0) crlf = (lineEnd > 0 ? text.charCodeAt(lineEnd - 1) : lastChar) === CR;
-        lastChar = text.charCodeAt(text.length - 1);
-      }
-      parser.feed(text);
-      if (pending.length > 0) yield taken();
+      const batch = reader.read(chunk);
+      if (batch.length > 0) yield batch;
     }
-    parser.feed(utf8.decode());
-    if (pending.length > 0) yield taken();
+  } catch (err) {
+    throw transportError(err, providerId);
+  }
+  const tail = reader.end();
+  if (tail.length > 0) yield tail;
+}
+
+/** The body's bytes read by read; a broken connection throws a GatewayError. */
+async function* bodyChunks(body: Dispatcher.ResponseData["body"], providerId: string): AsyncIterable<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk;
   } catch (err) {
     throw transportError(err, providerId);
   }

@@ -16,6 +16,23 @@ function run(events: StreamEvent[], request = {}) {
 const partsOf = (chunk: any) => chunk.candidates?.[0]?.content?.parts;
 
 describe("streamEncoder", () => {
+  test("a text chunk's JSON is written as the object's own JSON would be, whatever the text holds", () => {
+    const ctx = encodeContext();
+    ctx.model = 'vendor/model "ü"';
+    const encoder = gemini.streamEncoder(ctx);
+    encoder.encode({ type: "block_start", index: 0, block: { type: "text" } });
+    for (const text of ["Hel", 'a "quote", a \\ and ü 😀', "\u2028\u0000"]) {
+      const written = encoder.encode({ type: "block_delta", index: 0, delta: { type: "text", text } });
+      const object = {
+        candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0 }],
+        modelVersion: ctx.model,
+        createTime: "2025-06-15T15:06:40.000Z",
+        responseId: ctx.id,
+      };
+      assert.equal(written, `data: ${JSON.stringify(object)}\n\n`);
+    }
+  });
+
   test("each text delta is written at once, as its own chunk", () => {
     const encoder = gemini.streamEncoder(encodeContext());
     assert.equal(encoder.encode({ type: "start" }), "");

@@ -33,6 +33,25 @@ describe("editJson", () => {
     assert.equal(out, '{"model":"u"}');
   });
 
+  test("finds keys spelled with characters a pattern gives meaning to (the quick search takes them literally)", () => {
+    const text = '{"x+":1,"a.c":2,"(y)":3,"[z]":4,"\\\\d":5,"keep":6}';
+    assert.equal(editJson(text, { remove: ["x+", "a.c", "(y)", "[z]", "\\d"] }), '{"keep":6}');
+    assert.equal(editJson('{"xx":1,"abc":2}', { remove: ["x+", "a.c"] }), '{"xx":1,"abc":2}');
+    // Set, after a first member that matches nothing: the rest is still searched for a second spelling.
+    assert.equal(editJson('{"x+":1,"n":0,"x+":2}', { set: { "x+": "9" } }), '{"x+":9,"n":0,"x+":9}');
+  });
+
+  test("one search finds every member to remove, whatever the list holds (repeats, absent keys, escapes)", () => {
+    const text = '{"a":1,"provider":{"x":"usage"},"b":2,"usage":{},"c":3}';
+    const remove = ["provider", "absent", "usage", "provider", "reasoning"];
+    assert.equal(editJson(text, { remove }), '{"a":1,"b":2,"c":3}');
+    // The one found written with an escape: every name is looked for in the members themselves.
+    const escaped = '{"a":1,"\\u0075sage":{},"provider":null,"b":2}';
+    assert.equal(editJson(escaped, { remove }), '{"a":1,"b":2}');
+    // A name only inside a value is no member.
+    assert.equal(editJson('{"a":"provider","b":["usage"]}', { remove }), '{"a":"provider","b":["usage"]}');
+  });
+
   test("removes every member, or alternate ones, leaving valid JSON", () => {
     assert.equal(editJson('{ "a": 1, "b": [2] }', { remove: ["a", "b"] }), "{  }");
     const out = editJson('{"a":1,"b":2,"c":3,"d":4,"e":5}', { remove: ["a", "c", "e"] });

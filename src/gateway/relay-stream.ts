@@ -1,0 +1,170 @@
+// A relayed stream, read by read. The upstream's bytes are cut into SSE events without decoding
+// them; an event the relay recognises as carrying only content (Relay.passContent) goes on as the
+// upstream's own bytes, with at most its opening replaced (the identity edits). Every other event
+// (the first, the finish, usage, errors, anything unusual) is decoded as text, read by the tap for
+// the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
+
+import type { StreamEvent } from "../ir/stream.ts";
+import { SseReader } from "../protocols/shared/sse-reader.ts";
+import type {
+  EncodeContext,
+  RawSseEvent,
+  Relay,
+  SseEvent,
+  StreamDecoder,
+  StreamEncoder,
+} from "../protocols/types.ts";
+import type { Piece } from "./route.ts";
+
+const CR = 13;
+
+export class RelayStream {
+  private readonly relay: Relay;
+  private readonly ctx: EncodeContext;
+  private readonly tap: StreamDecoder;
+  private readonly encoder: StreamEncoder;
+  /** Events are decoded as text from the reader (always for their fields, and for all once CR is seen). */
+  private readonly reader = new SseReader();
+  /** The upstream ends lines with CR (Google does): from then on every event is read as text. */
+  private asText = false;
+  /** Bytes of an event not yet complete. */
+  private rest: Buffer | undefined;
+  /** An error ended the stream: nothing after it is read. */
+  failed = false;
+
+  constructor(relay: Relay, ctx: EncodeContext, tap: StreamDecoder, encoder: StreamEncoder) {
+    this.relay = relay;
+    this.ctx = ctx;
+    this.tap = tap;
+    this.encoder = encoder;
+  }
+
+  /** The pieces for one network read: one, or two when an error cuts it (what came before, then the error). */
+  read(chunk: Buffer): Piece[] {
+    const out = new PieceBuilder();
+    if (!this.asText && chunk.includes(CR)) {
+      this.asText = true;
+      if (this.rest) this.decodeAll(this.reader.read(this.rest), out);
+      this.rest = undefined;
+    }
+    if (this.asText) this.decodeAll(this.reader.read(chunk), out);
+    else this.cut(this.rest ? Buffer.concat([this.rest, chunk]) : chunk, out);
+    return out.pieces();
+  }
+
+  /** The end of the upstream body: what it completes, and an error if the stream was cut short. */
+  end(): Piece[] {
+    const out = new PieceBuilder();
+    // Bytes without their blank line are not an event (the parser drops them, as a client would).
+    this.decodeAll(this.reader.end(), out);
+    if (!this.failed) {
+      const tail = this.tap.end();
+      for (const e of tail) if (e.type === "error") out.text(this.encoder.encode(e));
+      out.events.push(...tail);
+    }
+    return out.pieces();
+  }
+
+  /** Cuts whole events out of the bytes read so far: each passed on as bytes, or decoded. */
+  private cut(bytes: Buffer, out: PieceBuilder): void {
+    const event = new EventView(bytes);
+    let from = 0;
+    for (let end = event.view.indexOf("\n\n"); end >= 0; end = event.view.indexOf("\n\n", from)) {
+      event.at(from, end);
+      from = end + 2;
+      const passed = this.relay.passContent?.(event, this.ctx);
+      if (passed === true) out.bytes(bytes.subarray(event.from, from));
+      else if (passed) out.bytes(passed.by, bytes.subarray(event.from + passed.replace, from));
+      else this.decodeAll(this.reader.read(bytes.subarray(event.from, from)), out);
+      if (passed) out.content = true;
+      if (this.failed) return;
+    }
+    this.rest = from < bytes.length ? bytes.subarray(from) : undefined;
+  }
+
+  private decodeAll(events: SseEvent[], out: PieceBuilder): void {
+    for (const e of events) {
+      if (this.failed) return;
+      const decoded = this.tap.decode(e);
+      // An upstream error (its own error frame, or a frame that is not JSON) reaches the client as
+      // one clean error in its protocol and ends the stream: never the broken bytes themselves.
+      const failure = decoded.find((event) => event.type === "error");
+      if (failure) {
+        out.cutForError(this.encoder.encode(failure), decoded);
+        this.failed = true;
+        return;
+      }
+      out.events.push(...decoded);
+      out.text(this.relay.streamEvent(e, this.ctx));
+    }
+  }
+}
+
+/** One event of a read, seen through a one-byte (latin1) string of the read's bytes. */
+class EventView implements RawSseEvent {
+  readonly view: string;
+  from = 0;
+  end = 0;
+  /** The event's own text (a slice of the view), made when first searched. */
+  private text: string | undefined;
+
+  constructor(bytes: Buffer) {
+    this.view = bytes.toString("latin1");
+  }
+
+  at(from: number, end: number): void {
+    this.from = from;
+    this.end = end;
+    this.text = undefined;
+  }
+
+  find(text: string): number {
+    // Searched in the event's own slice: a text the event lacks is not looked for through the rest
+    // of the read (a whole stream, when the upstream wrote it at once).
+    this.text ??= this.view.slice(this.from, this.end);
+    const at = this.text.indexOf(text);
+    return at < 0 ? -1 : this.from + at;
+  }
+}
+
+/** The bytes and IR events of a read, cut in two when an error ends the stream within it. */
+class PieceBuilder {
+  private parts: Buffer[] = [];
+  private size = 0;
+  events: StreamEvent[] = [];
+  content = false;
+  private readonly done: Piece[] = [];
+
+  bytes(...parts: Buffer[]): void {
+    for (const part of parts) {
+      this.parts.push(part);
+      this.size += part.length;
+    }
+  }
+
+  text(text: string): void {
+    if (text) this.bytes(Buffer.from(text));
+  }
+
+  /** What came before the error goes first, on its own; then the error, as its own piece. */
+  cutForError(text: string, events: StreamEvent[]): void {
+    this.flush();
+    this.done.push({ text, events });
+  }
+
+  pieces(): Piece[] {
+    this.flush();
+    return this.done;
+  }
+
+  private flush(): void {
+    if (this.size === 0 && this.events.length === 0 && !this.content) return;
+    const text =
+      this.size === 0 ? "" : this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.size);
+    this.done.push({ text, events: this.events, content: this.content });
+    this.parts = [];
+    this.size = 0;
+    this.events = [];
+    this.content = false;
+  }
+}

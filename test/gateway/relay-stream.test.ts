@@ -1,0 +1,202 @@
+// A relayed stream passes the events that carry only content on as the upstream's bytes, undecoded
+// (Relay.passContent, docs/architecture.md §4). On real-format streams, cut into reads anywhere, it
+// must write exactly what decoding every event writes, and the meter must read the same usage,
+// finish reason and failure.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { Meter } from "../../src/gateway/meter.ts";
+import { RelayStream } from "../../src/gateway/relay-stream.ts";
+import type { Piece } from "../../src/gateway/route.ts";
+import type { Request } from "../../src/ir/request.ts";
+import { protocols } from "../../src/protocols/index.ts";
+import { relays } from "../../src/protocols/relays.ts";
+import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
+import type { EncodeContext, ProtocolName } from "../../src/protocols/types.ts";
+
+const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
+
+function context(request: Partial<Request> = {}): EncodeContext {
+  return {
+    id: "gen-test-1",
+    model: "catalog/model-ü",
+    created: 1,
+    request: {
+      streamUsage: true,
+      tools: [],
+      messages: [],
+      stopSequences: [],
+      ignored: [],
+      ...request,
+    } as Request,
+  };
+}
+
+/** What the client and the ledger get from a stream: its bytes and the meter's reading. */
+function outcome(pieces: Piece[]) {
+  const meter = new Meter();
+  let failed: string | undefined;
+  for (const piece of pieces) {
+    if (piece.content) meter.contentArrived();
+    for (const event of piece.events) {
+      meter.observe(event);
+      if (event.type === "error") failed ??= event.error.message;
+    }
+  }
+  meter.end();
+  return {
+    text: Buffer.concat(pieces.map((p) => Buffer.from(p.text))).toString(),
+    usage: meter.usage,
+    sawUsage: meter.sawUsage,
+    finishReason: meter.finishReason,
+    timed: meter.latencyMs !== undefined,
+    failed,
+  };
+}
+
+/** The stream through RelayStream, in reads of `size` bytes (the whole body in one read when 0). */
+function relayed(name: ProtocolName, body: Buffer, size: number, ctx = context()) {
+  const p = protocols[name];
+  const stream = new RelayStream(relays[name], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+  const pieces: Piece[] = [];
+  for (let at = 0; at < body.length && !stream.failed; at += size || body.length)
+    pieces.push(...stream.read(body.subarray(at, at + (size || body.length))));
+  if (!stream.failed) pieces.push(...stream.end());
+  return { pieces, passed: pieces.filter((p) => p.content).length };
+}
+
+/** The same stream with every event decoded and framed again (what the relay did before bytes passed). */
+function decodedEveryEvent(name: ProtocolName, body: Buffer, ctx = context()) {
+  const p = protocols[name];
+  const tap = p.streamDecoder();
+  const encoder = p.streamEncoder(ctx);
+  const reader = new SseReader();
+  const pieces: Piece[] = [];
+  for (const e of [...reader.read(body), ...reader.end()]) {
+    const events = tap.decode(e);
+    const failure = events.find((event) => event.type === "error");
+    if (failure) return [...pieces, { text: encoder.encode(failure), events }];
+    pieces.push({ text: relays[name].streamEvent(e, ctx), events });
+  }
+  const tail = tap.end();
+  return [
+    ...pieces,
+    { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail },
+  ];
+}
+
+const cases: Array<[ProtocolName, string]> = [
+  ["openai-chat", "openai-chat/text.sse"],
+  ["openai-chat", "openai-chat/parallel-tool-calls.sse"],
+  ["openai-chat", "openai-chat/deepseek-reasoning-content.sse"],
+  ["openai-chat", "openai-chat/openrouter-reasoning-signed.sse"],
+  ["openai-chat", "openai-chat/openrouter-gemini-tool-signature.sse"],
+  ["openai-chat", "openai-chat/error-midstream.sse"],
+  ["anthropic", "anthropic/stream-text.sse"],
+  ["anthropic", "anthropic/stream-thinking.sse"],
+  ["anthropic", "anthropic/stream-tool-use.sse"],
+  ["anthropic", "anthropic/stream-web-search-usage.sse"],
+  ["anthropic", "anthropic/stream-error-midway.sse"],
+  ["openai-responses", "openai-responses/text.sse"],
+  ["openai-responses", "openai-responses/reasoning-function-call.sse"],
+  ["openai-responses", "openai-responses/failed-midstream.sse"],
+  ["gemini", "gemini/stream-text.sse"],
+  ["gemini", "gemini/stream-function-call.sse"],
+];
+
+describe("relayed stream", () => {
+  for (const [name, path] of cases) {
+    test(`${path}: the same bytes and meter reading as decoding every event, in reads of any size`, () => {
+      const body = fixture(path);
+      const expected = outcome(decodedEveryEvent(name, body));
+      for (const size of [0, 1, 7, 64]) {
+        const { pieces, passed } = relayed(name, body, size);
+        assert.deepEqual(outcome(pieces), expected, `reads of ${size || "all"} bytes`);
+        // Gemini's events all carry usage: it has no content-only event to pass.
+        if (name !== "gemini") assert.ok(passed > 0, "some events went on undecoded");
+      }
+    });
+  }
+
+  test("a stream cut off after its content ends with an error, not as a finished one", () => {
+    const body = fixture("openai-chat/text.sse").toString();
+    const cut = Buffer.from(body.slice(0, body.indexOf('"finish_reason":"')));
+    const reading = outcome(relayed("openai-chat", cut, 0).pieces);
+    assert.equal(reading.failed, "stream ended early");
+    assert.equal(reading.timed, true);
+  });
+
+  test("a chat chunk with usage, a finish, an error or images is decoded, not passed", () => {
+    const chunk = (tail: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]${tail}}\n\n`;
+    // [the last chunk, passed when it comes second (found content only by its member names), passed
+    // when it comes third (held to the content shape the second left: the same bytes around a
+    // string free of quotes)]
+    const cases: Array<[string, boolean, boolean]> = [
+      [chunk(""), true, true],
+      [chunk(',"usage":null'), true, false],
+      [chunk(',"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}'), false, false],
+      [chunk(',"error":{"message":"x"}'), false, false],
+      [chunk(',"images":[]'), false, false],
+      [chunk("").replace('"finish_reason":null', '"finish_reason":"stop"'), false, false],
+      // Content that quotes those names is still content: inside a string their quotes are escaped.
+      [chunk("").replace('"x"', '"say \\"usage\\" or \\"error\\""'), true, false],
+      [chunk("").replace('"x"', '"ends in a backslash \\\\"'), true, false],
+      // Another id, another model: the identity edits need the decoding path.
+      [chunk("").replace('"c1"', '"c2"'), false, false],
+      // Cut short: never passed on.
+      [chunk("").replace("}]}", "}]"), false, false],
+      // The same bytes around the text, but what lies between holds a finish and usage.
+      [
+        chunk("").replace(
+          '"x"},"finish_reason":null}]}',
+          '"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2},"more":[{"delta":{"content":"b"},"finish_reason":null}]}',
+        ),
+        false,
+        false,
+      ],
+    ];
+    for (const [last, second, third] of cases) {
+      // The first chunk is decoded (it leaves the identity opening); each chunk is a read of its own.
+      for (const [reads, passes] of [
+        [[chunk(""), last], second],
+        [[chunk(""), chunk(""), last], third],
+      ] as const) {
+        const p = protocols["openai-chat"];
+        const ctx = context();
+        const stream = new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+        const pieces = reads.map((read) => stream.read(Buffer.from(read))[0]);
+        assert.equal(pieces.at(-1)?.content ?? false, passes, `${reads.length} reads, last: ${last}`);
+        // A chunk passed as bytes gets the generation id like a decoded one.
+        if (passes) assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, reads.length);
+      }
+    }
+  });
+
+  test("a tool call's argument pieces pass on as bytes too", () => {
+    const call = (args: string) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(args)}}}]},"finish_reason":null}]}\n\n`;
+    const { pieces, passed } = relayed("openai-chat", Buffer.from(call('{"a"') + call(":1}") + call("")), 7);
+    assert.ok(passed > 0);
+    assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, 3);
+  });
+
+  test("with reasoning excluded, no chunk is passed undecoded", () => {
+    const ctx = context({ reasoning: { exclude: true } } as Partial<Request>);
+    const body = fixture("openai-chat/deepseek-reasoning-content.sse");
+    const { pieces, passed } = relayed("openai-chat", body, 0, ctx);
+    assert.equal(passed, 0);
+    assert.ok(!outcome(pieces).text.includes("reasoning_content"));
+  });
+
+  test("an upstream that turns to CRLF line ends is read as text from then on", () => {
+    const lf =
+      'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n';
+    const crlf = lf.replace("\n\n", "\r\n\r\n").replace('"a"', '"b"');
+    const { pieces } = relayed("openai-chat", Buffer.from(lf + lf + crlf), 0);
+    const text = outcome(pieces).text;
+    assert.equal(text.split("gen-test-1").length - 1, 3);
+    assert.ok(text.includes('"b"'));
+  });
+});
