@@ -96,7 +96,10 @@ export class InferencePipeline {
       const key = presentedKey(face as Face, input.headers, input.query);
       const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
       facts.caller = caller;
-      const rawBody = bodyText(input.body);
+      // The body is held from here by `call` alone, which lets it go once an endpoint has answered
+      // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
+      let rawBody: string | undefined = bodyText(input.body);
+      input.body = undefined;
       const request = protocol.decodeRequest(parseJson(rawBody), {
         headers: input.headers,
         pathModel: input.pathModel,
@@ -144,6 +147,7 @@ export class InferencePipeline {
           generation,
           trace,
         };
+        rawBody = undefined;
         facts.meter = call.meter;
         facts.generation = generation;
         if (request.stream) await this.stream(call);
@@ -223,7 +227,8 @@ export class InferencePipeline {
     };
     const { pieces, head } = answered.value;
     try {
-      for (const piece of head) await send(piece);
+      // Taken out as they are sent: a stream that then waits for minutes holds none of them.
+      for (let piece = head.shift(); piece; piece = head.shift()) await send(piece);
       for (let r = await pieces.next(); !r.done; r = await pieces.next()) {
         const full = send(r.value);
         if (full) await full;
@@ -296,6 +301,8 @@ export class InferencePipeline {
         },
       );
       if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
+      // No attempt follows an answer: the client's body is not needed for the rest of the generation.
+      call.rawBody = undefined;
       return answered;
     } finally {
       meter.upstreamMs += performance.now() - began;

@@ -28,8 +28,11 @@ import type { HeaderMap, Responder } from "./responder.ts";
 export interface RouteCall {
   face: ProtocolName;
   protocol: Protocol;
-  /** The client's body as received: relays forward it with targeted edits only. */
-  rawBody: string;
+  /**
+   * The client's body as received: relays forward it with targeted edits only. Released (undefined)
+   * once an endpoint has answered, when no further attempt can need it.
+   */
+  rawBody: string | undefined;
   /** The client's request headers. */
   clientHeaders: IncomingHeaders;
   request: Request;
@@ -120,6 +123,8 @@ class RelayedRoute implements Route {
 
   private upstreamCall(stream: boolean) {
     const { call, relay } = this;
+    if (call.rawBody === undefined)
+      throw new Error("the client's body was released: an endpoint has answered");
     const { path, body } = relay.request(call.rawBody, call.request, {
       model: this.target.upstreamModel,
       stream,

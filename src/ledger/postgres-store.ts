@@ -9,7 +9,8 @@
 // checked out, is only logged and discarded. Generation writes wait for the server to come back
 // (write-queue.ts); see docs/operations.md, "When the store or Redis goes away".
 
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from "pg";
+import { createRequire } from "node:module";
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
 import {
   accountColumnList,
   accountFromColumns,
@@ -97,6 +98,9 @@ const QUERY_TIMEOUT_MS = 30_000;
 const databaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** pg is loaded with the first PostgreSQL store: a gateway on SQLite does not carry its modules. */
+const loadPg = () => createRequire(import.meta.url)("pg") as typeof import("pg");
+
 export class PostgresStore implements Store {
   readonly sharedByProcesses = true;
   readonly sharedByGateways = true;
@@ -114,7 +118,7 @@ export class PostgresStore implements Store {
     this.schema = options.schema;
     this.owner = options.owner ?? newOwnerId();
     this.t = qualifier(options.schema);
-    this.pool = new Pool({
+    this.pool = new (loadPg().Pool)({
       connectionString: withDefaultUser(url),
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,

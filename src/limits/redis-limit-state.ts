@@ -5,7 +5,8 @@
 // at most COMMAND_TIMEOUT_MS: the rate limiter then falls back to this process's memory
 // (rate-limiter.ts).
 
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { loadRedis } from "../routing/redis-client.ts";
 import { LEASE_TTL_MS, type LimitName, type TakeRequest, type TakeResult, WINDOW_MS } from "./buckets.ts";
 import type { LimitState } from "./limit-state.ts";
 
@@ -77,7 +78,7 @@ export class RedisLimitState implements LimitState {
   private readonly prefix: string;
 
   constructor(url: string, prefix: string) {
-    this.redis = new Redis(url, {
+    this.redis = new (loadRedis())(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: COMMAND_TIMEOUT_MS,

@@ -3,7 +3,8 @@
 // routing statistics are advisory, so when Redis is slow or down a request never waits on it — the
 // process carries on with its own in-memory state until Redis answers again.
 
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { loadRedis } from "./redis-client.ts";
 import { MemoryRoutingState, type RoutingState } from "./state.ts";
 
 /** Counters and statistics outlive no one: keys unused for a day disappear. */
@@ -17,7 +18,7 @@ export class RedisRoutingState implements RoutingState {
   readonly prefix: string;
 
   constructor(url: string, opts: { prefix?: string } = {}) {
-    this.redis = new Redis(url, {
+    this.redis = new (loadRedis())(url, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

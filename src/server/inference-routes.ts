@@ -199,6 +199,8 @@ function afterTheUpload(req: IncomingMessage, answer: () => void): void {
 /**
  * The whole request body. Rejects with a GatewayError in every case: a 413 once it passes the limit,
  * a 400 when the client stops sending before the body is complete (a reset, a close, a broken chunk).
+ * Its listeners leave the request once the body is whole: a stream holds its request for minutes, and
+ * they would hold the body's chunks (and their closures) with it.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () =>
@@ -208,7 +210,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.pause();
@@ -216,16 +218,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         return;
       }
       chunks.push(chunk);
-    });
-    let received = false;
-    req.on("end", () => {
-      received = true;
+    };
+    const onEnd = () => {
+      req.off("data", onData);
+      req.off("error", incomplete);
+      req.off("close", incomplete);
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    const incomplete = (err?: Error) => {
-      // Every request closes after its end: the error (and its stack trace) is built only when the
-      // body was cut short, not on the hot path.
-      if (received) return;
+    };
+    // Every request that ends has these listeners removed first: the error (and its stack trace) is
+    // built only when the body was cut short, not on the hot path.
+    const incomplete = (err?: Error) =>
       reject(
         new GatewayError(
           "invalid_request",
@@ -233,9 +235,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
           { param: "body" },
         ),
       );
-    };
+    req.on("data", onData);
+    req.once("end", onEnd);
     req.on("error", incomplete);
-    req.on("close", () => incomplete());
+    req.on("close", incomplete);
   });
 }
 

@@ -68,12 +68,12 @@ export class HttpProvider implements RelayingAdapter {
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]> {
     const call = this.encode(req, target, true, report);
-    const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
+    const { body } = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
     const decoder = this.protocol.streamDecoder();
     const cutter = this.emulatesStops(req) ? new StopSequenceCutter(req.stopSequences) : undefined;
     const cut = (events: StreamEvent[]) => (cutter ? cutter.cut(events) : events);
     try {
-      for await (const batch of sseBatches(res.body, this.provider.id)) {
+      for await (const batch of sseBatches(body, this.provider.id)) {
         const events: StreamEvent[] = [];
         for (const e of batch) for (const event of decoder.decode(e)) events.push(event);
         const passed = cut(events);
@@ -92,12 +92,10 @@ export class HttpProvider implements RelayingAdapter {
     call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
     signal: AbortSignal,
   ): Promise<RelayedAnswer> {
-    const res = await this.send(call.path, call.body, signal, call);
+    // Only the body is kept: the answer's head (its headers' strings) is not needed while it streams.
+    const { body } = await this.send(call.path, call.body, signal, call);
     const id = this.provider.id;
-    return {
-      text: () => readBody(res.body, id),
-      chunks: () => bodyChunks(res.body, id),
-    };
+    return { text: () => readBody(body, id), chunks: () => bodyChunks(body, id) };
   }
 
   /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
