@@ -17,6 +17,8 @@ import type {
 import type { Piece } from "./route.ts";
 
 const CR = 13;
+const LF = 10;
+const BLANK_LINE = Buffer.from("\n\n");
 
 export class RelayStream {
   private readonly relay: Relay;
@@ -27,8 +29,12 @@ export class RelayStream {
   private readonly reader = new SseReader();
   /** The upstream ends lines with CR (Google does): from then on every event is read as text. */
   private asText = false;
-  /** Bytes of an event not yet complete. */
-  private rest: Buffer | undefined;
+  /**
+   * The reads since the last complete event (an event not yet complete), joined only once a blank
+   * line completes it: a long event (a generated image's base64) arriving in many reads is then
+   * copied and scanned once, not once per read.
+   */
+  private rest: Buffer[] = [];
   /** An error ended the stream: nothing after it is read. */
   failed = false;
 
@@ -44,11 +50,11 @@ export class RelayStream {
     const out = new PieceBuilder();
     if (!this.asText && chunk.includes(CR)) {
       this.asText = true;
-      if (this.rest) this.decodeAll(this.reader.read(this.rest), out);
-      this.rest = undefined;
+      for (const part of this.rest.splice(0)) this.decodeAll(this.reader.read(part), out);
     }
     if (this.asText) this.decodeAll(this.reader.read(chunk), out);
-    else this.cut(this.rest ? Buffer.concat([this.rest, chunk]) : chunk, out);
+    else if (!this.completesEvent(chunk)) this.rest.push(chunk);
+    else this.cut(this.rest.length > 0 ? Buffer.concat([...this.rest.splice(0), chunk]) : chunk, out);
     return out.pieces();
   }
 
@@ -81,7 +87,14 @@ export class RelayStream {
       }
       if (this.failed) return;
     }
-    this.rest = from < bytes.length ? bytes.subarray(from) : undefined;
+    if (from < bytes.length) this.rest.push(bytes.subarray(from));
+  }
+
+  /** Whether this read holds a blank line (an event's end), one that began in the read before too. */
+  private completesEvent(chunk: Buffer): boolean {
+    if (chunk.includes(BLANK_LINE)) return true;
+    const last = this.rest.at(-1);
+    return last !== undefined && last[last.length - 1] === LF && chunk[0] === LF;
   }
 
   private decodeAll(events: SseEvent[], out: PieceBuilder): void {

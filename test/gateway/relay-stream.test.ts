@@ -200,3 +200,18 @@ describe("relayed stream", () => {
     assert.ok(text.includes('"b"'));
   });
 });
+
+test("a 10 MB event arriving in 16 KiB reads is joined once, not once per read", () => {
+  // Joined and scanned again on every read, such an event (a generated image's base64) cost seconds
+  // of CPU; joined once it costs tens of milliseconds. Bounded in CPU time, not wall time.
+  const text = "x".repeat(10_000_000);
+  const event = Buffer.from(
+    `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`,
+  );
+  const cpu = process.cpuUsage();
+  const { pieces } = relayed("openai-chat", event, 16 * 1024);
+  const used = process.cpuUsage(cpu);
+  const written = Buffer.concat(pieces.map((p) => Buffer.from(p.text)));
+  assert.ok(written.includes(text), "the event is relayed whole");
+  assert.ok((used.user + used.system) / 1000 < 1000, `${(used.user + used.system) / 1000} ms of CPU`);
+});
