@@ -12,8 +12,8 @@ export interface LimitState {
   release(key: string, lease: string): Promise<void>;
   /** Extends the leases still running. */
   renew(leases: Array<{ key: string; lease: string }>): Promise<void>;
-  /** Resolves once the state can be used (at once for memory; Redis: once connected). */
-  ready(): Promise<void>;
+  /** Resolves once the state can be used, or after `withinMs` (at once for memory). */
+  ready(withinMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

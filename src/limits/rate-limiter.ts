@@ -72,19 +72,9 @@ export class RateLimiter {
     };
   }
 
-  /**
-   * Resolves once the shared state is connected, or after `withinMs`: started before the gateway
-   * listens, so that its first requests are counted where every process counts them instead of in
-   * this process's memory while the connection is still being made (no request waits for it).
-   */
+  /** Resolves once the shared state is connected, or after `withinMs` (redis-client.ts). */
   async ready(withinMs: number): Promise<void> {
-    if (!this.shared) return;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, withinMs);
-    });
-    await Promise.race([this.shared.ready(), late]);
-    clearTimeout(timer);
+    await this.shared?.ready(withinMs);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
 // (rate-limiter.ts).
 
 import type { Redis } from "ioredis";
-import { loadRedis } from "../routing/redis-client.ts";
+import { connectedWithin, loadRedis } from "../routing/redis-client.ts";
 import { LEASE_TTL_MS, type LimitName, type TakeRequest, type TakeResult, WINDOW_MS } from "./buckets.ts";
 import type { LimitState } from "./limit-state.ts";
 
@@ -89,10 +89,8 @@ export class RedisLimitState implements LimitState {
     this.prefix = `${prefix}limits:`;
   }
 
-  /** Resolves once connected (commands are not queued before: tests wait for this). */
-  ready(): Promise<void> {
-    if (this.redis.status === "ready") return Promise.resolve();
-    return new Promise((resolve) => this.redis.once("ready", () => resolve()));
+  ready(withinMs: number): Promise<void> {
+    return connectedWithin(this.redis, withinMs);
   }
 
   async take(t: TakeRequest): Promise<TakeResult> {

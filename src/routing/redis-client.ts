@@ -7,3 +7,21 @@ import type { Redis } from "ioredis";
 export function loadRedis(): typeof Redis {
   return (createRequire(import.meta.url)("ioredis") as typeof import("ioredis")).Redis;
 }
+
+/**
+ * Resolves once the client is connected (its commands are not queued before), or after `withinMs`:
+ * waited for before the gateway listens, so that its first requests are counted where every process
+ * counts them instead of in its own memory while the connection is still being made.
+ */
+export async function connectedWithin(redis: Redis, withinMs: number): Promise<void> {
+  if (redis.status === "ready") return;
+  let timer: NodeJS.Timeout | undefined;
+  let onReady: (() => void) | undefined;
+  await new Promise<void>((resolve) => {
+    onReady = resolve;
+    timer = setTimeout(resolve, withinMs);
+    redis.once("ready", onReady);
+  });
+  clearTimeout(timer);
+  if (onReady) redis.off("ready", onReady);
+}

@@ -4,7 +4,7 @@
 // process carries on with its own in-memory state until Redis answers again.
 
 import type { Redis } from "ioredis";
-import { loadRedis } from "./redis-client.ts";
+import { connectedWithin, loadRedis } from "./redis-client.ts";
 import { MemoryRoutingState, type RoutingState } from "./state.ts";
 
 /** Counters and statistics outlive no one: keys unused for a day disappear. */
@@ -29,6 +29,11 @@ export class RedisRoutingState implements RoutingState {
     // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
     this.redis.on("error", () => {});
     this.prefix = opts.prefix ?? "switchyard:routing:";
+  }
+
+  /** Resolves once connected, or after `withinMs` (redis-client.ts). */
+  ready(withinMs: number): Promise<void> {
+    return connectedWithin(this.redis, withinMs);
   }
 
   async increment(key: string): Promise<number> {

@@ -46,8 +46,8 @@ import type { Tracing } from "../telemetry/tracing.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 
-/** How long start-up waits for the shared key limits' Redis before serving without it. */
-const SHARED_LIMITS_WAIT_MS = 2_000;
+/** How long start-up waits for the shared state's Redis (limits, routing) before serving without it. */
+const SHARED_STATE_WAIT_MS = 2_000;
 export interface App {
   fastify: FastifyInstance;
   /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */
@@ -152,10 +152,10 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     anthropicVersions,
   });
   inference = { pipeline, counter, bodyLimitBytes: config.server.bodyLimitBytes, log };
-  // Before listening: the shared key limits' connection, briefly (a Redis that is down is waited for
-  // at most this long, then the limits fall back as they do whenever Redis fails).
+  // Before listening: the shared state's connections, briefly (a Redis that is down is waited for at
+  // most this long; limits and routing then fall back as they do whenever Redis fails).
   fastify.addHook("onReady", async () => {
-    await limiter.ready(SHARED_LIMITS_WAIT_MS);
+    await Promise.all([limiter.ready(SHARED_STATE_WAIT_MS), redisState?.ready(SHARED_STATE_WAIT_MS)]);
   });
   // Measured from the moment requests can arrive: start-up holds the loop, but no request waits on it.
   let measuringLag = false;

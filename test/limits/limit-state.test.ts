@@ -50,7 +50,7 @@ test("in Redis (Lua), under a prefix of its own", async (t) => {
   if (!(await requireRedis(t))) return;
   const state = new RedisLimitState(REDIS_URL, `switchyard-test-${randomUUID()}:`);
   try {
-    await state.ready();
+    await state.ready(5_000);
     await rule(state, "k");
   } finally {
     await state.close();
