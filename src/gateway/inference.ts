@@ -11,6 +11,7 @@ import type { Store } from "../ledger/types.ts";
 import type { BudgetCheck } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { apiOf } from "../protocols/names.ts";
+import { closingQuote } from "../protocols/shared/text.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
@@ -493,16 +494,6 @@ export function costlyShape(text: string, limits: ShapeLimits): keyof ShapeLimit
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return undefined;
-}
-
-/** Where the string whose text starts at `from` ends (its closing quote; the text's length if none). */
-function closingQuote(text: string, from: number): number {
-  for (let at = text.indexOf('"', from); at >= 0; at = text.indexOf('"', at + 1)) {
-    let slashes = 0;
-    while (text.charCodeAt(at - 1 - slashes) === 0x5c) slashes++;
-    if (slashes % 2 === 0) return at;
-  }
-  return text.length;
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

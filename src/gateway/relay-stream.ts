@@ -127,10 +127,9 @@ class EventView implements RawSseEvent {
   readonly view: string;
   from = 0;
   end = 0;
+  private readonly bytes: Buffer;
   /** The event's own text (a slice of the view), made when first searched. */
   private text: string | undefined;
-
-  private readonly bytes: Buffer;
 
   constructor(bytes: Buffer) {
     this.bytes = bytes;
@@ -164,11 +163,9 @@ class PieceBuilder {
   content = false;
   private readonly done: Piece[] = [];
 
-  bytes(...parts: Buffer[]): void {
-    for (const part of parts) {
-      this.parts.push(part);
-      this.size += part.length;
-    }
+  bytes(part: Buffer): void {
+    this.parts.push(part);
+    this.size += part.length;
   }
 
   text(text: string): void {

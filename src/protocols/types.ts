@@ -45,7 +45,7 @@ export interface EncodeContext {
     edits: JsonEdits;
     memo: OpeningMemo;
     /** The memo's opening as bytes (identity.ts identityOpening), for the opening it was made from. */
-    bytes?: { opening: string; text?: string; edited?: Buffer };
+    bytes?: { opening: string; ascii: { text: string; edited: Buffer } | undefined };
   };
 }
 

@@ -15,13 +15,13 @@ export function loadRedis(): typeof Redis {
  */
 export async function connectedWithin(redis: Redis, withinMs: number): Promise<void> {
   if (redis.status === "ready") return;
-  let timer: NodeJS.Timeout | undefined;
-  let onReady: (() => void) | undefined;
-  await new Promise<void>((resolve) => {
-    onReady = resolve;
-    timer = setTimeout(resolve, withinMs);
-    redis.once("ready", onReady);
+  let done!: () => void;
+  const connected = new Promise<void>((resolve) => {
+    done = resolve;
   });
+  const timer = setTimeout(done, withinMs);
+  redis.once("ready", done);
+  await connected;
   clearTimeout(timer);
-  if (onReady) redis.off("ready", onReady);
+  redis.off("ready", done);
 }

@@ -48,6 +48,7 @@ import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 
 /** How long start-up waits for the shared state's Redis (limits, routing) before serving without it. */
 const SHARED_STATE_WAIT_MS = 2_000;
+
 export interface App {
   fastify: FastifyInstance;
   /** The inference pipeline behind the inference routes (driven in-process by bench/micro.ts). */

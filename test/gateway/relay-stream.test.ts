@@ -1,5 +1,5 @@
 // A relayed stream passes the events that carry only content on as the upstream's bytes, undecoded
-// (Relay.passContent, docs/architecture.md §4). On real-format streams, cut into reads anywhere, it
+// (Relay.passBytes, docs/architecture.md §4). On real-format streams, cut into reads anywhere, it
 // must write exactly what decoding every event writes, and the meter must read the same usage,
 // finish reason and failure.
 

@@ -4,7 +4,7 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { AS_IT_CAME, namedObjectEvent } from "../shared/sse.ts";
+import { passNamedEvent } from "../shared/sse.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { messagesBetas } from "./headers.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -52,11 +52,9 @@ export const anthropicRelay: Relay = {
   // Only message_start carries the identity; every other event goes on as it came. A content delta
   // is not decoded (usage, the stop reason and errors come in events of their own); the others are,
   // for the meter (a ping too: it must not pass for the first token).
-  passBytes(event) {
-    const name = namedObjectEvent(event);
-    if (name === undefined || name === "message_start") return undefined;
-    if (name === "content_block_delta") return AS_IT_CAME;
-    const dataAt = event.from + `event: ${name}\ndata: `.length;
-    return { tap: { event: name, data: event.utf8(dataAt, event.end) } };
-  },
+  passBytes: (event) =>
+    passNamedEvent(event, {
+      identity: (name) => name === "message_start",
+      contentOnly: (name) => name === "content_block_delta",
+    }),
 };

@@ -11,7 +11,7 @@ import {
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
-import { startsAt } from "../shared/text.ts";
+import { closingQuote, startsAt } from "../shared/text.ts";
 import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -155,9 +155,8 @@ class ContentShape {
     const key = event.find(CONTENT_KEY);
     if (key < 0) return undefined;
     const start = key + CONTENT_KEY.length;
-    let close = view.indexOf('"', start);
-    while (close >= 0 && close < end && escaped(view, close)) close = view.indexOf('"', close + 1);
-    if (close < 0 || close >= end) return undefined;
+    const close = closingQuote(view, start);
+    if (close >= end) return undefined;
     return new ContentShape(opening, passed, view.slice(from, start), view.slice(close, end));
   }
 
@@ -173,13 +172,6 @@ class ContentShape {
       view.indexOf("\n", start) === end
     );
   }
-}
-
-/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
-function escaped(text: string, at: number): boolean {
-  let slashes = 0;
-  while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
-  return slashes % 2 === 1;
 }
 
 /** Removes `audio` from the messages the client face named (`messages[i].audio`, decode-request.ts). */

@@ -6,7 +6,7 @@
 
 import { identityEdits } from "../shared/identity.ts";
 import { editJson, editJsonMember, parseObject } from "../shared/json-edit.ts";
-import { AS_IT_CAME, namedObjectEvent } from "../shared/sse.ts";
+import { passNamedEvent } from "../shared/sse.ts";
 import type { EncodeContext, Relay, SseEvent } from "../types.ts";
 import { finishReasonFromWire, isClientToolCall } from "./map-finish-reason.ts";
 import { usageFromWire, withHostedToolUnits } from "./map-usage.ts";
@@ -58,13 +58,11 @@ export const openaiResponsesRelay: Relay = {
   // Only the lifecycle events carry the identity; every other event goes on as it came. Text,
   // reasoning and argument pieces (`….delta`) are not decoded (usage, the status and billable items
   // come in other events); the others are, for the meter.
-  passBytes(event) {
-    const name = namedObjectEvent(event);
-    if (name === undefined || LIFECYCLE.has(name)) return undefined;
-    if (name.endsWith(".delta")) return AS_IT_CAME;
-    const dataAt = event.from + `event: ${name}\ndata: `.length;
-    return { tap: { event: name, data: event.utf8(dataAt, event.end) } };
-  },
+  passBytes: (event) =>
+    passNamedEvent(event, {
+      identity: (name) => LIFECYCLE.has(name),
+      contentOnly: (name) => name.endsWith(".delta"),
+    }),
 };
 
 /** The `type` of an event sent without an `event:` line (it comes first in OpenAI's events). */

@@ -21,7 +21,7 @@ export function withIdentity(text: string, ctx: EncodeContext, idKey: string, mo
 /**
  * The opening of the stream's last decoded event (`prefix`, its framing before the JSON, included)
  * as the bytes an event passed on undecoded must begin with, and what replaces them
- * (Relay.passContent). Undefined before the first event has been decoded, or for an opening that is
+ * (Relay.passBytes). Undefined before the first event has been decoded, or for an opening that is
  * not plain ASCII (its bytes' latin1 view would spell it differently).
  */
 export function identityOpening(
@@ -34,11 +34,13 @@ export function identityOpening(
   const { opening, edited } = identity.memo;
   if (opening === undefined || edited === undefined) return undefined;
   if (identity.bytes?.opening !== opening)
-    identity.bytes = PRINTABLE_ASCII.test(opening)
-      ? { opening, text: prefix + opening, edited: Buffer.from(prefix + edited) }
-      : { opening };
-  const { text, edited: bytes } = identity.bytes;
-  return text === undefined || bytes === undefined ? undefined : { text, edited: bytes };
+    identity.bytes = {
+      opening,
+      ascii: PRINTABLE_ASCII.test(opening)
+        ? { text: prefix + opening, edited: Buffer.from(prefix + edited) }
+        : undefined,
+    };
+  return identity.bytes.ascii;
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

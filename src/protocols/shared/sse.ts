@@ -31,25 +31,35 @@ export function frameJson(data: string): unknown {
 }
 
 const EVENT_LINE = "event: ";
+const DATA_FIELD = "data: ";
 
 /** A relayed event passed on exactly as the upstream sent it, undecoded (Relay.passBytes). */
-export const AS_IT_CAME: PassedBytes = {};
+const AS_IT_CAME: PassedBytes = {};
 
 /**
- * The name of a relayed event written as an `event:` line and one data line shaped as a JSON
- * object (objectDataLine); undefined for any other layout.
+ * Relay.passBytes for a protocol that names its events (an `event:` line, then one data line
+ * shaped as a JSON object; any other layout is decoded): an event whose name carries the identity
+ * is decoded and framed again; one that carries only content goes on undecoded; any other goes on
+ * as it came, decoded for the meter.
  */
-export function namedObjectEvent(event: RawSseEvent): string | undefined {
-  const { view, from } = event;
+export function passNamedEvent(
+  event: RawSseEvent,
+  names: { identity: (name: string) => boolean; contentOnly: (name: string) => boolean },
+): PassedBytes | undefined {
+  const { view, from, end } = event;
   if (!startsAt(view, EVENT_LINE, from)) return undefined;
   const nameEnd = view.indexOf("\n", from);
-  return objectDataLine(event, nameEnd + 1) ? view.slice(from + EVENT_LINE.length, nameEnd) : undefined;
+  if (!objectDataLine(event, nameEnd + 1)) return undefined;
+  const name = view.slice(from + EVENT_LINE.length, nameEnd);
+  if (names.identity(name)) return undefined;
+  if (names.contentOnly(name)) return AS_IT_CAME;
+  return { tap: { event: name, data: event.utf8(nameEnd + 1 + DATA_FIELD.length, end) } };
 }
 
 /**
  * Whether a relayed event, from `dataAt` on, is one data line shaped as a JSON object:
  * `data: {…}` with `}` last. Not a parse: it is how a relay checks the events it passes on
- * undecoded (Relay.passContent), and a frame cut short (the usual broken frame) fails it.
+ * undecoded (Relay.passBytes), and a frame cut short (the usual broken frame) fails it.
  */
 export function objectDataLine(event: RawSseEvent, dataAt: number): boolean {
   const { view, end } = event;

@@ -1,4 +1,4 @@
-// Text helpers for the hot paths of relayed streams.
+// Text helpers for hot paths: relayed streams, and the scan of a large body before it is parsed.
 
 /**
  * Whether `text` holds `prefix` at `at`. The same as `text.startsWith(prefix, at)`, which V8 runs
@@ -7,4 +7,17 @@
  */
 export function startsAt(text: string, prefix: string, at = 0): boolean {
   return text.slice(at, at + prefix.length) === prefix;
+}
+
+/**
+ * Where the JSON string whose text begins at `from` ends: its closing quote (one not escaped by an
+ * odd run of backslashes), or the text's length when there is none.
+ */
+export function closingQuote(text: string, from: number): number {
+  for (let at = text.indexOf('"', from); at >= 0; at = text.indexOf('"', at + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+  return text.length;
 }
