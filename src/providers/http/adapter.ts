@@ -1,7 +1,7 @@
 // Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
 // encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
 
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
@@ -18,6 +18,7 @@ import type {
 } from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
+import { invalidUrl, post, type UpstreamAnswer, type UpstreamBody } from "./exchange.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
 export class HttpProvider implements RelayingAdapter {
@@ -50,7 +51,7 @@ export class HttpProvider implements RelayingAdapter {
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
     const call = this.encode(req, target, false, report);
     const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
-    const text = await readBody(res.body, this.provider.id);
+    const text = await res.body.text();
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -73,7 +74,7 @@ export class HttpProvider implements RelayingAdapter {
     const cutter = this.emulatesStops(req) ? new StopSequenceCutter(req.stopSequences) : undefined;
     const cut = (events: StreamEvent[]) => (cutter ? cutter.cut(events) : events);
     try {
-      for await (const batch of sseBatches(body, this.provider.id)) {
+      for await (const batch of sseBatches(body)) {
         const events: StreamEvent[] = [];
         for (const e of batch) for (const event of decoder.decode(e)) events.push(event);
         const passed = cut(events);
@@ -94,8 +95,7 @@ export class HttpProvider implements RelayingAdapter {
   ): Promise<RelayedAnswer> {
     // Only the body is kept: the answer's head (its headers' strings) is not needed while it streams.
     const { body } = await this.send(call.path, call.body, signal, call);
-    const id = this.provider.id;
-    return { text: () => readBody(body, id), chunks: () => bodyChunks(body, id) };
+    return { text: () => body.text(), chunks: () => body.chunks() };
   }
 
   /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
@@ -146,6 +146,9 @@ export class HttpProvider implements RelayingAdapter {
     });
   }
 
+  /** An undici failure (or an abort's reason) as the GatewayError it is to the caller. */
+  private readonly transportError = (err: unknown) => transportError(err, this.provider.id);
+
   /**
    * The origin and path undici's request() would make of this URL, worked out once per URL (it
    * parses the URL on every call); undefined for one it would refuse, left for it to refuse.
@@ -168,7 +171,7 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     opts: { stream: boolean; headers?: Record<string, string> },
   ) {
-    let res: Dispatcher.ResponseData;
+    let res: UpstreamAnswer;
     const url = this.provider.baseUrl + path;
     const headers =
       opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
@@ -177,23 +180,11 @@ export class HttpProvider implements RelayingAdapter {
     const headersTimeout = opts.stream
       ? this.provider.timeouts.firstByteMs
       : this.provider.timeouts.requestMs;
-    try {
-      const target = this.targetOf(url);
-      res = await (target
-        ? this.dispatcher.request({ ...target, method: "POST", headers, body, signal, headersTimeout })
-        : request(url, {
-            method: "POST",
-            headers,
-            body,
-            dispatcher: this.dispatcher,
-            signal,
-            headersTimeout,
-          }));
-    } catch (err) {
-      throw transportError(err, this.provider.id);
-    }
+    const target = this.targetOf(url);
+    if (!target) throw this.transportError(invalidUrl());
+    res = await post(this.dispatcher, { ...target, headers, body, headersTimeout }, signal, this.transportError);
     if (res.statusCode >= 400) {
-      const text = await readBody(res.body, this.provider.id).catch(() => "");
+      const text = await res.body.text().catch(() => "");
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);
@@ -231,36 +222,12 @@ function hasAny(headers: Record<string, string>): boolean {
  * read come together (one async step per read, not per event). A broken connection throws a
  * GatewayError.
  */
-async function* sseBatches(
-  body: Dispatcher.ResponseData["body"],
-  providerId: string,
-): AsyncIterable<SseEvent[]> {
+async function* sseBatches(body: UpstreamBody): AsyncIterable<SseEvent[]> {
   const reader = new SseReader();
-  try {
-    for await (const chunk of body) {
-      const batch = reader.read(chunk);
-      if (batch.length > 0) yield batch;
-    }
-  } catch (err) {
-    throw transportError(err, providerId);
+  for await (const chunk of body.chunks()) {
+    const batch = reader.read(chunk);
+    if (batch.length > 0) yield batch;
   }
   const tail = reader.end();
   if (tail.length > 0) yield tail;
-}
-
-/** The body's bytes read by read; a broken connection throws a GatewayError. */
-async function* bodyChunks(body: Dispatcher.ResponseData["body"], providerId: string): AsyncIterable<Buffer> {
-  try {
-    for await (const chunk of body) yield chunk;
-  } catch (err) {
-    throw transportError(err, providerId);
-  }
-}
-
-async function readBody(body: Dispatcher.ResponseData["body"], providerId: string): Promise<string> {
-  try {
-    return await body.text();
-  } catch (err) {
-    throw transportError(err, providerId);
-  }
 }

@@ -1,0 +1,235 @@
+// One POST to an upstream through undici's dispatch API, its body handed over as it arrives.
+//
+// undici's request() wraps every answer in a Readable stream, and reading one costs a stream, an
+// async iterator and several microtasks per read: about 10 µs per request, a twentieth of a
+// relayed stream's whole cost (BENCHMARKS.md, session 6). Here the body's reads are queued as they
+// come and given to one reader, whole (`text`) or read by read (`chunks`). What the Readable did
+// for us is done here: the upstream is paused while a slow reader leaves a window of reads unread,
+// and an aborted signal or an abandoned reader cancels the request.
+
+import { type Dispatcher, errors } from "undici";
+import type { IncomingHeaders } from "../../protocols/types.ts";
+
+/** What is queued before the upstream is paused: a slow client's stream holds at most about this. */
+const QUEUED_BYTES_MAX = 64 * 1024;
+
+export interface PostOptions {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  headersTimeout: number;
+}
+
+/** The head of an answer, and its body to be read once. */
+export interface UpstreamAnswer {
+  statusCode: number;
+  headers: IncomingHeaders;
+  body: UpstreamBody;
+}
+
+export interface UpstreamBody {
+  /** The whole body as UTF-8 text. */
+  text(): Promise<string>;
+  /** The body read by read; leaving the loop early cancels the request. */
+  chunks(): AsyncIterableIterator<Buffer>;
+}
+
+/**
+ * POSTs and resolves with the answer's head. A failure (undici's error, or the signal's reason),
+ * before the head or while the body is read, is what `failure` makes of it.
+ */
+export function post(
+  dispatcher: Dispatcher,
+  opts: PostOptions,
+  signal: AbortSignal,
+  failure: (err: unknown) => unknown,
+): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    const exchange = new Exchange(signal, failure, resolve, reject);
+    if (signal.aborted) return exchange.cancel(signal.reason);
+    signal.addEventListener("abort", exchange, { once: true });
+    dispatcher.dispatch(
+      {
+        origin: opts.origin,
+        path: opts.path,
+        method: "POST",
+        headers: opts.headers,
+        body: opts.body,
+        headersTimeout: opts.headersTimeout,
+      },
+      exchange,
+    );
+  });
+}
+
+/** The URL undici would refuse, refused the way it refuses one (a transport error). */
+export function invalidUrl(): Error {
+  return new errors.InvalidArgumentError("invalid upstream URL");
+}
+
+type Waiter = { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void };
+
+/**
+ * The dispatch handler, the abort listener and the body in one object (one allocation per
+ * request). Settles its head promise once; queues reads for a single reader.
+ */
+class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterableIterator<Buffer> {
+  private readonly signal: AbortSignal;
+  private readonly failed: (err: unknown) => unknown;
+  private headResolve: ((answer: UpstreamAnswer) => void) | undefined;
+  private headReject: ((err: unknown) => void) | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: unknown;
+  /** A reader waiting for the next read. */
+  private waiter: Waiter | undefined;
+  /** A reader waiting for the whole body. */
+  private whole: { resolve: (text: string) => void; reject: (err: unknown) => void } | undefined;
+  /** Read by read: a slow reader pauses the upstream (a whole body is wanted as fast as it comes). */
+  private reading = false;
+
+  constructor(
+    signal: AbortSignal,
+    failed: (err: unknown) => unknown,
+    resolve: (a: UpstreamAnswer) => void,
+    reject: (err: unknown) => void,
+  ) {
+    this.signal = signal;
+    this.failed = failed;
+    this.headResolve = resolve;
+    this.headReject = reject;
+  }
+
+  // ── the signal's listener ───────────────────────────────────────────────────────────────────
+
+  handleEvent(): void {
+    this.cancel(this.signal.reason);
+  }
+
+  /** Ends the exchange with this reason: the head's promise or the reader sees it. */
+  cancel(reason: unknown): void {
+    this.fail(reason);
+    this.controller?.abort(toError(reason));
+  }
+
+  // ── undici's handler ─────────────────────────────────────────────────────────────────────────
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while the request waited for its connection.
+    if (this.ended) controller.abort(new errors.RequestAbortedError());
+  }
+
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: IncomingHeaders): void {
+    const resolve = this.headResolve;
+    this.headResolve = this.headReject = undefined;
+    resolve?.({ statusCode, headers: headers, body: this });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.ended) return;
+    const waiter = this.waiter;
+    if (waiter && this.queue.length === 0) {
+      this.waiter = undefined;
+      waiter.resolve({ value: chunk, done: false });
+      return;
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (this.reading && this.queued > QUEUED_BYTES_MAX) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    this.finish(undefined);
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  // ── the body ─────────────────────────────────────────────────────────────────────────────────
+
+  text(): Promise<string> {
+    if (this.ended) return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve(this.joined());
+    return new Promise((resolve, reject) => {
+      this.whole = { resolve, reject };
+    });
+  }
+
+  chunks(): AsyncIterableIterator<Buffer> {
+    this.reading = true;
+    return this;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Buffer> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
+    const chunk = this.queue.shift();
+    if (chunk !== undefined) {
+      this.queued -= chunk.length;
+      if (this.queue.length === 0 && this.controller?.paused) this.controller.resume();
+      return Promise.resolve({ value: chunk, done: false });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The reader left before the end: the rest is not wanted, so the request is cancelled. */
+  return(): Promise<IteratorResult<Buffer>> {
+    if (!this.ended) this.cancel(new errors.RequestAbortedError());
+    this.queue.length = 0;
+    this.queued = 0;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  private joined(): string {
+    const text = joinText(this.queue);
+    this.queue.length = 0;
+    this.queued = 0;
+    return text;
+  }
+
+  // ── endings ──────────────────────────────────────────────────────────────────────────────────
+
+  private fail(reason: unknown): void {
+    if (this.ended) return;
+    this.failure = this.failed(reason ?? new errors.RequestAbortedError());
+    const reject = this.headReject;
+    this.headResolve = this.headReject = undefined;
+    reject?.(this.failure);
+    this.finish(this.failure);
+  }
+
+  private finish(failure: unknown): void {
+    this.ended = true;
+    this.signal.removeEventListener("abort", this);
+    const whole = this.whole;
+    this.whole = undefined;
+    if (whole) {
+      if (failure !== undefined) whole.reject(failure);
+      else whole.resolve(this.joined());
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (!waiter) return;
+    if (failure !== undefined) waiter.reject(failure);
+    else waiter.resolve({ value: undefined, done: true });
+  }
+}
+
+/** The reads queued so far as one UTF-8 text. */
+function joinText(parts: Buffer[]): string {
+  return parts.length === 1 ? parts[0].toString() : Buffer.concat(parts).toString();
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new errors.RequestAbortedError();
+}
