@@ -13,7 +13,9 @@ import { post } from "../../src/providers/http/exchange.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-async function upstream(handler: Handler): Promise<{ origin: string; server: Server; close: () => Promise<void> }> {
+async function upstream(
+  handler: Handler,
+): Promise<{ origin: string; server: Server; close: () => Promise<void> }> {
   const server = createServer(handler);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -31,7 +33,12 @@ async function upstream(handler: Handler): Promise<{ origin: string; server: Ser
 const failure = (err: unknown) => ({ mapped: err });
 
 function call(origin: string, agent: Agent, signal = new AbortController().signal) {
-  return post(agent, { origin, path: "/v1/x", headers: {}, body: "{}", headersTimeout: 5000 }, signal, failure);
+  return post(
+    agent,
+    { origin, path: "/v1/x", headers: {}, body: "{}", headersTimeout: 5000 },
+    signal,
+    failure,
+  );
 }
 
 test("a reader that stops reading pauses the upstream: the body is not read on into memory", async () => {
@@ -213,6 +220,52 @@ test("a connection cut in the middle of the body fails the read with the mapped 
     assert.deepEqual(seen, ["data: 1\n\n"]);
   } finally {
     await agent.close().catch(() => {});
+    await up.close();
+  }
+});
+
+test("a large body reaches the upstream whole, with its length, and is not kept while the answer streams", async () => {
+  const { setFlagsFromString } = await import("node:v8");
+  const { runInNewContext } = await import("node:vm");
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const prompt = JSON.stringify({ messages: [{ role: "user", content: "é".repeat(4 * 1024 * 1024) }] });
+  let received: { length: string | undefined; chunked: boolean; same: boolean } | undefined;
+  const up = await upstream((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => {
+      const body = Buffer.concat(parts);
+      received = {
+        length: req.headers["content-length"],
+        chunked: req.headers["transfer-encoding"] !== undefined,
+        same: body.toString() === prompt,
+      };
+      parts.length = 0;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: 1\n\n"); // and held open
+    });
+  });
+  const agent = new Agent();
+  try {
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    const answer = await post(
+      agent,
+      { origin: up.origin, path: "/v1/x", headers: {}, body: prompt, headersTimeout: 5000 },
+      new AbortController().signal,
+      failure,
+    );
+    const reads = answer.body.chunks();
+    await reads.next();
+    assert.deepEqual(received, { length: String(Buffer.byteLength(prompt)), chunked: false, same: true });
+    gc();
+    gc();
+    const held = process.memoryUsage().arrayBuffers - before;
+    assert.ok(held < 2 * 1024 * 1024, `${held} bytes of buffers are held while the stream is open`);
+    await reads.return?.();
+  } finally {
+    await agent.destroy();
     await up.close();
   }
 });

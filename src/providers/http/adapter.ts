@@ -18,7 +18,7 @@ import type {
 } from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
-import { invalidUrl, post, type UpstreamAnswer, type UpstreamBody } from "./exchange.ts";
+import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
 export class HttpProvider implements RelayingAdapter {
@@ -171,7 +171,6 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     opts: { stream: boolean; headers?: Record<string, string> },
   ) {
-    let res: UpstreamAnswer;
     const url = this.provider.baseUrl + path;
     const headers =
       opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
@@ -182,7 +181,12 @@ export class HttpProvider implements RelayingAdapter {
       : this.provider.timeouts.requestMs;
     const target = this.targetOf(url);
     if (!target) throw this.transportError(invalidUrl());
-    res = await post(this.dispatcher, { ...target, headers, body, headersTimeout }, signal, this.transportError);
+    const res = await post(
+      this.dispatcher,
+      { ...target, headers, body, headersTimeout },
+      signal,
+      this.transportError,
+    );
     if (res.statusCode >= 400) {
       const text = await res.body.text().catch(() => "");
       let parsed: unknown = text;

@@ -7,11 +7,19 @@
 // for us is done here: the upstream is paused while a slow reader leaves a window of reads unread,
 // and an aborted signal or an abandoned reader cancels the request.
 
+import type { Readable } from "node:stream";
 import { type Dispatcher, errors } from "undici";
 import type { IncomingHeaders } from "../../protocols/types.ts";
 
 /** What is queued before the upstream is paused: a slow client's stream holds at most about this. */
 const QUEUED_BYTES_MAX = 64 * 1024;
+
+/**
+ * A request body larger than this is handed to undici as a one-read iterable. undici keeps a string
+ * or Buffer body until the answer has ended (minutes, for a stream), so every open stream would hold
+ * a copy of its prompt (agents send hundreds of KB); an iterable it lets go of once written.
+ */
+const KEPT_BODY_MAX = 16 * 1024;
 
 export interface PostOptions {
   origin: string;
@@ -49,18 +57,27 @@ export function post(
     const exchange = new Exchange(signal, failure, resolve, reject);
     if (signal.aborted) return exchange.cancel(signal.reason);
     signal.addEventListener("abort", exchange, { once: true });
+    const large = opts.body.length > KEPT_BODY_MAX;
+    const bytes = large ? Buffer.from(opts.body) : undefined;
     dispatcher.dispatch(
       {
         origin: opts.origin,
         path: opts.path,
         method: "POST",
-        headers: opts.headers,
-        body: opts.body,
+        headers: bytes ? { ...opts.headers, "content-length": String(bytes.length) } : opts.headers,
+        // (undici takes an iterable body, as its documentation says; its types omit it.)
+        body: bytes ? (sentOnce([bytes]) as unknown as Readable) : opts.body,
         headersTimeout: opts.headersTimeout,
       },
       exchange,
     );
   });
+}
+
+/** The body's one read; once taken, nothing here refers to it. */
+function* sentOnce(bytes: Buffer[]): Generator<Buffer> {
+  const read = bytes.pop();
+  if (read) yield read;
 }
 
 /** The URL undici would refuse, refused the way it refuses one (a transport error). */
@@ -153,7 +170,8 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
   // ── the body ─────────────────────────────────────────────────────────────────────────────────
 
   text(): Promise<string> {
-    if (this.ended) return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve(this.joined());
+    if (this.ended)
+      return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve(this.joined());
     return new Promise((resolve, reject) => {
       this.whole = { resolve, reject };
     });
