@@ -65,7 +65,7 @@ export class RelayStream {
     this.decodeAll(this.reader.end(), out);
     if (!this.failed) {
       const tail = this.tap.end();
-      for (const e of tail) if (e.type === "error") out.text(this.encoder.encode(e));
+      for (const e of tail) if (e.type === "error") out.utf8(this.encoder.encode(e));
       out.events.push(...tail);
     }
     return out.pieces();
@@ -74,17 +74,19 @@ export class RelayStream {
   /** Cuts whole events out of the bytes read so far: each passed on as bytes, or decoded. */
   private cut(bytes: Buffer, out: PieceBuilder): void {
     const event = new EventView(bytes);
+    const { view } = event;
     let from = 0;
-    for (let end = event.view.indexOf("\n\n"); end >= 0; end = event.view.indexOf("\n\n", from)) {
+    for (let end = eventEnd(view, 0); end >= 0; end = eventEnd(view, from)) {
       event.at(from, end);
-      from = end + 2;
+      const next = end + 2;
       const passed = this.relay.passBytes?.(event, this.ctx);
-      if (!passed) this.decodeAll(this.reader.read(bytes.subarray(event.from, from)), out);
+      if (!passed) this.decodeAll(this.reader.read(bytes.subarray(from, next)), out);
       else if (!passed.tap || this.tapped(passed.tap, out)) {
-        if (passed.by) out.bytes(passed.by);
-        out.bytes(bytes.subarray(event.from + (passed.replace ?? 0), from));
+        if (passed.by) out.latin1(passed.by);
+        out.span(view, from + (passed.replace ?? 0), next);
         if (!passed.tap) out.content = true;
       }
+      from = next;
       if (this.failed) return;
     }
     if (from < bytes.length) this.rest.push(bytes.subarray(from));
@@ -100,7 +102,7 @@ export class RelayStream {
   private decodeAll(events: SseEvent[], out: PieceBuilder): void {
     for (const e of events) {
       if (this.failed || !this.tapped(e, out)) return;
-      out.text(this.relay.streamEvent(e, this.ctx));
+      out.utf8(this.relay.streamEvent(e, this.ctx));
     }
   }
 
@@ -120,6 +122,16 @@ export class RelayStream {
     for (const event of decoded) out.events.push(event);
     return true;
   }
+}
+
+/**
+ * Where the event that begins at `from` ends (the blank line after it), or -1. Most events are one
+ * line, so the first line end usually is the event's end: one single-character search.
+ */
+function eventEnd(view: string, from: number): number {
+  const lineEnd = view.indexOf("\n", from);
+  if (lineEnd < 0) return -1;
+  return view.charCodeAt(lineEnd + 1) === LF ? lineEnd : view.indexOf("\n\n", lineEnd + 1);
 }
 
 /** One event of a read, seen through a one-byte (latin1) string of the read's bytes. */
@@ -155,21 +167,43 @@ class EventView implements RawSseEvent {
   }
 }
 
-/** The bytes and IR events of a read, cut in two when an error ends the stream within it. */
+/**
+ * The bytes and IR events of a read, cut in two when an error ends the stream within it. The bytes
+ * are gathered as a one-byte (latin1) string: the read's view is spelled that way, so a passed
+ * event is a slice of it, not a Buffer of its own, and runs of events passed as they came join into
+ * one slice. They become a Buffer once, when the piece is made.
+ */
 class PieceBuilder {
-  private parts: Buffer[] = [];
-  private size = 0;
+  private text = "";
+  /** A span of a view not yet added to `text`: extended while the next span follows on. */
+  private view = "";
+  private from = 0;
+  private to = 0;
   events: StreamEvent[] = [];
   content = false;
   private readonly done: Piece[] = [];
 
-  bytes(part: Buffer): void {
-    this.parts.push(part);
-    this.size += part.length;
+  /** view[from, to) goes out as it is. */
+  span(view: string, from: number, to: number): void {
+    if (view === this.view && from === this.to) {
+      this.to = to;
+      return;
+    }
+    this.settle();
+    this.view = view;
+    this.from = from;
+    this.to = to;
   }
 
-  text(text: string): void {
-    if (text) this.bytes(Buffer.from(text));
+  /** Bytes given in their one-byte spelling. */
+  latin1(bytes: string): void {
+    this.settle();
+    this.text += bytes;
+  }
+
+  /** Text made here (a decoded event framed again), as its UTF-8 bytes. */
+  utf8(text: string): void {
+    if (text) this.latin1(NON_ASCII.test(text) ? Buffer.from(text).toString("latin1") : text);
   }
 
   /** What came before the error goes first, on its own; then the error, as its own piece. */
@@ -183,14 +217,25 @@ class PieceBuilder {
     return this.done;
   }
 
+  private settle(): void {
+    if (this.to > this.from) this.text += this.view.slice(this.from, this.to);
+    this.view = "";
+    this.from = this.to = 0;
+  }
+
   private flush(): void {
-    if (this.size === 0 && this.events.length === 0 && !this.content) return;
-    const text =
-      this.size === 0 ? "" : this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.size);
-    this.done.push({ text, events: this.events, content: this.content });
-    this.parts = [];
-    this.size = 0;
+    this.settle();
+    if (this.text === "" && this.events.length === 0 && !this.content) return;
+    this.done.push({
+      text: this.text === "" ? "" : Buffer.from(this.text, "latin1"),
+      events: this.events,
+      content: this.content,
+    });
+    this.text = "";
     this.events = [];
     this.content = false;
   }
 }
+
+/** A character whose UTF-8 bytes are not itself (text without one is ASCII). */
+const NON_ASCII = /[\u0080-\uffff]/;

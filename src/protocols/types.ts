@@ -45,7 +45,7 @@ export interface EncodeContext {
     edits: JsonEdits;
     memo: OpeningMemo;
     /** The memo's opening as bytes (identity.ts identityOpening), for the opening it was made from. */
-    bytes?: { opening: string; ascii: { text: string; edited: Buffer } | undefined };
+    bytes?: { opening: string; ascii: { text: string; edited: string } | undefined };
   };
 }
 
@@ -73,9 +73,12 @@ export interface RawSseEvent {
 
 /** What a relay writes for an event it passes on as bytes (Relay.passBytes). */
 export interface PassedBytes {
-  /** The event's first `replace` bytes are written as `by` (the identity opening); none if absent. */
+  /**
+   * The event's first `replace` bytes are written as `by` (the identity opening), given as its
+   * bytes' one-byte (latin1) spelling, like the view it replaces part of; none if absent.
+   */
   replace?: number;
-  by?: Buffer;
+  by?: string;
   /** The event carries what the meter reads (usage, a finish): it is decoded for the tap too. */
   tap?: SseEvent;
 }

@@ -11,7 +11,7 @@ import {
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
-import { closingQuote, startsAt } from "../shared/text.ts";
+import { closingQuote, escapeRegExp, startsAt } from "../shared/text.ts";
 import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -124,7 +124,6 @@ const contentShapes = new WeakMap<EncodeContext, ContentShape>();
 
 const DATA = "data: ";
 const CONTENT_KEY = '"delta":{"content":"';
-const BACKSLASH = 0x5c;
 
 /**
  * A text chunk as everything but its text: the bytes before the content string (opening included)
@@ -137,16 +136,17 @@ class ContentShape {
   readonly opening: string;
   /** What a chunk of this shape is written as: its opening swapped for the edited one. */
   readonly passed: PassedBytes;
-  /** `data: {…"delta":{"content":"` */
-  private readonly prefix: string;
-  /** `"},"logprobs":null,"finish_reason":null}]…}` */
-  private readonly tail: string;
+  /**
+   * The prefix (`data: {…"delta":{"content":"`), a string without quotes or line ends whose last
+   * character is not a backslash, and the tail (`"},"logprobs":null,"finish_reason":null}]…}`):
+   * one sticky search, which V8 compiles to native code, instead of comparisons and searches each.
+   */
+  private readonly pattern: RegExp;
 
   private constructor(opening: string, passed: PassedBytes, prefix: string, tail: string) {
     this.opening = opening;
     this.passed = passed;
-    this.prefix = prefix;
-    this.tail = tail;
+    this.pattern = new RegExp(`${escapeRegExp(prefix)}[^"\\n]*(?<!\\\\)${escapeRegExp(tail)}`, "y");
   }
 
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
@@ -161,16 +161,9 @@ class ContentShape {
   }
 
   fits({ view, from, end }: RawSseEvent): boolean {
-    const start = from + this.prefix.length;
-    const close = end - this.tail.length;
-    return (
-      close >= start &&
-      startsAt(view, this.prefix, from) &&
-      startsAt(view, this.tail, close) &&
-      view.indexOf('"', start) === close &&
-      view.charCodeAt(close - 1) !== BACKSLASH &&
-      view.indexOf("\n", start) === end
-    );
+    const pattern = this.pattern;
+    pattern.lastIndex = from;
+    return pattern.test(view) && pattern.lastIndex === end;
   }
 }
 

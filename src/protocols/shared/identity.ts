@@ -20,8 +20,8 @@ export function withIdentity(text: string, ctx: EncodeContext, idKey: string, mo
 
 /**
  * The opening of the stream's last decoded event (`prefix`, its framing before the JSON, included)
- * as the bytes an event passed on undecoded must begin with, and what replaces them
- * (Relay.passBytes). Undefined before the first event has been decoded, or for an opening that is
+ * as the bytes an event passed on undecoded must begin with, and what replaces them, both spelled
+ * one character per byte (Relay.passBytes). Undefined before the first event has been decoded, or for an opening that is
  * not plain ASCII (its bytes' latin1 view would spell it differently).
  */
 export function identityOpening(
@@ -29,7 +29,7 @@ export function identityOpening(
   idKey: string,
   modelKey: string,
   prefix: string,
-): { text: string; edited: Buffer } | undefined {
+): { text: string; edited: string } | undefined {
   const identity = identityOf(ctx, idKey, modelKey);
   const { opening, edited } = identity.memo;
   if (opening === undefined || edited === undefined) return undefined;
@@ -37,7 +37,7 @@ export function identityOpening(
     identity.bytes = {
       opening,
       ascii: PRINTABLE_ASCII.test(opening)
-        ? { text: prefix + opening, edited: Buffer.from(prefix + edited) }
+        ? { text: prefix + opening, edited: Buffer.from(prefix + edited).toString("latin1") }
         : undefined,
     };
   return identity.bytes.ascii;

@@ -7,7 +7,7 @@
 // place it appears (JSON parsers disagree on which of two duplicates wins; after the edit, none can
 // see an unedited one). Held to that by test/protocols/shared/json-edit.fuzz.test.ts.
 
-import { startsAt } from "./text.ts";
+import { escapeRegExp, startsAt } from "./text.ts";
 
 interface MemberSpan {
   /** From the first byte of the key to the last byte of the value. */
@@ -185,11 +185,6 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Text that a RegExp matches literally. */
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
 
 /**

@@ -21,3 +21,8 @@ export function closingQuote(text: string, from: number): number {
   }
   return text.length;
 }
+
+/** Text that a RegExp matches literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
