@@ -143,8 +143,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private open(): string {
     if (this.opened) return "";
     this.opened = true;
-    const response = this.snapshot({ status: "in_progress", usage: null });
-    return this.event("response.created", { response }) + this.event("response.in_progress", { response });
+    // Both carry the same response, written as JSON once.
+    const response = `,"response":${JSON.stringify(this.snapshot({ status: "in_progress", usage: null }))}`;
+    return this.eventOf("response.created", response) + this.eventOf("response.in_progress", response);
   }
 
   private blockStart(index: number, block: BlockStart): string {
@@ -423,8 +424,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
    * The bytes are event()'s with the fields whole (test/protocols/openai-responses/encode-stream.test.ts).
    */
   private pieceEvent(type: string, deltaFields: string, piece: string, after = ""): string {
-    const data = `{"type":"${type}","sequence_number":${this.sequence++}${deltaFields}${JSON.stringify(piece)}${after}}`;
-    return `event: ${type}\ndata: ${data}\n\n`;
+    return this.eventOf(type, `${deltaFields}${JSON.stringify(piece)}${after}`);
+  }
+
+  /**
+   * event() with the fields after the sequence number given as JSON text (`,"key":…`): the bytes
+   * JSON.stringify writes for the whole object, as `type` is a plain name.
+   */
+  private eventOf(type: string, fieldsJson: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++}${fieldsJson}}\n\n`;
   }
 }
 

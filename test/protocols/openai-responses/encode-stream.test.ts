@@ -281,7 +281,17 @@ describe("the typed event sequence", () => {
   });
 });
 
-describe("delta events written as text around their piece's JSON", () => {
+describe("events written as text around their JSON", () => {
+  test("response.created and response.in_progress are the bytes of their objects through JSON.stringify", () => {
+    const encoder = openaiResponses.streamEncoder(encodeContext({ temperature: 0.5, maxOutputTokens: 99 }));
+    const [created, inProgress] = sseEvents(encoder.encode({ type: "start" }));
+    for (const [{ data }, type, sequence_number] of [
+      [created, "response.created", 0],
+      [inProgress, "response.in_progress", 1],
+    ] as const)
+      assert.equal(data, JSON.stringify({ type, sequence_number, response: JSON.parse(data).response }));
+  });
+
   test("each is the bytes of its object through JSON.stringify, for any piece", () => {
     const pieces = ["Hello", ...AWKWARD_PIECES];
     const events: StreamEvent[] = [
