@@ -282,6 +282,36 @@ describe("the typed event sequence", () => {
 });
 
 describe("events written as text around their JSON", () => {
+  test("every event's data is JSON whose text is JSON.stringify's: type, sequence_number, then its fields", () => {
+    for (const tail of [
+      [
+        { type: "finish", reason: "tool_calls" },
+        { type: "usage", usage },
+      ],
+      [{ type: "error", error: new GatewayError("api_error", "upstream broke", { status: 502 }) }],
+    ] as StreamEvent[][]) {
+      const encoder = openaiResponses.streamEncoder(encodeContext());
+      const events: StreamEvent[] = [
+        { type: "start" },
+        { type: "block_start", index: 0, block: { type: "thinking" } },
+        { type: "block_delta", index: 0, delta: { type: "thinking", text: "hmm" } },
+        { type: "block_delta", index: 0, delta: { type: "signature", signature: "sig" } },
+        { type: "block_stop", index: 0 },
+        { type: "block_start", index: 1, block: { type: "text" } },
+        { type: "block_delta", index: 1, delta: { type: "text", text: "hi" } },
+        { type: "block_stop", index: 1 },
+        { type: "block_start", index: 2, block: { type: "tool_call", id: "call_1", name: "f" } },
+        { type: "block_stop", index: 2 },
+        ...tail,
+      ];
+      const text = events.map((e) => encoder.encode(e)).join("") + encoder.end();
+      sseEvents(text).forEach(({ event, data }, i) => {
+        assert.equal(JSON.stringify(JSON.parse(data)), data);
+        assert.ok(data.startsWith(`{"type":"${event}","sequence_number":${i},"`), data);
+      });
+    }
+  });
+
   test("response.created and response.in_progress are the bytes of their objects through JSON.stringify", () => {
     const encoder = openaiResponses.streamEncoder(encodeContext({ temperature: 0.5, maxOutputTokens: 99 }));
     const [created, inProgress] = sseEvents(encoder.encode({ type: "start" }));
