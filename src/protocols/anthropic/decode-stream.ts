@@ -38,7 +38,8 @@ class MessagesStreamDecoder implements StreamDecoder {
   private textDelta: { name: string | undefined; wireIndex: number; slots: StringSlots } | undefined;
 
   decode(event: SseEvent): StreamEvent[] {
-    if (this.done) return [];
+    // A ping carries nothing, whatever its data (the default case below): not parsed.
+    if (this.done || event.event === "ping") return [];
     const learned = this.textDelta;
     if (learned !== undefined && event.event === learned.name) {
       const text = learned.slots.read(event.data);
@@ -48,7 +49,7 @@ class MessagesStreamDecoder implements StreamDecoder {
     try {
       data = JSON.parse(event.data);
     } catch {
-      if (event.event === "ping" || event.data.trim() === "") return [];
+      if (event.data.trim() === "") return [];
       return this.fail(upstreamFrameNotJson());
     }
     if (!isObject(data)) return [];

@@ -225,6 +225,7 @@ describe("text_delta events read without JSON.parse (src/protocols/shared/string
     }),
     start(0),
     event("ping", { type: "ping" }),
+    { event: "ping", data: "not JSON: a ping is skipped unread" },
     text(0, "Hello"),
     text(0, " there"),
     ...AWKWARD_PIECES.map((piece) => text(0, piece)),
@@ -258,10 +259,10 @@ describe("text_delta events read without JSON.parse (src/protocols/shared/string
     );
   });
 
-  test("a run of text deltas is parsed once, then read as the template", () => {
+  test("a run of text deltas is parsed once, then read as the template; a ping is not parsed", () => {
     const pieces = Array.from({ length: 20 }, (_, i) => text(0, ` w${i}`));
     const { parses } = countingParses(() =>
-      decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 2), ...pieces]),
+      decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 4), ...pieces]),
     );
     assert.equal(parses, 3);
   });
