@@ -42,10 +42,10 @@ export class StringSlots {
     const literals: string[] = [];
     let at = 0;
     for (const span of spans) {
-      literals.push(text.slice(at, span.from));
+      literals.push(detached(text.slice(at, span.from)));
       at = span.to;
     }
-    literals.push(text.slice(at));
+    literals.push(detached(text.slice(at)));
     return new StringSlots(
       literals,
       spans.findIndex((s) => s.value === 0),
@@ -79,6 +79,16 @@ export class StringSlots {
 }
 
 /**
+ * A copy of `text` that keeps nothing else alive. V8 keeps a slice of a string as a view into it,
+ * and an event's data is a slice of a whole network read's text (up to tens of KiB): a template kept
+ * for the stream's life, or a piece an encoder adds to the answer's text, would keep every such read
+ * in memory while the stream lasts. Slicing a concatenation copies: V8 flattens it first.
+ */
+function detached(text: string): string {
+  return `${text} `.slice(0, -1);
+}
+
+/**
  * Where the JSON string whose text begins at `from` (after its opening quote) ends, at its closing
  * quote; -1 when it has a raw control character (not JSON) or no end. An escape is skipped whole
  * here and checked by `stringAt`.
@@ -96,7 +106,7 @@ function stringEnd(text: string, from: number): number {
 /** The string written from `from` to `to` (its quotes just outside), decoded; undefined if not JSON. */
 function stringAt(text: string, from: number, to: number): string | undefined {
   const raw = text.slice(from, to);
-  if (!raw.includes("\\")) return raw;
+  if (!raw.includes("\\")) return detached(raw);
   try {
     return JSON.parse(text.slice(from - 1, to + 1)) as string;
   } catch {

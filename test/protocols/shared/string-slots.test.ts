@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { StringSlots } from "../../../src/protocols/shared/string-slots.ts";
 
 const delta = (piece: string) =>
@@ -81,5 +83,27 @@ describe("StringSlots", () => {
       // The unread slot must still be a JSON string.
       assert.equal(slots.read(chunk("x", "a", padFirst).replace('"a"', '"a\nb"')), undefined);
     }
+  });
+});
+
+describe("what a template and its pieces keep alive", () => {
+  test("not the network read they were cut from (V8 keeps a slice as a view into its string)", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const kept: unknown[] = [];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 20; i++) {
+      // A 1 MB read whose last event is a text delta: the event's data is a slice of the read.
+      const read = `${"x".repeat(1_000_000)}${i}\n\n${delta("Hello")}${delta(` piece number ${i}`)}`;
+      const first = read.slice(read.indexOf("{"), read.indexOf("}}{") + 2);
+      const second = read.slice(read.indexOf("}}{") + 2);
+      const slots = StringSlots.learn(first, ["Hello"]);
+      kept.push(slots, slots?.read(second));
+    }
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    assert.ok(grown < 5_000_000, `${(grown / 1e6).toFixed(1)} MB kept for 20 templates and pieces`);
+    assert.equal(kept[1], " piece number 0");
   });
 });
