@@ -11,6 +11,7 @@ import { errorFromWire } from "./errors.ts";
 import { isJsonTool } from "./json-mode.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { mergeWireUsage, usageFromWire } from "./map-usage.ts";
+import { knownEvent, textDeltaForm } from "./stream-forms.ts";
 import { searchFromResult, searchQuery } from "./web-search.ts";
 
 type BlockKind = "text" | "thinking" | "redacted_thinking" | "tool_call" | "json_answer";
@@ -45,12 +46,14 @@ class MessagesStreamDecoder implements StreamDecoder {
       const text = learned.slots.read(event.data);
       if (text !== undefined) return this.textPiece(this.blocks.get(learned.wireIndex), text);
     }
-    let data: unknown;
-    try {
-      data = JSON.parse(event.data);
-    } catch {
-      if (event.data.trim() === "") return [];
-      return this.fail(upstreamFrameNotJson());
+    let data: unknown = knownEvent(event.data);
+    if (data === undefined) {
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        if (event.data.trim() === "") return [];
+        return this.fail(upstreamFrameNotJson());
+      }
     }
     if (!isObject(data)) return [];
     const name = event.event ?? (typeof data.type === "string" ? data.type : "");
@@ -117,6 +120,7 @@ class MessagesStreamDecoder implements StreamDecoder {
         if (typeof block.text === "string" && block.text !== "")
           events.push({ type: "block_delta", index, delta: { type: "text", text: block.text } });
         this.blocks.set(wireIndex, { index, kind: "text" });
+        this.expectTextDeltas(wireIndex);
         break;
       case "thinking":
         events.push({ type: "block_start", index, block: { type: "thinking" } });
@@ -183,6 +187,13 @@ class MessagesStreamDecoder implements StreamDecoder {
     }
     this.nextIndex++;
     return events;
+  }
+
+  /** The block's deltas as the API writes them are the template, unless one was learned for it. */
+  private expectTextDeltas(wireIndex: number): void {
+    if (this.textDelta?.wireIndex === wireIndex) return;
+    const slots = textDeltaForm(wireIndex);
+    if (slots) this.textDelta = { name: "content_block_delta", wireIndex, slots };
   }
 
   /** A text_delta (nothing else in it is read) as the template of the next ones. */

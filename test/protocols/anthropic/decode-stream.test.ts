@@ -259,12 +259,57 @@ describe("text_delta events read without JSON.parse (src/protocols/shared/string
     );
   });
 
-  test("a run of text deltas is parsed once, then read as the template; a ping is not parsed", () => {
+  test("a text block as the API writes it is not parsed at all, nor a ping: message_start only", () => {
     const pieces = Array.from({ length: 20 }, (_, i) => text(0, ` w${i}`));
     const { parses } = countingParses(() =>
       decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 4), ...pieces]),
     );
-    assert.equal(parses, 3);
+    assert.equal(parses, 1);
+  });
+
+  test("a text block's deltas written otherwise are parsed once, then read as the template", () => {
+    const pieces = Array.from({ length: 20 }, (_, i) => ({
+      event: "content_block_delta",
+      data: `{"index":0,"type":"content_block_delta","delta":{"text":" w${i}","type":"text_delta"}}`,
+    }));
+    const decoded = countingParses(() =>
+      decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 2), ...pieces]),
+    );
+    assert.equal(decoded.parses, 2);
+    assert.deepEqual(
+      decoded.result,
+      decodeAll(anthropic.streamDecoder(), laidOutApart([...stream.slice(0, 2), ...pieces])),
+    );
+  });
+
+  test("the texts every stream sends alike are read as their parse; other spellings are parsed", () => {
+    const opening = [stream[0], start(0), start(12)];
+    for (const data of [
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"content_block_stop","index":12}',
+      '{"type":"content_block_stop","index":1.0}',
+      '{"type":"content_block_stop","index":-0}',
+      '{"type":"content_block_stop","index":0,"x":1}',
+      '{"type":"message_stop"}',
+      '{"type":"message_stop" }',
+      '{"type":"content_block_start","index":3,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_start","index":3,"content_block":{"type":"text","text":"","citations":null}}',
+    ]) {
+      const events = [...opening, { event: JSON.parse(data).type, data }, text(3, "after")];
+      assert.deepEqual(
+        decodeAll(anthropic.streamDecoder(), events),
+        decodeAll(anthropic.streamDecoder(), laidOutApart(events)),
+        data,
+      );
+    }
+    // Not JSON (a leading zero): the stream's error, as the parse makes it.
+    const broken = { event: "content_block_stop", data: '{"type":"content_block_stop","index":01}' };
+    const decoder = anthropic.streamDecoder();
+    for (const event of opening) decoder.decode(event);
+    assert.deepEqual(
+      decoder.decode(broken).map((e) => e.type),
+      ["error"],
+    );
   });
 
   test("an event cut across reads anywhere, even inside a character, decodes the same", () => {
