@@ -2,7 +2,7 @@
 // under `node --cpu-prof`, then the functions and files where its CPU time went (self time), so
 // the next engineer sees what to take off the request path.
 
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ProfileSummary, type SelfTime, summarizeProfile, type Window } from "./cpu-profile.ts";
@@ -42,7 +42,7 @@ export async function profileScenario(
   } finally {
     await gateway.stop(); // SIGTERM: the gateway exits through process.exit, and V8 writes the profile
   }
-  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  const file = lastWritten(dir, ".cpuprofile");
   if (!file) throw new Error(`the gateway wrote no .cpuprofile into ${dir}`);
   process.stdout.write(
     `profile: ${join(dir, file)} (open it in Chrome DevTools → Performance for a flame chart)\n`,
@@ -72,6 +72,17 @@ export function formatProfile(summary: ProfileSummary): string {
     "\nInclusive time by area (time under any frame of it; areas nest, so shares overlap)",
     ...areasInclusive.slice(0, 15).map(row),
   ].join("\n");
+}
+
+/**
+ * The file of `dir` ending in `suffix` written last. `serve` restarts itself in place before it
+ * loads the gateway (src/cli/heap-flags.ts), and V8 writes a profile of that first, short-lived
+ * start-up too: the gateway's own is the later one.
+ */
+function lastWritten(dir: string, suffix: string): string | undefined {
+  const files = readdirSync(dir).filter((f) => f.endsWith(suffix));
+  const written = (f: string) => statSync(join(dir, f)).mtimeMs;
+  return files.sort((a, b) => written(a) - written(b)).at(-1);
 }
 
 function monotonicUs(): number {

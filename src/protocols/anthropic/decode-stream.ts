@@ -4,12 +4,14 @@
 import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
 import type { Citation } from "../../ir/request.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { StringSlots } from "../shared/string-slots.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { errorFromWire } from "./errors.ts";
 import { isJsonTool } from "./json-mode.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { mergeWireUsage, usageFromWire } from "./map-usage.ts";
+import { knownEvent, textDeltaForm } from "./stream-forms.ts";
 import { searchFromResult, searchQuery } from "./web-search.ts";
 
 type BlockKind = "text" | "thinking" | "redacted_thinking" | "tool_call" | "json_answer";
@@ -30,15 +32,28 @@ class MessagesStreamDecoder implements StreamDecoder {
   private toolCalls = 0;
   private jsonAnswer = false;
   private done = false;
+  /**
+   * The last text_delta event parsed, as a template: most of a stream is that event again with
+   * another piece of text, read without JSON.parse (src/protocols/shared/string-slots.ts).
+   */
+  private textDelta: { name: string | undefined; wireIndex: number; slots: StringSlots } | undefined;
 
   decode(event: SseEvent): StreamEvent[] {
-    if (this.done) return [];
-    let data: unknown;
-    try {
-      data = JSON.parse(event.data);
-    } catch {
-      if (event.event === "ping" || event.data.trim() === "") return [];
-      return this.fail(upstreamFrameNotJson());
+    // A ping carries nothing, whatever its data (the default case below): not parsed.
+    if (this.done || event.event === "ping") return [];
+    const learned = this.textDelta;
+    if (learned !== undefined && event.event === learned.name) {
+      const text = learned.slots.read(event.data);
+      if (text !== undefined) return this.textPiece(this.blocks.get(learned.wireIndex), text);
+    }
+    let data: unknown = knownEvent(event.data);
+    if (data === undefined) {
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        if (event.data.trim() === "") return [];
+        return this.fail(upstreamFrameNotJson());
+      }
     }
     if (!isObject(data)) return [];
     const name = event.event ?? (typeof data.type === "string" ? data.type : "");
@@ -48,6 +63,7 @@ class MessagesStreamDecoder implements StreamDecoder {
       case "content_block_start":
         return this.onBlockStart(data);
       case "content_block_delta":
+        this.learnTextDelta(event, data);
         return this.onBlockDelta(data);
       case "content_block_stop": {
         const call = this.serverCalls.get(Number(data.index));
@@ -104,6 +120,7 @@ class MessagesStreamDecoder implements StreamDecoder {
         if (typeof block.text === "string" && block.text !== "")
           events.push({ type: "block_delta", index, delta: { type: "text", text: block.text } });
         this.blocks.set(wireIndex, { index, kind: "text" });
+        this.expectTextDeltas(wireIndex);
         break;
       case "thinking":
         events.push({ type: "block_start", index, block: { type: "thinking" } });
@@ -172,6 +189,28 @@ class MessagesStreamDecoder implements StreamDecoder {
     return events;
   }
 
+  /** The block's deltas as the API writes them are the template, unless one was learned for it. */
+  private expectTextDeltas(wireIndex: number): void {
+    if (this.textDelta?.wireIndex === wireIndex) return;
+    const slots = textDeltaForm(wireIndex);
+    if (slots) this.textDelta = { name: "content_block_delta", wireIndex, slots };
+  }
+
+  /** A text_delta (nothing else in it is read) as the template of the next ones. */
+  private learnTextDelta(event: SseEvent, data: Json): void {
+    const delta = data.delta;
+    if (!isObject(delta) || delta.type !== "text_delta" || typeof delta.text !== "string" || !delta.text)
+      return;
+    const slots = StringSlots.learn(event.data, [delta.text]);
+    if (slots) this.textDelta = { name: event.event, wireIndex: Number(data.index), slots };
+  }
+
+  private textPiece(block: { index: number } | undefined, text: string): StreamEvent[] {
+    return block && text !== ""
+      ? [{ type: "block_delta", index: block.index, delta: { type: "text", text } }]
+      : [];
+  }
+
   private onBlockDelta(data: Json): StreamEvent[] {
     const block = this.blocks.get(Number(data.index));
     const delta = isObject(data.delta) ? data.delta : undefined;
@@ -182,9 +221,7 @@ class MessagesStreamDecoder implements StreamDecoder {
     const index = block.index;
     switch (delta.type) {
       case "text_delta":
-        return typeof delta.text === "string" && delta.text !== ""
-          ? [{ type: "block_delta", index, delta: { type: "text", text: delta.text } }]
-          : [];
+        return typeof delta.text === "string" ? this.textPiece(block, delta.text) : [];
       case "input_json_delta": {
         const piece = typeof delta.partial_json === "string" ? delta.partial_json : "";
         if (piece === "") return [];

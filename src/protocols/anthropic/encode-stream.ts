@@ -212,20 +212,15 @@ class MessagesStreamEncoder implements StreamEncoder {
         delta: wire,
       });
     }
-    let wire: object;
-    if (delta.type === "text" && kind === "text") wire = { type: "text_delta", text: delta.text };
-    else if (delta.type === "thinking" && kind === "thinking")
-      wire = { type: "thinking_delta", thinking: delta.text };
-    else if (delta.type === "tool_arguments" && kind === "tool_call")
-      wire = { type: "input_json_delta", partial_json: delta.json };
+    let opening: string;
+    if (delta.type === "text" && kind === "text") opening = TEXT_DELTA;
+    else if (delta.type === "thinking" && kind === "thinking") opening = THINKING_DELTA;
+    else if (delta.type === "tool_arguments" && kind === "tool_call") opening = INPUT_JSON_DELTA;
     else return "";
     const piece = delta.type === "tool_arguments" ? delta.json : delta.text;
     if (piece.length === 0) return "";
     const out = this.open(block);
-    return (
-      out +
-      sseEvent("content_block_delta", { type: "content_block_delta", index: block.clientIndex, delta: wire })
-    );
+    return out + pieceEvent(block.clientIndex as number, opening, piece); // open() numbered the block
   }
 
   private open(block: Block): string {
@@ -313,6 +308,21 @@ class MessagesStreamEncoder implements StreamEncoder {
       });
     return out + sseEvent("content_block_stop", { type: "content_block_stop", index: block.clientIndex });
   }
+}
+
+/** How a delta carrying a piece opens, up to the piece: its type, and the field the piece is in. */
+const deltaOpening = (type: string, field: string) => `,"delta":{"type":"${type}","${field}":`;
+const TEXT_DELTA = deltaOpening("text_delta", "text");
+const THINKING_DELTA = deltaOpening("thinking_delta", "thinking");
+const INPUT_JSON_DELTA = deltaOpening("input_json_delta", "partial_json");
+
+/**
+ * A content_block_delta carrying a piece, written as text: most of a stream is this event, the
+ * same JSON but for its index and piece, so only the piece goes through JSON.stringify. The bytes
+ * are those of sseEvent with the whole object (test/protocols/anthropic/encode-stream.test.ts).
+ */
+function pieceEvent(index: number, deltaOpening: string, piece: string): string {
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index}${deltaOpening}${JSON.stringify(piece)}}}\n\n`;
 }
 
 function errorEvent(error: GatewayError): string {

@@ -18,8 +18,14 @@ export function showsThoughts(request: Request): boolean {
   return request.reasoning?.exclude === false;
 }
 
+/** The last second written as a createTime: the streams that arrive in one second share it. */
+let lastCreated: { seconds: number; text: string } | undefined;
+
+/** Unix seconds as an RFC 3339 timestamp (`2025-01-01T00:00:00.000Z`). */
 export function createTime(created: number): string {
-  return new Date(created * 1000).toISOString();
+  if (lastCreated?.seconds !== created)
+    lastCreated = { seconds: created, text: new Date(created * 1000).toISOString() };
+  return lastCreated.text;
 }
 
 /** A candidate's content; Gemini leaves `parts` out when the model produced nothing. */
@@ -30,12 +36,11 @@ export function modelContent(parts: GeminiPart[]): GeminiCandidate["content"] {
 /** The text blocks' cited pages as the candidate's groundingMetadata (map-citations.ts). */
 export function addSources(candidate: GeminiCandidate, blocks: readonly OutputBlock[]): void {
   const texts = blocks.flatMap((b) => (b.type === "text" ? [b] : []));
+  const citations = texts.flatMap((b) => b.citations ?? []);
   const queries = blocks.flatMap((b) => (b.type === "web_search" ? [b.query] : []));
-  const grounding = groundingFor(
-    texts.map((b) => b.text).join(""),
-    texts.flatMap((b) => b.citations ?? []),
-    queries,
-  );
+  // Nothing to ground (most answers): the text is not joined for nothing.
+  if (citations.length === 0 && queries.length === 0) return;
+  const grounding = groundingFor(texts.map((b) => b.text).join(""), citations, queries);
   if (grounding) candidate.groundingMetadata = grounding;
 }
 

@@ -151,8 +151,8 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (delta.type === "text" && block.type === "text") {
       if (delta.text === "") return "";
       this.cited.text += delta.text;
-      const part: GeminiPart = { text: delta.text };
-      if (this.pendingSignature !== undefined) part.thoughtSignature = this.pendingSignature;
+      if (this.pendingSignature === undefined) return this.textChunk(delta.text);
+      const part: GeminiPart = { text: delta.text, thoughtSignature: this.pendingSignature };
       this.pendingSignature = undefined;
       return this.emit([part]);
     }
@@ -196,12 +196,16 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   private emit(parts: GeminiPart[]): string {
     if (parts.length === 0) return "";
-    // The text of a plain text part is the only JSON written per chunk (the answer's commonest chunk).
-    const candidate =
-      parts.length === 1 && Object.keys(parts[0]).length === 1 && typeof parts[0].text === "string"
-        ? `{"content":{"parts":[{"text":${JSON.stringify(parts[0].text)}}],"role":"model"},"index":0}`
-        : JSON.stringify({ content: modelContent(parts), index: 0 });
+    const candidate = JSON.stringify({ content: modelContent(parts), index: 0 });
     return `data: {"candidates":[${candidate}]${this.chunkTail}\n\n`;
+  }
+
+  /**
+   * A chunk of one plain text part, the answer's commonest chunk: the text is the only JSON written
+   * for it (the bytes emit() writes for `[{text}]`, test/protocols/gemini/encode-stream.test.ts).
+   */
+  private textChunk(text: string): string {
+    return `data: {"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${this.chunkTail}\n\n`;
   }
 
   private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {

@@ -20,6 +20,7 @@ import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
 import { fromOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import { frameJson } from "../shared/sse.ts";
+import { StringSlots } from "../shared/string-slots.ts";
 import { isObject } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
 import { argumentsText, customCall } from "./decode-response.ts";
@@ -58,10 +59,21 @@ class ChatStreamDecoder implements StreamDecoder {
   /** Encrypted items naming an id, not yet claimed by a tool call. */
   private pendingEncrypted: Array<{ id: string; data: string }> = [];
   private out: StreamEvent[] = [];
+  /**
+   * The last chunk parsed that carried only a piece of text, as a template: most of a stream is
+   * that chunk again with another piece, read without JSON.parse (src/protocols/shared/string-slots.ts).
+   */
+  private textChunk: StringSlots | undefined;
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
     if (this.failed) return [];
+    const piece = this.textChunk?.read(event.data);
+    // What readChoice does with such a chunk (`started` is true: the template was a parsed chunk).
+    if (piece !== undefined) {
+      if (!this.finished && piece) this.text(piece);
+      return this.out;
+    }
     const chunk = frameJson(event.data);
     if (chunk instanceof GatewayError) return this.fail(chunk);
     if (!isObject(chunk)) return [];
@@ -80,6 +92,7 @@ class ChatStreamDecoder implements StreamDecoder {
       if (this.images > 0) usage.imageOutputs = this.images;
       this.out.push({ type: "usage", usage });
     }
+    this.textChunk = textTemplate(event.data, chunk, choice) ?? this.textChunk;
     return this.out;
   }
 
@@ -293,4 +306,36 @@ class ChatStreamDecoder implements StreamDecoder {
     this.out.push({ type: "error", error });
     return this.out;
   }
+}
+
+/**
+ * A chunk whose only effect is its `delta.content` piece, as a template for the next ones: no
+ * error, usage, finish or log probabilities, and no other delta field but `role` holding anything
+ * (null, or an empty list: nothing for readChoice to read).
+ */
+function textTemplate(data: string, chunk: Json, choice: Json | undefined): StringSlots | undefined {
+  if (!choice || !absent(chunk.error) || isObject(chunk.usage)) return undefined;
+  if (!absent(choice.logprobs) || !absent(choice.finish_reason)) return undefined;
+  const delta = choice.delta;
+  if (!isObject(delta) || typeof delta.content !== "string" || delta.content === "") return undefined;
+  for (const key in delta) {
+    const value = delta[key];
+    if (
+      key !== "content" &&
+      key !== "role" &&
+      !absent(value) &&
+      !(Array.isArray(value) && value.length === 0)
+    )
+      return undefined;
+  }
+  // OpenAI pads each chunk with an `obfuscation` string, of random length, that no one reads.
+  const obfuscation = chunk.obfuscation;
+  return StringSlots.learn(
+    data,
+    typeof obfuscation === "string" ? [delta.content, obfuscation] : [delta.content],
+  );
+}
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null;
 }

@@ -45,8 +45,16 @@ import type {
   WireReasoningItem,
 } from "./wire-types.ts";
 
+// `deltaFields`: the fields of the block's delta events before the piece (see pieceEvent).
 type BlockState =
-  | { kind: "text"; message: OpenMessage; contentIndex: number; part: WireOutputText; closed: boolean }
+  | {
+      kind: "text";
+      message: OpenMessage;
+      contentIndex: number;
+      part: WireOutputText;
+      closed: boolean;
+      deltaFields: string;
+    }
   | {
       kind: "thinking";
       outputIndex: number;
@@ -55,6 +63,7 @@ type BlockState =
       signature: string;
       summaryOpen: boolean;
       closed: boolean;
+      deltaFields: string;
     }
   | {
       kind: "tool";
@@ -62,6 +71,7 @@ type BlockState =
       item: WireFunctionCallItem | WireCustomToolCallItem;
       args: string;
       closed: boolean;
+      deltaFields: string;
     }
   | { kind: "other" };
 
@@ -133,8 +143,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private open(): string {
     if (this.opened) return "";
     this.opened = true;
-    const response = this.snapshot({ status: "in_progress", usage: null });
-    return this.event("response.created", { response }) + this.event("response.in_progress", { response });
+    // Both carry the same response, written as JSON once.
+    const response = `,"response":${JSON.stringify(this.snapshot({ status: "in_progress", usage: null }))}`;
+    return this.eventOf("response.created", response) + this.eventOf("response.in_progress", response);
   }
 
   private blockStart(index: number, block: BlockStart): string {
@@ -152,6 +163,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         signature: "",
         summaryOpen: false,
         closed: false,
+        deltaFields: fieldsBeforeDelta({ item_id: item.id, output_index: outputIndex, summary_index: 0 }),
       });
       return out + this.event("response.output_item.added", { output_index: outputIndex, item });
     }
@@ -193,7 +205,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
       "in_progress",
     );
     this.output.push(item);
-    this.blocks.set(index, { kind: "tool", outputIndex, item, args: "", closed: false });
+    this.blocks.set(index, {
+      kind: "tool",
+      outputIndex,
+      item,
+      args: "",
+      closed: false,
+      deltaFields: fieldsBeforeDelta({ item_id: item.id, output_index: outputIndex }),
+    });
     return out + this.event("response.output_item.added", { output_index: outputIndex, item });
   }
 
@@ -216,16 +235,16 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const part = outputText("");
     const contentIndex = message.item.content.length;
     message.item.content.push(part);
-    this.blocks.set(index, { kind: "text", message, contentIndex, part, closed: false });
-    return (
-      out +
-      this.event("response.content_part.added", {
-        item_id: message.item.id,
-        output_index: message.outputIndex,
-        content_index: contentIndex,
-        part,
-      })
-    );
+    const at = { item_id: message.item.id, output_index: message.outputIndex, content_index: contentIndex };
+    this.blocks.set(index, {
+      kind: "text",
+      message,
+      contentIndex,
+      part,
+      closed: false,
+      deltaFields: fieldsBeforeDelta(at),
+    });
+    return out + this.event("response.content_part.added", { ...at, part });
   }
 
   private blockDelta(index: number, delta: BlockDelta): string {
@@ -246,13 +265,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     }
     if (state.kind === "text" && delta.type === "text" && delta.text && !state.closed) {
       state.part.text += delta.text;
-      return this.event("response.output_text.delta", {
-        item_id: state.message.item.id,
-        output_index: state.message.outputIndex,
-        content_index: state.contentIndex,
-        delta: delta.text,
-        logprobs: [],
-      });
+      return this.pieceEvent("response.output_text.delta", state.deltaFields, delta.text, ',"logprobs":[]');
     }
     if (state.kind === "thinking" && !state.closed) {
       if (delta.type === "signature") {
@@ -271,25 +284,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
         });
       }
       state.text += delta.text;
-      return (
-        out +
-        this.event("response.reasoning_summary_text.delta", {
-          item_id: state.item.id,
-          output_index: state.outputIndex,
-          summary_index: 0,
-          delta: delta.text,
-        })
-      );
+      return out + this.pieceEvent("response.reasoning_summary_text.delta", state.deltaFields, delta.text);
     }
     if (state.kind === "tool" && delta.type === "tool_arguments" && delta.json && !state.closed) {
       state.args += delta.json;
       // A custom tool's text is known only once its arguments are whole (see blockStop).
       if (state.item.type === "custom_tool_call") return "";
-      return this.event("response.function_call_arguments.delta", {
-        item_id: state.item.id,
-        output_index: state.outputIndex,
-        delta: delta.json,
-      });
+      return this.pieceEvent("response.function_call_arguments.delta", state.deltaFields, delta.json);
     }
     // A signature that arrives after a tool call opened cannot join its id any more; upstream
     // decoders put the Gemini signature on the tool call's block_start.
@@ -411,9 +412,36 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return responseObject(this.ctx, { ...fields, output: this.output });
   }
 
-  /** One SSE event: its type on the `event:` line and first in the data, then its sequence number. */
+  /**
+   * One SSE event: its type on the `event:` line and first in the data, then its sequence number,
+   * then `fields` (never naming `type` or `sequence_number`). Their JSON is joined to the first
+   * two as text: the bytes of JSON.stringify of the whole, without copying the fields into a new
+   * object first.
+   */
   private event(type: string, fields: Record<string, unknown>): string {
-    const data = JSON.stringify({ type, sequence_number: this.sequence++, ...fields });
-    return `event: ${type}\ndata: ${data}\n\n`;
+    const json = JSON.stringify(fields);
+    return this.eventOf(type, json === "{}" ? "" : `,${json.slice(1, -1)}`);
   }
+
+  /**
+   * A delta event carrying a piece, written as text: most of a stream is such events, the same
+   * JSON but for the sequence number and the piece, so only the piece goes through JSON.stringify.
+   * The bytes are event()'s with the fields whole (test/protocols/openai-responses/encode-stream.test.ts).
+   */
+  private pieceEvent(type: string, deltaFields: string, piece: string, after = ""): string {
+    return this.eventOf(type, `${deltaFields}${JSON.stringify(piece)}${after}`);
+  }
+
+  /**
+   * event() with the fields after the sequence number given as JSON text (`,"key":…`): the bytes
+   * JSON.stringify writes for the whole object, as `type` is a plain name.
+   */
+  private eventOf(type: string, fieldsJson: string): string {
+    return `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.sequence++}${fieldsJson}}\n\n`;
+  }
+}
+
+/** `,"item_id":…,"delta":`: a delta event's fields before its piece, as event() writes them. */
+function fieldsBeforeDelta(fields: Record<string, unknown>): string {
+  return `,${JSON.stringify(fields).slice(1, -1)},"delta":`;
 }

@@ -5,6 +5,7 @@ import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { anthropic } from "../../../src/protocols/anthropic/index.ts";
 import { JSON_TOOL_NAME } from "../../../src/protocols/anthropic/json-mode.ts";
 import type { SseEvent } from "../../../src/protocols/types.ts";
+import { AWKWARD_PIECES, countingParses, decodeAll, laidOutApart, readInTwo } from "../../support/streams.ts";
 import { fixtureText, parseSse } from "./helpers.ts";
 
 /** Events per SSE event, so tests can see what came out when. */
@@ -194,5 +195,129 @@ describe("streamDecoder (Anthropic-protocol upstream)", () => {
     frames.splice(2, 0, { data: '{"type":"some_future_event","x":1}' });
     const response = collectResponse(decodeEach(frames).all);
     assert.deepEqual(response.content, [{ type: "text", text: "Hello!" }]);
+  });
+});
+
+describe("text_delta events read without JSON.parse (src/protocols/shared/string-slots.ts)", () => {
+  const event = (name: string | undefined, data: Record<string, unknown>): SseEvent =>
+    name === undefined ? { data: JSON.stringify(data) } : { event: name, data: JSON.stringify(data) };
+  const text = (index: number, piece: string, name: string | undefined = "content_block_delta") =>
+    event(name, { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } });
+  const start = (index: number) =>
+    event("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "text", text: "" },
+    });
+  const stop = (index: number) => event("content_block_stop", { type: "content_block_stop", index });
+
+  const stream: SseEvent[] = [
+    event("message_start", {
+      type: "message_start",
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude",
+        content: [],
+        usage: { input_tokens: 3, output_tokens: 1 },
+      },
+    }),
+    start(0),
+    event("ping", { type: "ping" }),
+    { event: "ping", data: "not JSON: a ping is skipped unread" },
+    text(0, "Hello"),
+    text(0, " there"),
+    ...AWKWARD_PIECES.map((piece) => text(0, piece)),
+    // Named otherwise (skipped as a ping is), or not named (its type names it).
+    text(0, " skipped", "ping"),
+    text(0, " unnamed", undefined),
+    text(0, " unnamed too", undefined),
+    stop(0),
+    // A delta of a block that is not open, then another block.
+    text(0, " late"),
+    text(4, " nowhere"),
+    text(4, " nowhere still"),
+    start(1),
+    text(1, "Second"),
+    text(1, " block"),
+    stop(1),
+    event("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: 9 },
+    }),
+    event("message_stop", { type: "message_stop" }),
+  ];
+
+  test("a stream decodes to the same events as when every event is parsed", () => {
+    const decoded = decodeAll(anthropic.streamDecoder(), stream);
+    assert.deepEqual(decoded, decodeAll(anthropic.streamDecoder(), laidOutApart(stream)));
+    assert.deepEqual(
+      collectResponse(decoded).content.map((b) => (b.type === "text" ? b.text : "")),
+      [`Hello there${AWKWARD_PIECES.join("")} unnamed unnamed too late`, "Second block"],
+    );
+  });
+
+  test("a text block as the API writes it is not parsed at all, nor a ping: message_start only", () => {
+    const pieces = Array.from({ length: 20 }, (_, i) => text(0, ` w${i}`));
+    const { parses } = countingParses(() =>
+      decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 4), ...pieces]),
+    );
+    assert.equal(parses, 1);
+  });
+
+  test("a text block's deltas written otherwise are parsed once, then read as the template", () => {
+    const pieces = Array.from({ length: 20 }, (_, i) => ({
+      event: "content_block_delta",
+      data: `{"index":0,"type":"content_block_delta","delta":{"text":" w${i}","type":"text_delta"}}`,
+    }));
+    const decoded = countingParses(() =>
+      decodeAll(anthropic.streamDecoder(), [...stream.slice(0, 2), ...pieces]),
+    );
+    assert.equal(decoded.parses, 2);
+    assert.deepEqual(
+      decoded.result,
+      decodeAll(anthropic.streamDecoder(), laidOutApart([...stream.slice(0, 2), ...pieces])),
+    );
+  });
+
+  test("the texts every stream sends alike are read as their parse; other spellings are parsed", () => {
+    const opening = [stream[0], start(0), start(12)];
+    for (const data of [
+      '{"type":"content_block_stop","index":0}',
+      '{"type":"content_block_stop","index":12}',
+      '{"type":"content_block_stop","index":1.0}',
+      '{"type":"content_block_stop","index":-0}',
+      '{"type":"content_block_stop","index":0,"x":1}',
+      '{"type":"message_stop"}',
+      '{"type":"message_stop" }',
+      '{"type":"content_block_start","index":3,"content_block":{"type":"text","text":""}}',
+      '{"type":"content_block_start","index":3,"content_block":{"type":"text","text":"","citations":null}}',
+    ]) {
+      const events = [...opening, { event: JSON.parse(data).type, data }, text(3, "after")];
+      assert.deepEqual(
+        decodeAll(anthropic.streamDecoder(), events),
+        decodeAll(anthropic.streamDecoder(), laidOutApart(events)),
+        data,
+      );
+    }
+    // Not JSON (a leading zero): the stream's error, as the parse makes it.
+    const broken = { event: "content_block_stop", data: '{"type":"content_block_stop","index":01}' };
+    const decoder = anthropic.streamDecoder();
+    for (const event of opening) decoder.decode(event);
+    assert.deepEqual(
+      decoder.decode(broken).map((e) => e.type),
+      ["error"],
+    );
+  });
+
+  test("an event cut across reads anywhere, even inside a character, decodes the same", () => {
+    const bytes = Buffer.from(
+      stream.map((e) => `${e.event ? `event: ${e.event}\n` : ""}data: ${e.data}\n\n`).join(""),
+    );
+    const whole = decodeAll(anthropic.streamDecoder(), readInTwo(bytes, bytes.length));
+    for (let at = 1; at < bytes.length; at += 7)
+      assert.deepEqual(decodeAll(anthropic.streamDecoder(), readInTwo(bytes, at)), whole, `cut at ${at}`);
   });
 });

@@ -4,7 +4,8 @@ import { GatewayError } from "../../../src/ir/errors.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { emptyUsage, type Usage } from "../../../src/ir/usage.ts";
 import { anthropic } from "../../../src/protocols/anthropic/index.ts";
-import { encodeContext, sseFrames } from "./helpers.ts";
+import { AWKWARD_PIECES } from "../../support/streams.ts";
+import { encodeContext, parseSse, sseFrames } from "./helpers.ts";
 
 const finalUsage: Usage = { ...emptyUsage(), promptTokens: 120, cacheReadTokens: 20, completionTokens: 33 };
 
@@ -174,5 +175,44 @@ describe("messages stream encoder", () => {
     ]);
     assert.equal(frames[0].data.message.id, "gen-01TEST");
     assert.equal(frames[0].data.message.model, "anthropic/claude-sonnet-4-5");
+  });
+});
+
+describe("pieces written as text around their JSON", () => {
+  test("a content_block_delta is the bytes of its object through JSON.stringify, for any piece", () => {
+    const pieces = ["Hello", ...AWKWARD_PIECES];
+    const blocks: Array<[StreamEvent & { type: "block_start" }, (piece: string) => StreamEvent, object]> = [
+      [
+        { type: "block_start", index: 0, block: { type: "text" } },
+        (text) => ({ type: "block_delta", index: 0, delta: { type: "text", text } }),
+        { type: "text_delta", text: "" },
+      ],
+      [
+        { type: "block_start", index: 1, block: { type: "thinking" } },
+        (text) => ({ type: "block_delta", index: 1, delta: { type: "thinking", text } }),
+        { type: "thinking_delta", thinking: "" },
+      ],
+      [
+        { type: "block_start", index: 2, block: { type: "tool_call", id: "t", name: "f" } },
+        (json) => ({ type: "block_delta", index: 2, delta: { type: "tool_arguments", json } }),
+        { type: "input_json_delta", partial_json: "" },
+      ],
+    ];
+    const events: StreamEvent[] = [{ type: "start" }];
+    const expected: string[] = [];
+    blocks.forEach(([start, delta, wire], index) => {
+      events.push(start, ...pieces.map(delta), { type: "block_stop", index });
+      const field = Object.keys(wire)[1];
+      for (const piece of pieces)
+        expected.push(
+          JSON.stringify({ type: "content_block_delta", index, delta: { ...wire, [field]: piece } }),
+        );
+    });
+    const { perEvent, tail } = run(events);
+    const deltas = parseSse(perEvent.join("") + tail).filter((e) => e.event === "content_block_delta");
+    assert.deepEqual(
+      deltas.map((e) => e.data),
+      expected,
+    );
   });
 });

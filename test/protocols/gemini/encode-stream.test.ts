@@ -4,6 +4,7 @@ import { GatewayError } from "../../../src/ir/errors.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { emptyUsage } from "../../../src/ir/usage.ts";
 import { gemini } from "../../../src/protocols/gemini/index.ts";
+import { AWKWARD_PIECES } from "../../support/streams.ts";
 import { blockEvents, encodeContext, parseSse } from "./helpers.ts";
 
 function run(events: StreamEvent[], request = {}) {
@@ -21,7 +22,7 @@ describe("streamEncoder", () => {
     ctx.model = 'vendor/model "ü"';
     const encoder = gemini.streamEncoder(ctx);
     encoder.encode({ type: "block_start", index: 0, block: { type: "text" } });
-    for (const text of ["Hel", 'a "quote", a \\ and ü 😀', "\u2028\u0000"]) {
+    for (const text of ["Hel", 'a "quote", a \\ and ü 😀', "\u2028\u0000", ...AWKWARD_PIECES]) {
       const written = encoder.encode({ type: "block_delta", index: 0, delta: { type: "text", text } });
       const object = {
         candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0 }],
@@ -31,6 +32,22 @@ describe("streamEncoder", () => {
       };
       assert.equal(written, `data: ${JSON.stringify(object)}\n\n`);
     }
+  });
+
+  test("each stream states its own request's second as createTime, streams of other seconds between", () => {
+    const firstChunk = (created: number) => {
+      const encoder = gemini.streamEncoder({ ...encodeContext(), created });
+      encoder.encode({ type: "block_start", index: 0, block: { type: "text" } });
+      return parseSse(
+        encoder.encode({ type: "block_delta", index: 0, delta: { type: "text", text: "a" } }),
+      )[0];
+    };
+    for (const [created, time] of [
+      [1735689600, "2025-01-01T00:00:00.000Z"],
+      [1735689601, "2025-01-01T00:00:01.000Z"],
+      [1735689600, "2025-01-01T00:00:00.000Z"],
+    ] as const)
+      assert.equal(firstChunk(created).createTime, time);
   });
 
   test("each text delta is written at once, as its own chunk", () => {

@@ -4,6 +4,7 @@ import { collectResponse } from "../../../src/ir/collect.ts";
 import { GatewayError } from "../../../src/ir/errors.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { openaiChat } from "../../../src/protocols/openai-chat/index.ts";
+import { AWKWARD_PIECES, countingParses, decodeAll, laidOutApart, readInTwo } from "../../support/streams.ts";
 import { decodeSse, fixtureText, sseEvents } from "./helpers.ts";
 
 /** Blocks must start before their deltas and stop after them; every started block stops. */
@@ -315,5 +316,80 @@ describe("streamDecoder, chunk by chunk", () => {
     assert.deepEqual(decoder.decode({ data: '{"choices":[]}' }), [], "nothing after a failure");
     const other = openaiChat.streamDecoder();
     assert.equal(other.decode({ data: "{not json" })[0].type, "error");
+  });
+});
+
+describe("text chunks read without JSON.parse (src/protocols/shared/string-slots.ts)", () => {
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "gpt-4.1",
+      choices,
+      usage: null,
+      ...extra,
+    });
+  const choice = (delta: unknown, more: Record<string, unknown> = {}) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: null,
+    ...more,
+  });
+  const text = (piece: string, extra?: Record<string, unknown>) => ({
+    data: chunk([choice({ content: piece })], extra),
+  });
+
+  /** Plain pieces around awkward ones, and chunks of the same layout that carry more than text. */
+  const stream = [
+    { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) },
+    text("Hello"),
+    text(" there"),
+    ...AWKWARD_PIECES.map((piece) => text(piece)),
+    text(" end", { obfuscation: "abc" }),
+    text(" end!", { obfuscation: "Zz" }),
+    text(" and"),
+    {
+      data: chunk([
+        choice(
+          { content: " more" },
+          { logprobs: { content: [{ token: " more", logprob: -0.5, bytes: [32], top_logprobs: [] }] } },
+        ),
+      ]),
+    },
+    text(" more"),
+    { data: chunk([choice({ content: " refused", refusal: "no" })]) },
+    { data: chunk([choice({ content: " again", refusal: "no" })]) },
+    { data: chunk([choice({ content: " last" }, { finish_reason: "stop" })]) },
+    text(" after the finish"),
+    { data: chunk([], { usage: { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 } }) },
+    { data: "[DONE]" },
+  ];
+
+  test("a stream decodes to the same events as when every chunk is parsed", () => {
+    const decoded = decodeAll(openaiChat.streamDecoder(), stream);
+    assert.deepEqual(decoded, decodeAll(openaiChat.streamDecoder(), laidOutApart(stream)));
+    assert.equal(
+      collectResponse(decoded)
+        .content.map((b) => (b.type === "text" ? b.text : ""))
+        .join(""),
+      `Hello there${AWKWARD_PIECES.join("")} end end! and more more refusedno againno last`,
+    );
+  });
+
+  test("a run of text chunks is parsed once, then read as the template (OpenAI's obfuscation too)", () => {
+    for (const extra of [{}, { obfuscation: "x" }]) {
+      const pieces = Array.from({ length: 20 }, (_, i) => text(` w${i}`, extra));
+      const { parses } = countingParses(() => decodeAll(openaiChat.streamDecoder(), pieces));
+      assert.equal(parses, 1);
+    }
+  });
+
+  test("a chunk cut across reads anywhere, even inside a character, decodes the same", () => {
+    const bytes = Buffer.from(stream.map((e) => `data: ${e.data}\n\n`).join(""));
+    const whole = decodeAll(openaiChat.streamDecoder(), readInTwo(bytes, bytes.length));
+    for (let at = 1; at < bytes.length; at += 7)
+      assert.deepEqual(decodeAll(openaiChat.streamDecoder(), readInTwo(bytes, at)), whole, `cut at ${at}`);
   });
 });

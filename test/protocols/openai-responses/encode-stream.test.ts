@@ -4,7 +4,8 @@ import { GatewayError } from "../../../src/ir/errors.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { emptyUsage } from "../../../src/ir/usage.ts";
 import { openaiResponses } from "../../../src/protocols/openai-responses/index.ts";
-import { encodeContext, written } from "./helpers.ts";
+import { AWKWARD_PIECES } from "../../support/streams.ts";
+import { encodeContext, sseEvents, written } from "./helpers.ts";
 
 const usage = {
   ...emptyUsage(),
@@ -277,5 +278,93 @@ describe("the typed event sequence", () => {
     );
     assert.deepEqual(types(out), ["response.created", "response.in_progress", "response.failed", "error"]);
     assert.equal(out[2].data.response.error.code, "rate_limit_exceeded");
+  });
+});
+
+describe("events written as text around their JSON", () => {
+  test("every event's data is JSON whose text is JSON.stringify's: type, sequence_number, then its fields", () => {
+    for (const tail of [
+      [
+        { type: "finish", reason: "tool_calls" },
+        { type: "usage", usage },
+      ],
+      [{ type: "error", error: new GatewayError("api_error", "upstream broke", { status: 502 }) }],
+    ] as StreamEvent[][]) {
+      const encoder = openaiResponses.streamEncoder(encodeContext());
+      const events: StreamEvent[] = [
+        { type: "start" },
+        { type: "block_start", index: 0, block: { type: "thinking" } },
+        { type: "block_delta", index: 0, delta: { type: "thinking", text: "hmm" } },
+        { type: "block_delta", index: 0, delta: { type: "signature", signature: "sig" } },
+        { type: "block_stop", index: 0 },
+        { type: "block_start", index: 1, block: { type: "text" } },
+        { type: "block_delta", index: 1, delta: { type: "text", text: "hi" } },
+        { type: "block_stop", index: 1 },
+        { type: "block_start", index: 2, block: { type: "tool_call", id: "call_1", name: "f" } },
+        { type: "block_stop", index: 2 },
+        ...tail,
+      ];
+      const text = events.map((e) => encoder.encode(e)).join("") + encoder.end();
+      sseEvents(text).forEach(({ event, data }, i) => {
+        assert.equal(JSON.stringify(JSON.parse(data)), data);
+        assert.ok(data.startsWith(`{"type":"${event}","sequence_number":${i},"`), data);
+      });
+    }
+  });
+
+  test("response.created and response.in_progress are the bytes of their objects through JSON.stringify", () => {
+    const encoder = openaiResponses.streamEncoder(encodeContext({ temperature: 0.5, maxOutputTokens: 99 }));
+    const [created, inProgress] = sseEvents(encoder.encode({ type: "start" }));
+    for (const [{ data }, type, sequence_number] of [
+      [created, "response.created", 0],
+      [inProgress, "response.in_progress", 1],
+    ] as const)
+      assert.equal(data, JSON.stringify({ type, sequence_number, response: JSON.parse(data).response }));
+  });
+
+  test("each is the bytes of its object through JSON.stringify, for any piece", () => {
+    const pieces = ["Hello", ...AWKWARD_PIECES];
+    const events: StreamEvent[] = [
+      { type: "block_start", index: 0, block: { type: "thinking" } },
+      ...pieces.map(
+        (text): StreamEvent => ({ type: "block_delta", index: 0, delta: { type: "thinking", text } }),
+      ),
+      { type: "block_stop", index: 0 },
+      { type: "block_start", index: 1, block: { type: "text" } },
+      ...pieces.map(
+        (text): StreamEvent => ({ type: "block_delta", index: 1, delta: { type: "text", text } }),
+      ),
+      { type: "block_stop", index: 1 },
+      { type: "block_start", index: 2, block: { type: "tool_call", id: "call_1", name: "f" } },
+      ...pieces.map(
+        (json): StreamEvent => ({ type: "block_delta", index: 2, delta: { type: "tool_arguments", json } }),
+      ),
+      { type: "block_stop", index: 2 },
+    ];
+    const encoder = openaiResponses.streamEncoder(encodeContext());
+    const text = events.map((e) => encoder.encode(e)).join("") + encoder.end();
+    // The objects as event() writes them: type, sequence_number, then the fields in this order.
+    const fields: Record<string, string[]> = {
+      "response.reasoning_summary_text.delta": ["item_id", "output_index", "summary_index", "delta"],
+      "response.output_text.delta": ["item_id", "output_index", "content_index", "delta", "logprobs"],
+      "response.function_call_arguments.delta": ["item_id", "output_index", "delta"],
+    };
+    for (const [type, keys] of Object.entries(fields)) {
+      const deltas = sseEvents(text).filter((e) => e.event === type);
+      assert.deepEqual(
+        deltas.map((e) => JSON.parse(e.data).delta),
+        pieces,
+        type,
+      );
+      for (const { data } of deltas) {
+        const parsed = JSON.parse(data);
+        const object = {
+          type,
+          sequence_number: parsed.sequence_number,
+          ...Object.fromEntries(keys.map((k) => [k, parsed[k]])),
+        };
+        assert.equal(data, JSON.stringify(object));
+      }
+    }
   });
 });

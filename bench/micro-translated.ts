@@ -1,0 +1,150 @@
+// The CPU of a translated stream's own work, without sockets or the request path: the upstream's
+// 20-chunk answer (the bench upstream's bytes) read by the SSE reader, decoded to IR stream events
+// by the upstream's protocol and encoded by the client's, as the adapter and the translated route
+// do it (src/providers/http/adapter.ts `stream`, src/gateway/route.ts). One line per translated
+// pair of bench/scenarios.ts, in µs of CPU per stream.
+//
+//   node bench/micro.ts --scenario translated [--streams 20000] [--reads burst|turn] [--rounds 3]
+//                       [--pair NAME] [--print] [--profile]
+//
+// `burst` has the whole answer in one read (the `-burst` scenarios), `turn` one frame per read.
+// `--print` writes the client's bytes of each pair instead of measuring: compare them across a
+// change to see that no byte a client receives moved.
+
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StreamEvent } from "../src/ir/stream.ts";
+import { protocols } from "../src/protocols/index.ts";
+import { SseReader } from "../src/protocols/shared/sse-reader.ts";
+import type { EncodeContext, Protocol } from "../src/protocols/types.ts";
+import { summarizeProfile } from "./cpu-profile.ts";
+import { formatProfile } from "./profile.ts";
+import { chatStream, messagesStream } from "./servers/upstream-bodies.ts";
+
+interface Pair {
+  name: string;
+  client: Protocol;
+  upstream: Protocol;
+  ctx: EncodeContext;
+  frames: string[];
+}
+
+const PROMPT = "Hello";
+
+function context(client: Protocol, body: unknown, ctx: Partial<Parameters<Protocol["decodeRequest"]>[1]>) {
+  const request = client.decodeRequest(body, { headers: { "anthropic-version": "2023-06-01" }, ...ctx });
+  return { id: "gen-bench0000000000000000", model: "fake/m-burst", created: 1735689600, request };
+}
+
+const PAIRS: Pair[] = [
+  {
+    name: "messages-to-chat",
+    client: protocols.anthropic,
+    upstream: protocols["openai-chat"],
+    ctx: context(
+      protocols.anthropic,
+      {
+        model: "fake/m-burst",
+        max_tokens: 1024,
+        messages: [{ role: "user", content: PROMPT }],
+        stream: true,
+      },
+      {},
+    ),
+    frames: chatStream("m-burst", 20, true),
+  },
+  {
+    name: "gemini-to-messages",
+    client: protocols.gemini,
+    upstream: protocols.anthropic,
+    ctx: context(
+      protocols.gemini,
+      { contents: [{ role: "user", parts: [{ text: PROMPT }] }] },
+      { pathModel: "fakea/ma-burst", pathStream: true },
+    ),
+    frames: messagesStream("ma-burst", 20),
+  },
+  {
+    name: "responses-to-messages",
+    client: protocols["openai-responses"],
+    upstream: protocols.anthropic,
+    ctx: context(
+      protocols["openai-responses"],
+      { model: "fakea/ma-burst", input: PROMPT, max_output_tokens: 1024, stream: true },
+      {},
+    ),
+    frames: messagesStream("ma-burst", 20),
+  },
+];
+
+/** One stream, as the adapter reads it and the translated route encodes it: the client's text. */
+function translate(pair: Pair, reads: Buffer[]): string {
+  const reader = new SseReader();
+  const decoder = pair.upstream.streamDecoder();
+  const encoder = pair.client.streamEncoder(pair.ctx);
+  let out = "";
+  const encodeAll = (events: StreamEvent[]) => {
+    for (const event of events) out += encoder.encode(event);
+  };
+  for (const read of reads) {
+    const events: StreamEvent[] = [];
+    for (const e of reader.read(read)) for (const event of decoder.decode(e)) events.push(event);
+    encodeAll(events);
+  }
+  for (const e of reader.end()) encodeAll(decoder.decode(e));
+  encodeAll(decoder.end());
+  return out + encoder.end();
+}
+
+function readsOf(pair: Pair, pacing: string): Buffer[] {
+  return pacing === "turn" ? pair.frames.map((f) => Buffer.from(f)) : [Buffer.from(pair.frames.join(""))];
+}
+
+/** CPU µs per stream over `streams` streams. */
+function measure(pair: Pair, reads: Buffer[], streams: number): number {
+  let bytes = 0;
+  const before = process.cpuUsage();
+  for (let i = 0; i < streams; i++) bytes += translate(pair, reads).length;
+  const cpu = process.cpuUsage(before);
+  if (bytes === 0) throw new Error(`${pair.name} wrote nothing`);
+  return (cpu.user + cpu.system) / streams;
+}
+
+export async function translatedMicro(flag: (name: string, fallback: string) => string): Promise<void> {
+  const streams = Number(flag("--streams", "20000"));
+  const rounds = Number(flag("--rounds", "3"));
+  const pacing = flag("--reads", "burst");
+  const only = flag("--pair", "");
+  const pairs = PAIRS.filter((p) => only === "" || p.name === only);
+  if (process.argv.includes("--print")) {
+    for (const pair of pairs)
+      process.stdout.write(`== ${pair.name}\n${translate(pair, readsOf(pair, pacing))}`);
+    return;
+  }
+  for (const pair of pairs) measure(pair, readsOf(pair, pacing), Math.min(streams, 5000)); // warm-up
+  const session = process.argv.includes("--profile") ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
+  const figures = new Map<string, number[]>(pairs.map((p) => [p.name, []]));
+  // Rounds alternate the pairs, so a drift of the machine's speed touches each alike.
+  for (let round = 0; round < rounds; round++)
+    for (const pair of pairs) figures.get(pair.name)?.push(measure(pair, readsOf(pair, pacing), streams));
+  if (session) {
+    const { profile } = await session.post("Profiler.stop");
+    const file = join(tmpdir(), `micro-translated-${process.pid}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(formatProfile(summarizeProfile(file)));
+  }
+  for (const [name, us] of figures) {
+    const sorted = [...us].sort((a, b) => a - b);
+    console.log(
+      `${name} (${pacing}): ${sorted[0].toFixed(1)} µs CPU per stream at best, ` +
+        `median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} (${rounds} rounds of ${streams})`,
+    );
+  }
+}
