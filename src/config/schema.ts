@@ -191,8 +191,8 @@ const provider = z.strictObject(
       .optional()
       .meta({
         description:
-          "With `http2`: the streams one connection carries at once; a further request opens another connection. " +
-          "Keep it at or under the server's own SETTINGS_MAX_CONCURRENT_STREAMS (100 for most).",
+          "With `http2`: the most streams one connection carries at once (fewer if the server allows fewer); a " +
+          "further request opens another connection.",
         default: DEFAULT_HTTP2_MAX_STREAMS,
       }),
     max_tokens_field: z
