@@ -142,7 +142,8 @@ describe("over h2c (prior knowledge)", () => {
       `an error frame: ${JSON.stringify(cut.frames)}`,
     );
     assert.equal(text(whole.frames!), "one two three four");
-    const cutWhole = await (fake.script({ ...SLOW, fault: "reset-mid" }), chat(gw, { model: "h2t/h2c" }));
+    fake.script({ ...SLOW, fault: "reset-mid" });
+    const cutWhole = await chat(gw, { model: "h2t/h2c" });
     assert.equal(cutWhole.status, 502);
     assert.ok(cutWhole.json.error.message, "a whole answer cut: an error in the chat protocol");
   });
