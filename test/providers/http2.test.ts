@@ -203,6 +203,91 @@ describe("over TLS", () => {
   });
 });
 
+/** Streams the raw upstreams hold open, destroyed when they close. */
+const open = new Set<http2.ServerHttp2Stream>();
+
+/** A raw HTTP/2 upstream for the pool's own tests; `answer` gets each stream. */
+async function rawUpstream(
+  settings: http2.Settings,
+  answer: (stream: http2.ServerHttp2Stream) => void,
+): Promise<{ origin: string; sessions: () => number; close: () => void }> {
+  let sessions = 0;
+  const server = http2.createServer({ settings });
+  server.on("session", () => sessions++);
+  server.on("stream", (stream) => {
+    stream.resume();
+    answer(stream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sessions: () => sessions,
+    close: () => {
+      server.close();
+      for (const s of open) s.destroy();
+    },
+  };
+}
+function poolFor(origin: string, maxStreams = 100) {
+  return upstreamDispatcher({
+    id: "raw",
+    protocol: "openai",
+    baseUrl: origin,
+    enabled: true,
+    timeouts: { ...DEFAULT_TIMEOUTS, connectMs: 1000 },
+    http2: { maxStreams },
+  });
+}
+
+describe("the pool", () => {
+  test("held streams arriving in bursts all start, 100 a connection", async () => {
+    const upstream = await rawUpstream({}, (stream) => {
+      open.add(stream);
+      stream.respond({ ":status": 200 });
+      stream.write("first");
+    });
+    const dispatcher = poolFor(upstream.origin);
+    try {
+      let started = 0;
+      const all: Promise<unknown>[] = [];
+      // In bursts, as clients arrive: a burst that fills a connection left undici's own pool
+      // counting that connection free, and the next stream sent there waited for ever.
+      for (let burst = 0; burst < 5; burst++) {
+        for (let i = 0; i < 50; i++)
+          all.push(
+            dispatcher
+              .request({ origin: upstream.origin, path: "/", method: "POST", body: "{}" })
+              .then(async (res) => {
+                // Read the first chunk and keep the stream open.
+                await new Promise((resolve) => res.body.once("data", resolve));
+                started++;
+              }),
+          );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, 3000))]);
+      assert.equal(started, 250);
+      assert.equal(upstream.sessions(), 3);
+    } finally {
+      await dispatcher.destroy();
+      upstream.close();
+    }
+  });
+
+  test("an upstream that refuses connections: every waiting request fails at once, none hangs", async () => {
+    const dispatcher = poolFor("http://127.0.0.1:9");
+    const started = Date.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        dispatcher.request({ origin: "http://127.0.0.1:9", path: "/", method: "POST", body: "{}" }),
+      ),
+    );
+    assert.ok(outcomes.every((o) => o.status === "rejected"));
+    assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+    await dispatcher.close();
+  });
+});
+
 describe("the upstream's own stream limit", () => {
   test("a server allowing 10 streams a connection gets no more, and none is refused", async () => {
     let sessions = 0;

@@ -3,100 +3,176 @@
 // open streams hold a few upstream descriptors, not one each). docs/operations.md#http2-upstreams.
 
 import type { ClientHttp2Session } from "node:http2";
-import { Agent, type buildConnector, Client, type Dispatcher, Pool } from "undici";
+import { Agent, buildConnector, Client, Dispatcher, errors } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 
 /** Connections idle this long are closed (HTTP/1.1; an HTTP/2 one lives until the server ends it). */
 const KEEP_ALIVE_MS = 30_000;
 
 export function upstreamDispatcher(provider: ProviderConfig): Dispatcher {
-  const options = {
-    connect: { timeout: provider.timeouts.connectMs },
+  const timeouts = {
     headersTimeout: provider.timeouts.firstByteMs,
     bodyTimeout: provider.timeouts.idleMs,
     keepAliveTimeout: KEEP_ALIVE_MS,
-    // No cap on connections per upstream: a cap would queue streams behind one another.
   };
-  if (!provider.http2) return new Agent(options);
-  const { maxStreams } = provider.http2;
-  const opening = new OpeningGate();
-  const agent = new Agent({
-    ...options,
-    allowH2: true,
-    // Prior knowledge: plain `http` has no ALPN to ask with, so h2c is spoken from the first byte.
-    // (undici's Client takes `useH2c`; through an Agent it has to ride in `connect`, untyped there.)
-    connect: {
-      ...options.connect,
-      useH2c: provider.baseUrl.startsWith("http:"),
-    } as buildConnector.BuildOptions,
-    factory: (origin, opts) =>
-      new Pool(origin, {
-        ...opts,
-        factory: (o: URL, co: object) => opening.track(negotiatingClient(o, co, maxStreams, opening)),
-      }),
-  });
-  // undici 7 lets a request that is not idempotent (every POST) onto a busy connection only when
-  // told it may: without this each stream waits for the one before it on its HTTP/2 connection.
-  // Nothing is replayed for it: a stream cut by a reset or GOAWAY fails (test/providers/http2.test.ts).
-  return agent.compose(
-    (dispatch) => (opts, handler) => opening.admit(() => dispatch({ ...opts, idempotent: true }, handler)),
-  );
+  if (provider.http2) return new Http2Pool(provider, timeouts, provider.http2.maxStreams);
+  // No cap on connections per upstream: a cap would queue streams behind one another.
+  return new Agent({ ...timeouts, connect: { timeout: provider.timeouts.connectMs } });
 }
 
 /**
- * One connection that carries `maxStreams` requests at once if the server took h2 (fewer if the
- * server allows fewer), and one at a time if ALPN left it at HTTP/1.1: pipelined requests there
- * would wait behind a whole stream.
+ * The connections to one HTTP/2 upstream. undici's own Pool is not used: it picks a connection by a
+ * "needs drain" flag that a burst of streams leaves stale (a full connection is then taken for free,
+ * and the stream waits there behind whole answers), and it opens a connection for every request
+ * that arrives while one is being opened. Here a request goes to the first connection with a free
+ * stream; with none, it waits for the one being opened, or opens one.
  */
-function negotiatingClient(origin: URL, options: object, maxStreams: number, opening: OpeningGate): Client {
-  const connect = (options as { connect: buildConnector.connector }).connect;
-  const client: Client = new Client(origin, {
-    ...options,
-    pipelining: 1,
-    connect: (params, callback) => {
-      opening.started();
-      connect(params, (...result: Parameters<buildConnector.Callback>) => {
-        const socket = result[1];
-        callback(...result);
-        const session =
-          (socket as { alpnProtocol?: unknown } | null)?.alpnProtocol === "h2"
-            ? sessionOf(socket!)
-            : undefined;
-        if (session) heedServerLimit(client, session, maxStreams, opening);
-        else {
-          if (socket && !result[0] && (socket as { alpnProtocol?: unknown }).alpnProtocol === "h2")
-            client.pipelining = maxStreams;
-          opening.ended(result[0] !== null);
-        }
-      });
-    },
-  });
-  return client;
-}
+class Http2Pool extends Dispatcher {
+  private readonly origin: string;
+  private readonly connector: buildConnector.connector;
+  private readonly clients: Client[] = [];
+  /** Requests waiting for a connection being opened (a connect timeout at most). */
+  private waiting: ((mayWait: boolean) => void)[] = [];
+  private opening = 0;
+  private closed = false;
 
-/**
- * The connection is open once the server's SETTINGS are in: undici 7 does not cap a connection's
- * streams at the server's SETTINGS_MAX_CONCURRENT_STREAMS, and streams sent past it before the
- * SETTINGS arrive are refused (after, Node holds them until others end, behind whole answers). So
- * the connection takes its first request alone, and the rest once the limit is known.
- */
-function heedServerLimit(
-  client: Client,
-  session: ClientHttp2Session,
-  maxStreams: number,
-  opening: OpeningGate,
-): void {
-  let settled = false;
-  const settle = (failed: boolean) => {
-    if (settled) return;
-    settled = true;
-    opening.ended(failed);
-  };
-  session.on("remoteSettings", (settings) => {
-    client.pipelining = Math.min(maxStreams, settings.maxConcurrentStreams ?? maxStreams);
-    settle(false);
-  });
-  session.once("close", () => settle(true));
+  private readonly options: Client.Options;
+  private readonly maxStreams: number;
+
+  constructor(provider: ProviderConfig, options: Client.Options, maxStreams: number) {
+    super();
+    this.options = options;
+    this.maxStreams = maxStreams;
+    this.origin = new URL(provider.baseUrl).origin;
+    this.connector = buildConnector({
+      timeout: provider.timeouts.connectMs,
+      allowH2: true,
+      // Prior knowledge: plain `http` has no ALPN to ask with, so h2c is spoken from the first byte.
+      useH2c: this.origin.startsWith("http:"),
+    } as buildConnector.BuildOptions);
+  }
+
+  dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.closed) throw new errors.ClientClosedError();
+    if (String(opts.origin) !== this.origin && new URL(String(opts.origin)).origin !== this.origin)
+      throw new errors.InvalidArgumentError(`this pool calls ${this.origin} only`);
+    this.route(opts, handler, true);
+    return true;
+  }
+
+  private route(
+    opts: Dispatcher.DispatchOptions,
+    handler: Dispatcher.DispatchHandler,
+    mayWait: boolean,
+  ): void {
+    const client = this.withRoom();
+    if (!client && mayWait && this.opening > 0) {
+      this.waiting.push((wait) => this.route(opts, handler, wait));
+      return;
+    }
+    // undici 7 lets a request that is not idempotent (every POST) onto a busy connection only when
+    // told it may: without this each stream waits for the one before it on its connection. Nothing
+    // is replayed for it: a stream cut by a reset or GOAWAY fails (test/providers/http2.test.ts).
+    (client ?? this.open()).dispatch({ ...opts, idempotent: true }, handler);
+  }
+
+  close(): Promise<void>;
+  close(callback: () => void): void;
+  close(callback?: () => void): Promise<void> | undefined {
+    return this.all((client) => client.close(), callback);
+  }
+
+  destroy(): Promise<void>;
+  destroy(err: Error | null): Promise<void>;
+  destroy(callback: () => void): void;
+  destroy(err: Error | null, callback: () => void): void;
+  destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | undefined {
+    const err = typeof a === "function" ? null : (a ?? null);
+    return this.all((client) => client.destroy(err), typeof a === "function" ? a : b);
+  }
+
+  /** Closing or destroying: the waiting requests go to a connection first, to end with the others. */
+  private all(each: (client: Client) => Promise<void>, callback?: () => void): Promise<void> | undefined {
+    this.closed = true;
+    this.release(false);
+    const done = Promise.all(this.clients.map(each)).then(() => {});
+    if (!callback) return done;
+    done.then(callback, callback);
+  }
+
+  /** A connection with a free stream now (one whose streams all ended may reconnect). */
+  private withRoom(): Client | undefined {
+    for (const client of this.clients) {
+      const { connected, pending, size } = client.stats;
+      if (pending === 0 && (connected ? size < client.pipelining : size === 0)) return client;
+    }
+    return undefined;
+  }
+
+  /**
+   * A new connection. It takes its first request alone, and more once the server has said how many
+   * streams it allows: `maxStreams` or fewer if it took h2, one at a time if ALPN left it at
+   * HTTP/1.1 (pipelined requests there would wait behind a whole stream).
+   */
+  private open(): Client {
+    const client: Client = new Client(this.origin, {
+      ...this.options,
+      pipelining: 1,
+      connect: (params, callback) => {
+        this.opening++;
+        client.pipelining = 1;
+        this.connector(params, (...result: Parameters<buildConnector.Callback>) => {
+          const [err, socket] = result;
+          callback(...result);
+          const h2 = (socket as { alpnProtocol?: unknown } | null)?.alpnProtocol === "h2";
+          const session = h2 ? sessionOf(socket!) : undefined;
+          if (session) this.heedServerLimit(client, session);
+          else {
+            if (h2) client.pipelining = this.maxStreams;
+            this.opened(err !== null);
+          }
+        });
+      },
+    });
+    // A failed connect has failed the requests it held; the next request opens a connection anew.
+    client.on("connectionError", () => {
+      const at = this.clients.indexOf(client);
+      if (at !== -1) this.clients.splice(at, 1);
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  /**
+   * Streams past the server's SETTINGS_MAX_CONCURRENT_STREAMS are refused if sent before its SETTINGS
+   * arrive, and held by Node until others end if sent after (undici 7 does not cap a connection's
+   * streams at it): so the connection counts as open once they are in.
+   */
+  private heedServerLimit(client: Client, session: ClientHttp2Session): void {
+    let settled = false;
+    const settle = (failed: boolean) => {
+      if (settled) return;
+      settled = true;
+      this.opened(failed);
+    };
+    session.on("remoteSettings", (settings) => {
+      client.pipelining = Math.min(this.maxStreams, settings.maxConcurrentStreams ?? this.maxStreams);
+      settle(false);
+    });
+    session.once("close", () => settle(true));
+  }
+
+  private opened(failed: boolean): void {
+    this.opening--;
+    this.release(!failed);
+  }
+
+  /** The requests that waited go on; after a failed connect each tries its own, as over HTTP/1.1. */
+  private release(mayWait: boolean): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const route of waiting) route(mayWait);
+  }
 }
 
 /**
@@ -107,58 +183,4 @@ function heedServerLimit(
 function sessionOf(socket: object): ClientHttp2Session | undefined {
   const key = Object.getOwnPropertySymbols(socket).find((s) => s.description === "http2Session");
   return key && (socket as Record<symbol, ClientHttp2Session | undefined>)[key];
-}
-
-/**
- * undici's pool opens a new connection for every request that finds no connection with room, and
- * one still opening never has room: a burst of 200 streams at start would open 200 connections,
- * each kept by HTTP/2 until the server ends it. So while a connection is opening and none has room,
- * requests wait for it (a connect timeout at most); a failed connect lets them all through at once,
- * to fail as they would have.
- */
-class OpeningGate {
-  private opening = 0;
-  private readonly clients = new Set<Client>();
-  private waiting: (() => boolean)[] = [];
-
-  track(client: Client): Client {
-    this.clients.add(client);
-    // The pool drops a client whose connect failed; one that lost its connection reconnects.
-    client.once("connectionError", () => this.clients.delete(client));
-    return client;
-  }
-
-  admit(dispatch: () => boolean): boolean {
-    if (this.opening === 0 || this.hasRoom()) return dispatch();
-    this.waiting.push(dispatch);
-    return true;
-  }
-
-  started(): void {
-    this.opening++;
-  }
-
-  ended(failed: boolean): void {
-    this.opening--;
-    // After the client's own 'drain' (a microtask away when its pipelining was just raised): till
-    // then the pool counts it full and would open yet another connection for each request let in.
-    queueMicrotask(() => this.release(failed));
-  }
-
-  private release(failed: boolean): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const dispatch of waiting) {
-      if (failed) dispatch();
-      else this.admit(dispatch);
-    }
-  }
-
-  private hasRoom(): boolean {
-    for (const client of this.clients) {
-      const { connected, pending, size } = client.stats;
-      if (connected && pending === 0 && size < client.pipelining) return true;
-    }
-    return false;
-  }
 }
