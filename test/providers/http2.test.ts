@@ -129,6 +129,27 @@ describe("over h2c (prior knowledge)", () => {
     assert.equal(fake.requests.filter((r) => r.aborted).length, 1, "one upstream stream cancelled");
   });
 
+  // undici 7 keeps a request whose body is a stream or an async iterable off an HTTP/2 connection
+  // that has streams open, until they all end: exchange.ts's large bodies must stay a sync iterable.
+  test("a prompt of 200 KB goes out while another stream holds the connection", async () => {
+    const fake = fakes.h2c;
+    fake.reset();
+    fake.script({ ...SLOW, chunks: 8, chunkDelayMs: 200 }, REPLY);
+    const holding = chat(gw, { model: "h2t/h2c", stream: true });
+    await fake.until(() => fake.requests.length === 1);
+    const prompt = "lorem ipsum ".repeat(200_000 / 12);
+    const started = Date.now();
+    const big = await chat(gw, {
+      model: "h2t/h2c",
+      stream: true,
+      messages: [{ role: "user", content: prompt }],
+    });
+    assert.equal(text(big.frames!), "one two three four");
+    assert.ok(Date.now() - started < 1000, "it did not wait for the other stream to end");
+    assert.equal(fake.requests[1].body.messages[0].content, prompt);
+    assert.equal(text((await holding).frames!), "one two three four");
+  });
+
   test("an upstream stream reset mid-answer: that client's stream ends with an error, the others finish", async () => {
     const fake = fakes.h2c;
     fake.script({ ...SLOW, fault: "reset-mid" }, SLOW);
