@@ -42,13 +42,19 @@ function model(id: string, provider: string, upstream: string) {
   };
 }
 
-export function gatewayConfig(upstreamUrl: string, storageUrl: string): Record<string, unknown> {
+/** `http2`: the upstream speaks h2c (servers/upstream.ts --h2c), and the providers call it so. */
+export function gatewayConfig(
+  upstreamUrl: string,
+  storageUrl: string,
+  opts: { http2?: boolean } = {},
+): Record<string, unknown> {
+  const http2 = opts.http2 ? { http2: true } : {};
   return {
     storage: { url: storageUrl },
     billing: { settle_delay_ms: 0 },
     providers: [
-      { id: "fake", protocol: "openai", base_url: `${upstreamUrl}/v1`, api_key: UPSTREAM_KEY },
-      { id: "fakea", protocol: "anthropic", base_url: upstreamUrl, api_key: UPSTREAM_KEY },
+      { id: "fake", protocol: "openai", base_url: `${upstreamUrl}/v1`, api_key: UPSTREAM_KEY, ...http2 },
+      { id: "fakea", protocol: "anthropic", base_url: upstreamUrl, api_key: UPSTREAM_KEY, ...http2 },
     ],
     models: [
       model(MODELS.chat.id, "fake", MODELS.chat.upstream),
@@ -65,12 +71,12 @@ export function gatewayConfig(upstreamUrl: string, storageUrl: string): Record<s
 export async function startGateway(
   upstreamUrl: string,
   storage: string,
-  opts: { nodeFlags?: string[]; name?: string; workers?: number; cpus?: number[] } = {},
+  opts: { nodeFlags?: string[]; name?: string; workers?: number; cpus?: number[]; http2?: boolean } = {},
 ): Promise<Server & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-"));
   const storageUrl = storage === "sqlite" ? `sqlite:${join(dir, "switchyard.db")}` : storage;
   const configFile = join(dir, "switchyard.yaml");
-  writeFileSync(configFile, stringify(gatewayConfig(upstreamUrl, storageUrl)));
+  writeFileSync(configFile, stringify(gatewayConfig(upstreamUrl, storageUrl, { http2: opts.http2 })));
   const server = await startServer(
     opts.name ?? "gateway",
     [

@@ -2,6 +2,7 @@
 // chunk and then holds the stream open, waits until every client has its first chunk, reads the
 // target's memory while all are open, then closes them.
 
+import { readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
 import type { LoadRequest, Target } from "./load.ts";
 import { type Memory, memory } from "./proc-stats.ts";
@@ -17,6 +18,8 @@ export interface IdleStreamsResult {
   before: Memory;
   whileOpen: Memory;
   afterClose: Memory;
+  /** The target's open file descriptors while the streams are open (client and upstream sockets). */
+  descriptors?: number;
   /** First failure seen, for the report. */
   firstFailure?: string;
 }
@@ -81,6 +84,7 @@ export async function holdStreams(
   // Let the target finish what opening cost it (buffers, ledger writes) before reading its memory.
   await new Promise((r) => setTimeout(r, 500));
   const whileOpen = memory(target.pid);
+  const descriptors = openDescriptors(target.pid);
   const closing = opened;
   for (const client of clients) {
     client.removeAllListeners("error");
@@ -97,6 +101,15 @@ export async function holdStreams(
     before,
     whileOpen,
     afterClose: memory(target.pid),
+    descriptors,
     firstFailure,
   };
+}
+
+function openDescriptors(pid: number): number | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return undefined;
+  }
 }

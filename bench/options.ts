@@ -13,6 +13,8 @@ export interface Options {
   /** Seconds of unrecorded load per target before a scenario's rounds (JIT, pools, caches). */
   warmupSeconds: number;
   idleStreams: number;
+  /** How the idle-streams scenario's gateway calls its upstream. */
+  idleUpstream: "h2c" | "http1";
   /** Streamed chunks per answer (the upstream's --chunks). */
   chunks: number;
   postgresUrl: string;
@@ -33,6 +35,8 @@ export const USAGE = `npm run bench -- [flags]
   --duration S          seconds per measured run (default 3; quick 1)
   --warmup S            unrecorded seconds per target before the rounds (default 2; quick 0.5)
   --streams N           streams held open in the idle-streams scenario (default 10000; quick 1000)
+  --idle-upstream P     h2c (default: the gateway's held streams share HTTP/2 connections upstream)
+                        or http1 (one upstream connection per held stream)
   --peer NAME           also measure a peer gateway on the relays (${PEERS.join(", ")}); it is
                         installed, pinned, into ~/.cache/switchyard-bench on first use
   --postgres URL        PostgreSQL for the ledger scenario (default $BENCH_POSTGRES_URL or
@@ -52,6 +56,7 @@ export function parseOptions(argv: string[]): Options {
     seconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 2,
     idleStreams: quick ? 1000 : 10_000,
+    idleUpstream: "h2c",
     chunks: 20,
     postgresUrl: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL,
     profile: false,
@@ -92,6 +97,13 @@ export function parseOptions(argv: string[]): Options {
       case "--streams":
         opts.idleStreams = Math.round(number(1));
         break;
+      case "--idle-upstream": {
+        const protocol = value();
+        if (protocol !== "h2c" && protocol !== "http1")
+          throw new UsageError(`--idle-upstream is h2c or http1, not '${protocol}'`);
+        opts.idleUpstream = protocol;
+        break;
+      }
       case "--postgres":
         opts.postgresUrl = value();
         break;

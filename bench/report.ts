@@ -20,6 +20,8 @@ export interface ScenarioOutcome {
 }
 
 export interface IdleOutcome {
+  /** How the gateway called its upstream (the proxy always speaks HTTP/1.1). */
+  upstream?: "h2c" | "http1";
   gateway?: IdleStreamsResult;
   proxy?: IdleStreamsResult;
   skipped?: string;
@@ -120,6 +122,7 @@ export function formatIdle(o: IdleOutcome): string {
   const count = (o.gateway ?? o.proxy)?.count ?? 0;
   const lines = [
     `\n${count.toLocaleString("en")} concurrent open streams (first chunk sent, then held open)   [idle-streams]`,
+    `  gateway → upstream over ${o.upstream === "http1" ? "HTTP/1.1" : "h2c"}; proxy → upstream over HTTP/1.1`,
   ];
   for (const [name, r] of [
     ["gateway", o.gateway],
@@ -130,7 +133,7 @@ export function formatIdle(o: IdleOutcome): string {
       `  ${name.padEnd(8)} ${r.opened}/${r.count} open after ${fixed(r.openMs / 1000, 1)} s; ` +
         `RSS before ${fixed(r.before.rssMiB, 0)} MiB, while open ${fixed(r.whileOpen.rssMiB, 0)} MiB ` +
         `(peak VmHWM ${fixed(r.whileOpen.peakRssMiB, 0)} MiB, ${fixed(perStreamKiB(r), 0)} KiB per open stream), ` +
-        `after close ${fixed(r.afterClose.rssMiB, 0)} MiB` +
+        `after close ${fixed(r.afterClose.rssMiB, 0)} MiB; ${r.descriptors ?? "?"} descriptors open` +
         (r.failed > 0 ? `; ${r.failed} failed (${r.firstFailure})` : ""),
     );
   }

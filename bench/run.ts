@@ -53,11 +53,7 @@ async function main(): Promise<void> {
   const machine = describeMachine();
   say(`Switchyard bench — ${machine}`);
   const wrk = ensureWrk(progress);
-  const upstream = await startServer(
-    "upstream",
-    ["bench/servers/upstream.ts", "--chunks", String(opts.chunks), "--hold-ms", String(HOLD_MS)],
-    { cpus: loadGeneratorCpus() },
-  );
+  const upstream = await startUpstream("upstream", opts);
   const resources = new Resources(upstream, opts);
   try {
     if (opts.profile) await profile(resources, opts);
@@ -117,21 +113,39 @@ async function suite(resources: Resources, opts: Options, machine: string, wrk: 
   }
 }
 
-/** Fresh processes for both targets: VmHWM is a peak over the process's life. */
+/** The fake upstream in its own process, on the load generator's cores. */
+function startUpstream(name: string, opts: Options, flags: string[] = []): Promise<Server> {
+  return startServer(
+    name,
+    ["bench/servers/upstream.ts", "--chunks", String(opts.chunks), "--hold-ms", String(HOLD_MS), ...flags],
+    { cpus: loadGeneratorCpus() },
+  );
+}
+
+/**
+ * Fresh processes for both targets: VmHWM is a peak over the process's life. The gateway calls an
+ * upstream of its own speaking h2c (unless --idle-upstream http1), so its held streams share a few
+ * upstream connections: one descriptor per stream, the client's. The proxy keeps HTTP/1.1.
+ */
 async function idleStreams(resources: Resources, opts: Options): Promise<IdleOutcome> {
   const deadlineMs = opts.quick ? 4_000 : 30_000;
-  const outcome: IdleOutcome = {};
+  const outcome: IdleOutcome = { upstream: opts.idleUpstream };
+  const http2 = opts.idleUpstream === "h2c";
   let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
+  let upstream: Server | undefined;
   try {
-    gateway = await startGateway(resources.upstream.url, "sqlite", {
+    upstream = http2 ? await startUpstream("upstream (h2c)", opts, ["--h2c"]) : resources.upstream;
+    gateway = await startGateway(upstream.url, "sqlite", {
       name: "gateway (idle streams)",
       cpus: targetCpus(),
+      http2,
     });
     outcome.gateway = await holdStreams(gateway, heldStream.gateway, { count: opts.idleStreams, deadlineMs });
   } catch (err) {
     outcome.skipped = `gateway: ${(err as Error).message}`;
   } finally {
     await gateway?.stop();
+    if (upstream !== resources.upstream) await upstream?.stop();
   }
   const proxy = await startServer(
     "proxy (idle streams)",

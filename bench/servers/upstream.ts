@@ -5,12 +5,14 @@
 // rest only after --hold-ms (or never, if the client goes away first): the idle-streams scenario.
 // Streams are paced one frame per turn of the event loop, as a real upstream's frames arrive one by
 // one; a model whose name ends in "-burst" gets its whole stream in one write instead, as when an
-// upstream's frames arrive many to a read.
+// upstream's frames arrive many to a read. With --h2c it speaks HTTP/2 cleartext (prior knowledge)
+// instead of HTTP/1.1, through node:http2's compatibility API, so the same handler answers both.
 //
-//   node bench/servers/upstream.ts [--chunks 20] [--hold-ms 60000]
+//   node bench/servers/upstream.ts [--chunks 20] [--hold-ms 60000] [--h2c]
 // prints "bench upstream listening on http://127.0.0.1:PORT".
 
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createH2cServer } from "node:http2";
 import { chatCompletion, chatStream, messagesMessage, messagesStream } from "./upstream-bodies.ts";
 
 const chunks = numberFlag("--chunks", 20);
@@ -34,7 +36,7 @@ interface Body {
   stream_options?: { include_usage?: unknown };
 }
 
-const server = createServer((req, res) => {
+function handle(req: IncomingMessage, res: ServerResponse): void {
   const parts: Buffer[] = [];
   req.on("data", (part: Buffer) => parts.push(part));
   req.on("end", () => {
@@ -75,7 +77,7 @@ const server = createServer((req, res) => {
     }
     sendJson(res, 404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
   });
-});
+}
 
 function sendJson(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
@@ -92,7 +94,8 @@ function sendStream(res: ServerResponse, frames: string[], pauseAfter: number): 
   let timer: NodeJS.Timeout | undefined;
   res.once("close", () => clearTimeout(timer));
   const write = () => {
-    if (res.destroyed) return;
+    // (An HTTP/2 response has no `destroyed`; its stream's is what tells the client went away.)
+    if (res.destroyed || (res as { stream?: { destroyed: boolean } }).stream?.destroyed) return;
     res.write(frames[next++]);
     if (next === frames.length) res.end();
     else if (next === pauseAfter) timer = setTimeout(write, holdMs);
@@ -112,8 +115,10 @@ function numberFlag(name: string, fallback: number): number {
   return at < 0 ? fallback : Number(process.argv[at + 1]);
 }
 
-server.keepAliveTimeout = 60_000;
-server.maxRequestsPerSocket = 0;
+const server = process.argv.includes("--h2c")
+  ? // The compatibility request and response have every member `handle` uses.
+    createH2cServer((req, res) => handle(req as unknown as IncomingMessage, res as unknown as ServerResponse))
+  : Object.assign(createServer(handle), { keepAliveTimeout: 60_000, maxRequestsPerSocket: 0 });
 server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as { port: number };
   process.stdout.write(`bench upstream listening on http://127.0.0.1:${port}\n`);

@@ -11,7 +11,7 @@ import { CatalogError, loadBuiltinCatalog, mergeRecords } from "../catalog/load.
 import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
-import { type ProviderConfig, providersFromEnv } from "./providers.ts";
+import { DEFAULT_HTTP2_MAX_STREAMS, type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
 
 export interface Config {
@@ -217,9 +217,25 @@ function buildProviders(
       },
       chunkDelayMs: p.chunk_delay_ms,
       ...(legacyMaxTokens(p.max_tokens_field, known) ? { legacyMaxTokens: true } : {}),
+      ...http2Of(p, protocol, path, fail),
     });
   }
   return [...byId.values()];
+}
+
+/** `http2` and its stream limit; a limit without `http2` would silently do nothing, so it is refused. */
+function http2Of(
+  p: NonNullable<ConfigFile["providers"]>[number],
+  protocol: string | undefined,
+  path: string,
+  fail: Fail,
+): Pick<ProviderConfig, "http2"> {
+  if (!p.http2) {
+    if (p.http2_max_streams !== undefined) fail(`${path}.http2_max_streams`, "is set but http2 is not true");
+    return {};
+  }
+  if (protocol === "local") fail(`${path}.http2`, "does not apply to the local provider (no connection)");
+  return { http2: { maxStreams: p.http2_max_streams ?? DEFAULT_HTTP2_MAX_STREAMS } };
 }
 
 function legacyMaxTokens(field: string | undefined, known: ProviderConfig | undefined): boolean {

@@ -26,7 +26,12 @@ export interface ProviderConfig {
   chunkDelayMs?: number;
   /** openai protocol: send the output limit as `max_tokens`, not `max_completion_tokens`. */
   legacyMaxTokens?: boolean;
+  /** Set: call the upstream over HTTP/2 (h2 by ALPN over https, h2c over http), this many streams a connection. */
+  http2?: { maxStreams: number };
 }
+
+/** Streams one HTTP/2 connection carries: Node's and most servers' SETTINGS_MAX_CONCURRENT_STREAMS. */
+export const DEFAULT_HTTP2_MAX_STREAMS = 100;
 
 export const DEFAULT_TIMEOUTS: Timeouts = {
   connectMs: 5_000,

@@ -8,7 +8,7 @@ import { modelRecordSchema, routingDefaultsShape } from "../catalog/schema.ts";
 import { flag, int, notAMapping, requiredOr, text } from "../catalog/schema-kit.ts";
 import { SUPPORTED_VERSION } from "../protocols/anthropic/headers.ts";
 import { DEFAULT_HEALTH } from "../routing/settings.ts";
-import { DEFAULT_TIMEOUTS } from "./providers.ts";
+import { DEFAULT_HTTP2_MAX_STREAMS, DEFAULT_TIMEOUTS } from "./providers.ts";
 
 export const DEFAULT_STORAGE_URL = "sqlite:./.switchyard/switchyard.db";
 
@@ -178,6 +178,23 @@ const provider = z.strictObject(
     chunk_delay_ms: int({ min: 0, max: 60_000 })
       .optional()
       .meta({ description: "`local` only: pause between streamed pieces.", default: 0 }),
+    http2: flag()
+      .default(false)
+      .meta({
+        description:
+          "Call this upstream over HTTP/2, many streams to a connection (docs/operations.md#http2-upstreams): " +
+          "an `https` base URL offers h2 by ALPN and keeps HTTP/1.1 if the server does not take it; an `http` " +
+          "one speaks h2c with prior knowledge, so the server must speak it (vLLM and most OpenAI-compatible " +
+          "servers do not). Off: HTTP/1.1, one connection per request in flight.",
+      }),
+    http2_max_streams: int({ min: 1, max: 1000 })
+      .optional()
+      .meta({
+        description:
+          "With `http2`: the most streams one connection carries at once (fewer if the server allows fewer); a " +
+          "further request opens another connection.",
+        default: DEFAULT_HTTP2_MAX_STREAMS,
+      }),
     max_tokens_field: z
       .enum(["max_completion_tokens", "max_tokens"])
       .optional()

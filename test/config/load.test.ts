@@ -161,6 +161,26 @@ describe("wrong values name the path and what is expected", () => {
       { providers: [{ id: "local", chunk_delay_ms: 70000 }] },
       "providers[0].chunk_delay_ms: must be an integer between 0 and 60000",
     ],
+    [
+      "http2 as a word",
+      { providers: [{ id: "openai", http2: "h2" }] },
+      "providers[0].http2: must be true or false",
+    ],
+    [
+      "no HTTP/2 streams a connection",
+      { providers: [{ id: "openai", http2: true, http2_max_streams: 0 }] },
+      "providers[0].http2_max_streams: must be an integer between 1 and 1000",
+    ],
+    [
+      "a stream limit without http2",
+      { providers: [{ id: "openai", http2_max_streams: 50 }] },
+      "providers[0].http2_max_streams: is set but http2 is not true",
+    ],
+    [
+      "http2 for the local provider",
+      { providers: [{ id: "local", http2: true }] },
+      "providers[0].http2: does not apply to the local provider (no connection)",
+    ],
     ["a key without account", { keys: [{ key: "sk-abcdefgh" }] }, "keys[0].account: is required"],
     ["a short key", { keys: [{ key: "sk-a", account: "a" }] }, "keys[0].key: must be at least 8 characters"],
     [
@@ -304,6 +324,23 @@ describe("what is left out gets its documented default", () => {
       ["mistral", "vllm", "other"].map((id) => legacy(config, id)),
       [false, true, false],
     );
+  });
+
+  test("http2: off unless set, 100 streams a connection unless told", () => {
+    const config = load({
+      providers: [
+        { id: "openai", http2: true },
+        { id: "anthropic", http2: "true", http2_max_streams: "250" },
+        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", http2: false },
+      ],
+    });
+    const http2 = (id: string) => config.providers.find((p) => p.id === id)!.http2;
+    assert.deepEqual(["openai", "anthropic", "vllm", "google"].map(http2), [
+      { maxStreams: 100 },
+      { maxStreams: 250 },
+      undefined,
+      undefined,
+    ]);
   });
 
   test("the routing section: the fields of provider.routing and the health rules", () => {

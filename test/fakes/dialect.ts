@@ -3,6 +3,7 @@
 
 import type { IncomingHttpHeaders } from "node:http";
 import type { FakeProtocol, Reply } from "./reply.ts";
+import type { Transport } from "./transport.ts";
 
 export interface RecordedRequest {
   method: string;
@@ -24,6 +25,8 @@ export interface RecordedRequest {
 }
 
 export interface FakeOptions {
+  /** How the fake is reached: `http` (HTTP/1.1, the default), `h2c`, `h2` (TLS, ALPN) or `https` (TLS, HTTP/1.1 only). */
+  transport?: Transport;
   /** When set, only this credential is accepted (a wrong one gets the provider's native 401/400). */
   apiKey?: string;
   /** openai only: the delta/message field carrying reasoning text (DeepSeek-style vendors use `reasoning_content`). */

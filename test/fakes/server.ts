@@ -1,12 +1,13 @@
-// The shared core of the fake upstreams: a node:http server on 127.0.0.1 (port 0) that records every
+// The shared core of the fake upstreams: a server on 127.0.0.1 (port 0; HTTP/1.1 unless told, transport.ts) that records every
 // request, answers from a FIFO script of replies (rendered by the protocol's dialect), and plays the
 // scripted faults at the transport level.
 
 import { EventEmitter } from "node:events";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Dialect, Exchange, FakeOptions, RecordedRequest } from "./dialect.ts";
 import { DEFAULT_REPLY, type FakeProtocol, type Reply } from "./reply.ts";
+import { answered, createFakeServer, cut, gone } from "./transport.ts";
 
 /** Counts requests across all fakes in the process, for ordering them. */
 let arrivals = 0;
@@ -17,6 +18,10 @@ export interface FakeUpstream {
   readonly port: number;
   /** Every request received, in arrival order (recorded before it is answered). */
   readonly requests: RecordedRequest[];
+  /** Connections (HTTP/1.1) or sessions (HTTP/2) accepted so far. */
+  readonly connections: number;
+  /** HTTP/2 only: sends every open session a GOAWAY with this code and closes it. */
+  goaway(code: number): void;
   /** Queues replies for the next requests; an empty queue answers DEFAULT_REPLY. */
   script(...replies: Reply[]): void;
   /** How many scripted replies are still waiting. */
@@ -36,12 +41,17 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
   const changes = new EventEmitter();
   let closing = false;
 
-  const server = createServer((req, res) => {
+  // HTTP/2's compatibility request and response have every member used here (gone and cut tell
+  // the two apart), so they are handled as HTTP/1.1's.
+  const fake = createFakeServer(options.transport ?? "http", (h2OrH1Req, h2OrH1Res) => {
+    const req = h2OrH1Req as IncomingMessage;
+    const res = h2OrH1Res as ServerResponse;
     handle(req, res).catch(() => {
       // A client that vanished mid-request leaves nothing to answer.
-      if (!res.headersSent && !res.destroyed) res.destroy();
+      if (!res.headersSent && !gone(res)) cut(req);
     });
   });
+  const server = fake.server;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? "/";
@@ -68,7 +78,7 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     // Set when the fake itself cuts the connection, so that it is not mistaken for a client abort.
     let cutByFake = false;
     res.on("close", () => {
-      if (res.writableFinished || cutByFake || closing) return;
+      if (answered(res) || cutByFake || closing) return;
       record.aborted = true;
       record.abortedAt = Date.now();
       keep();
@@ -76,7 +86,7 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     });
     const reset = () => {
       cutByFake = true;
-      req.socket.resetAndDestroy();
+      cut(req);
     };
 
     if (queue[0]?.fault === "refuse") {
@@ -188,9 +198,13 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
 
   return {
     protocol: dialect.protocol,
-    url: `http://127.0.0.1:${port}${dialect.basePath}`,
+    url: `${fake.scheme}://127.0.0.1:${port}${dialect.basePath}`,
     port,
     requests,
+    get connections() {
+      return fake.connections;
+    },
+    goaway: (code) => fake.goaway(code),
     script(...replies: Reply[]) {
       queue.push(...replies);
     },
@@ -222,7 +236,7 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Hung and stalled answers hold their sockets open; close() must not wait for them.
-        server.closeAllConnections();
+        fake.closeAll();
       });
     },
   };
@@ -241,9 +255,9 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
 
 /** Writes and waits until the bytes are handed to the socket (so a reset right after cannot eat them). */
 function write(res: ServerResponse, text: string): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
+  if (gone(res)) return Promise.resolve(false);
   return new Promise((resolve) => {
-    res.write(text, (error) => resolve(!error && !res.destroyed));
+    res.write(text, (error) => resolve(!error && !gone(res)));
   });
 }
 
@@ -253,5 +267,5 @@ async function writeFrames(res: ServerResponse, frames: string[], delayMs: numbe
     if (i > 0 && delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (!(await write(res, frames[i]))) return false;
   }
-  return !res.destroyed;
+  return !gone(res);
 }

@@ -1,7 +1,8 @@
-// Calls an upstream over pooled keep-alive HTTP (undici) in its own protocol: the protocol module
-// encodes the IR request and decodes the answer; this file only moves bytes and keeps time.
+// Calls an upstream over pooled keep-alive HTTP (undici; the pool is built in dispatcher.ts) in its own
+// protocol: the protocol module encodes the IR request and decodes the answer; this file only moves
+// bytes and keeps time.
 
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
@@ -18,6 +19,7 @@ import type {
 } from "../../protocols/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
+import { upstreamDispatcher } from "./dispatcher.ts";
 import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
@@ -34,13 +36,7 @@ export class HttpProvider implements RelayingAdapter {
     this.protocol = protocol;
     this.relayProtocol = protocol.name;
     this.headers = upstreamHeaders(provider);
-    this.dispatcher = new Agent({
-      connect: { timeout: provider.timeouts.connectMs },
-      headersTimeout: provider.timeouts.firstByteMs,
-      bodyTimeout: provider.timeouts.idleMs,
-      keepAliveTimeout: 30_000,
-      // No cap on connections per upstream: a cap would queue streams behind one another.
-    });
+    this.dispatcher = upstreamDispatcher(provider);
   }
 
   /** Closes the pooled connections once the requests using them are done. */
