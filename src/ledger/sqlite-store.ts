@@ -56,6 +56,7 @@ import {
   type UsageSums,
   usageWhere,
 } from "./rollups.ts";
+import { Checkpointer } from "./sqlite-checkpointer.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
   type RevocationStep,
@@ -95,6 +96,8 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
    * can hold the event loop; a write that gives up is tried again by the write queue, off it.
    */
   busyTimeoutMs?: number;
+  /** How often the log is checkpointed off the event loop, ms (sqlite-checkpointer.ts). */
+  checkpointIntervalMs?: number;
 }
 
 /**
@@ -140,6 +143,9 @@ const unavailableCodes = new Set([
   15, // SQLITE_PROTOCOL
 ]);
 
+/** SQLite's own default: the log is checkpointed at a commit that takes it past this many pages. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+
 export class SqliteStore implements Store {
   readonly sharedByProcesses: boolean;
   /** A file belongs to one `serve` (and its workers): at its start, no other gateway is alive. */
@@ -150,6 +156,8 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, StatementSync>();
   private closed = false;
   private readonly busyTimeoutMs: number;
+  /** Checkpoints the log on a thread of its own (none for an in-memory database). */
+  readonly checkpointer: Checkpointer | undefined;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -168,6 +176,7 @@ export class SqliteStore implements Store {
     this.db.exec("PRAGMA page_size = 16384");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
+    this.checkpointer = this.checkpointOffThread(path, options.checkpointIntervalMs);
     // Exact decimal money in SQL: rollup costs add up as text, never as binary doubles.
     this.db.function("dec_add", { deterministic: true }, (a, b) => addDecimals(String(a), String(b)));
     this.db.aggregate("dec_sum", {
@@ -224,7 +233,26 @@ export class SqliteStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.writes.close();
+    await this.checkpointer?.close();
     this.db.close();
+  }
+
+  /**
+   * The log's checkpoints move to a thread of their own (sqlite-checkpointer.ts): this connection
+   * stops checkpointing at commits, unless the thread fails, when it takes them back.
+   */
+  private checkpointOffThread(path: string, intervalMs?: number): Checkpointer | undefined {
+    if (path === ":memory:" || path.includes("mode=memory")) return undefined;
+    this.db.exec("PRAGMA wal_autocheckpoint = 0");
+    const takeBack = () => {
+      if (!this.closed) this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    };
+    return new Checkpointer(path, takeBack, intervalMs);
+  }
+
+  /** Pages past which a commit on this connection checkpoints (0: the thread does). */
+  get autocheckpointPages(): number {
+    return Number(this.db.prepare("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint);
   }
 
   // ── accounts ──────────────────────────────────────────────────────────────────────────────────

@@ -184,3 +184,46 @@ describe("sqlite store on disk", () => {
     await store.close();
   });
 });
+
+describe("sqlite store: the log's checkpoints", () => {
+  const start = (id: string) => ({
+    id,
+    accountId: "a",
+    keyId: "k",
+    api: "chat.completions" as const,
+    model: "m",
+    streamed: false,
+    createdAt: 1,
+  });
+
+  test("are made by a thread of its own, never at the store's commits (their fsyncs held the event loop)", async () => {
+    const store = new SqliteStore(join(dir, "checkpointed.db"), { checkpointIntervalMs: 20 });
+    await store.migrate();
+    assert.equal(store.autocheckpointPages, 0);
+    for (let i = 0; i < 50; i++) await store.startGeneration(start(`gen-c${i}`));
+    const deadline = Date.now() + 5000;
+    while ((store.checkpointer?.checkpointedFrames ?? 0) === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok((store.checkpointer?.checkpointedFrames ?? 0) > 0, "the thread checkpointed the log");
+    await store.close();
+    const db = new DatabaseSync(join(dir, "checkpointed.db"));
+    assert.equal(db.prepare("SELECT count(*) AS n FROM generations").get()?.n, 50);
+    db.close();
+  });
+
+  test("are taken back by the store's connection when the thread fails", async () => {
+    const store = new SqliteStore(join(dir, "checkpoint-failed.db"));
+    await store.migrate();
+    await store.checkpointer?.fail();
+    assert.equal(store.autocheckpointPages, 1000);
+    await store.startGeneration(start("gen-after"));
+    assert.equal((await store.getGeneration("gen-after", "a"))?.id, "gen-after");
+    await store.close();
+  });
+
+  test("an in-memory store has none to make", async () => {
+    const store = new SqliteStore(":memory:");
+    assert.equal(store.checkpointer, undefined);
+    await store.close();
+  });
+});
