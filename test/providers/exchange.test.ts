@@ -269,3 +269,23 @@ test("a large body reaches the upstream whole, with its length, and is not kept 
     await up.close();
   }
 });
+
+test("a dispatcher that refuses at once fails the request through the mapping, and lets go of the signal", async () => {
+  const refused = new Error("closed");
+  const refusing = {
+    dispatch: () => {
+      throw refused;
+    },
+  } as unknown as Agent;
+  const aborter = new AbortController();
+  await assert.rejects(
+    post(
+      refusing,
+      { origin: "http://127.0.0.1:9", path: "/", headers: {}, body: "{}", headersTimeout: 1000 },
+      aborter.signal,
+      failure,
+    ),
+    (err) => (err as { mapped: unknown }).mapped === refused,
+  );
+  assert.equal(getEventListeners(aborter.signal, "abort").length, 0);
+});

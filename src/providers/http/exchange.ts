@@ -59,18 +59,24 @@ export function post(
     signal.addEventListener("abort", exchange, { once: true });
     const large = opts.body.length > KEPT_BODY_MAX;
     const bytes = large ? Buffer.from(opts.body) : undefined;
-    dispatcher.dispatch(
-      {
-        origin: opts.origin,
-        path: opts.path,
-        method: "POST",
-        headers: bytes ? { ...opts.headers, "content-length": String(bytes.length) } : opts.headers,
-        // (undici takes an iterable body, as its documentation says; its types omit it.)
-        body: bytes ? (sentOnce([bytes]) as unknown as Readable) : opts.body,
-        headersTimeout: opts.headersTimeout,
-      },
-      exchange,
-    );
+    try {
+      dispatcher.dispatch(
+        {
+          origin: opts.origin,
+          path: opts.path,
+          method: "POST",
+          headers: bytes ? { ...opts.headers, "content-length": String(bytes.length) } : opts.headers,
+          // (undici takes an iterable body, as its documentation says; its types omit it.)
+          body: bytes ? (sentOnce([bytes]) as unknown as Readable) : opts.body,
+          headersTimeout: opts.headersTimeout,
+        },
+        exchange,
+      );
+    } catch (error) {
+      // A dispatcher that refuses at once (a pool closed by a configuration reload) fails the
+      // request the way a failed connection does, never as an error no one mapped.
+      exchange.cancel(error);
+    }
   });
 }
 
