@@ -90,8 +90,7 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
   ): Promise<RelayedAnswer> {
     // Only the body is kept: the answer's head (its headers' strings) is not needed while it streams.
-    const { body } = await this.send(call.path, call.body, signal, call);
-    return { text: () => body.text(), chunks: () => body.chunks() };
+    return (await this.send(call.path, call.body, signal, call)).body;
   }
 
   /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
@@ -146,8 +145,8 @@ export class HttpProvider implements RelayingAdapter {
   private readonly transportError = (err: unknown) => transportError(err, this.provider.id);
 
   /**
-   * The origin and path undici's request() would make of this URL, worked out once per URL (it
-   * parses the URL on every call); undefined for one it would refuse, left for it to refuse.
+   * The origin and path of this URL as undici's dispatch takes them, worked out once per URL;
+   * undefined for one that is not http(s), which `send` refuses as a transport error.
    */
   private targetOf(url: string): { origin: string; path: string } | undefined {
     let target = this.targets.get(url);
@@ -197,7 +196,7 @@ export class HttpProvider implements RelayingAdapter {
   }
 }
 
-/** An http(s) URL as undici's request() splits it: its origin, and its path with the query. */
+/** An http(s) URL as origin and path (with its query); undefined for any other. */
 function splitUrl(url: string): { origin: string; path: string } | undefined {
   let parsed: URL;
   try {

@@ -1,8 +1,8 @@
 // One POST to an upstream through undici's dispatch API, its body handed over as it arrives.
 //
 // undici's request() wraps every answer in a Readable stream, and reading one costs a stream, an
-// async iterator and several microtasks per read: about 10 µs per request, a twentieth of a
-// relayed stream's whole cost (BENCHMARKS.md, session 6). Here the body's reads are queued as they
+// async iterator and several microtasks per read (10–15 µs per request in a client timed alone,
+// BENCHMARKS.md "Session 6"). Here the body's reads are queued as they
 // come and given to one reader, whole (`text`) or read by read (`chunks`). What the Readable did
 // for us is done here: the upstream is paused while a slow reader leaves a window of reads unread,
 // and an aborted signal or an abandoned reader cancels the request.
@@ -149,7 +149,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
   onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: IncomingHeaders): void {
     const resolve = this.headResolve;
     this.headResolve = this.headReject = undefined;
-    resolve?.({ statusCode, headers: headers, body: this });
+    resolve?.({ statusCode, headers, body: this });
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
