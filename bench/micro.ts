@@ -4,6 +4,7 @@
 // Switchyard's code decides; `npm run bench` measures the whole request through HTTP.
 //
 //   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
+//                       [--per-read N]  (stream: upstream events per read, default 5)
 //                       [--otlp URL]   (traces on, exported to an OTLP/HTTP collector at URL)
 //                       [--key-limits] (the bench key has rpm and concurrency limits, never reached)
 //                       [--key-tpm]    (… and a tpm limit: each request's prompt is counted for it)
@@ -26,7 +27,7 @@ import { summarizeProfile } from "./cpu-profile.ts";
 import { BENCH_KEY, gatewayConfig, MODELS } from "./gateway.ts";
 import { translatedMicro } from "./micro-translated.ts";
 import { formatProfile } from "./profile.ts";
-import { chatCompletion, chatStream } from "./servers/upstream-bodies.ts";
+import { answerIds, CHAT_ID, chatCompletion, chatStream } from "./servers/upstream-bodies.ts";
 
 function flag(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
@@ -46,11 +47,20 @@ const keyTpm = process.argv.includes("--key-tpm");
 const redis = process.argv.includes("--redis") ? flag("--redis", "") : undefined;
 
 const completion = chatCompletion(MODELS.chat.upstream);
-// Five events per network read, about what a loaded gateway reads at a time.
+// Five events per network read by default, about what a loaded gateway reads at a time; --per-read
+// 1 is `npm run bench`'s one-frame-per-write pacing, --per-read 100 its whole answer in one write.
+const perRead = Number(flag("--per-read", "5"));
 const streamFrames = chatStream(MODELS.chat.upstream, 20, true);
-const streamReads = Array.from({ length: Math.ceil(streamFrames.length / 5) }, (_, i) =>
-  Buffer.from(streamFrames.slice(i * 5, i * 5 + 5).join("")),
-);
+// Each stream has an id of its own, as a provider's do (servers/upstream-bodies.ts answerIds): made
+// up front for a pool of streams, so that making them is not counted as the gateway's time.
+const streamReadSets = Array.from({ length: 1000 }, () => {
+  const id = answerIds().chat;
+  const frames = streamFrames.map((f) => f.replaceAll(CHAT_ID, id));
+  return Array.from({ length: Math.ceil(frames.length / perRead) }, (_, i) =>
+    Buffer.from(frames.slice(i * perRead, i * perRead + perRead).join("")),
+  );
+});
+let streamsAnswered = 0;
 
 /** Answers every relay at once with the bench upstream's own bodies. */
 const upstream: RelayingAdapter = {
@@ -63,7 +73,7 @@ const upstream: RelayingAdapter = {
     return {
       text: async () => completion,
       async *chunks() {
-        yield* streamReads;
+        yield* streamReadSets[streamsAnswered++ % streamReadSets.length];
       },
     };
   },

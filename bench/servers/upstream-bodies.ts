@@ -1,7 +1,26 @@
 // The fake upstream's answers, in the providers' exact wire formats (shapes as in the public API
 // references: OpenAI chat completions and chat.completion.chunk with stream_options.include_usage;
 // Anthropic messages and their "Full HTTP stream response" event sequence). Built once per model
-// name and reused, so the upstream spends its time on I/O, not on building JSON.
+// name and reused, so the upstream spends its time on I/O, not on building JSON; only the answer's id
+// is written afresh for each answer (withAnswerId), as a provider gives each answer its own.
+
+/** The answer id the cached bodies hold; each answer swaps it for one of its own, of the same length. */
+export const CHAT_ID = "chatcmpl-bench0000000000000000000000";
+export const MESSAGE_ID = "msg_bench000000000000000000";
+
+let answers = 0;
+/**
+ * The body (or frame) with its id made this answer's own. A gateway that learned something from one
+ * answer's bytes (a relay's shape of a stream's chunks) must learn it again for the next, as it must
+ * from a real provider, rather than find it already known.
+ */
+export function answerIds(): { chat: string; message: string } {
+  const n = String(++answers);
+  return {
+    chat: CHAT_ID.slice(0, CHAT_ID.length - n.length) + n,
+    message: MESSAGE_ID.slice(0, MESSAGE_ID.length - n.length) + n,
+  };
+}
 
 const CREATED = 1735689600;
 const PROMPT_TOKENS = 9;
@@ -27,7 +46,7 @@ const chatUsage = (completion: number) => ({
 /** A non-streamed `chat.completion`. */
 export function chatCompletion(model: string): string {
   return JSON.stringify({
-    id: "chatcmpl-bench0000000000000000000000",
+    id: CHAT_ID,
     object: "chat.completion",
     created: CREATED,
     model,
@@ -58,7 +77,7 @@ export function chatCompletion(model: string): string {
 export function chatStream(model: string, count: number, includeUsage: boolean): string[] {
   const chunk = (choices: unknown[], usage?: unknown) =>
     `data: ${JSON.stringify({
-      id: "chatcmpl-bench0000000000000000000000",
+      id: CHAT_ID,
       object: "chat.completion.chunk",
       created: CREATED,
       model,
@@ -84,7 +103,7 @@ export function chatStream(model: string, count: number, includeUsage: boolean):
 /** A non-streamed messages-protocol `message`. */
 export function messagesMessage(model: string): string {
   return JSON.stringify({
-    id: "msg_bench000000000000000000",
+    id: MESSAGE_ID,
     type: "message",
     role: "assistant",
     model,
@@ -108,7 +127,7 @@ export function messagesStream(model: string, count: number): string[] {
   const frames = [
     event("message_start", {
       message: {
-        id: "msg_bench000000000000000000",
+        id: MESSAGE_ID,
         type: "message",
         role: "assistant",
         model,

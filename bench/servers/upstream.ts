@@ -13,7 +13,15 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createH2cServer } from "node:http2";
-import { chatCompletion, chatStream, messagesMessage, messagesStream } from "./upstream-bodies.ts";
+import {
+  answerIds,
+  CHAT_ID,
+  chatCompletion,
+  chatStream,
+  MESSAGE_ID,
+  messagesMessage,
+  messagesStream,
+} from "./upstream-bodies.ts";
 
 const chunks = numberFlag("--chunks", 20);
 const holdMs = numberFlag("--hold-ms", 60_000);
@@ -50,15 +58,14 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     const streamed = body.stream === true;
     const hold = model === "hold";
     const burst = model.endsWith("-burst");
+    const ids = answerIds();
     if (req.url === "/v1/chat/completions") {
-      if (!streamed)
-        return sendJson(
-          res,
-          200,
-          cached(`chat:${model}`, () => chatCompletion(model)),
-        );
+      const ownId = (text: string) => text.replaceAll(CHAT_ID, ids.chat);
+      if (!streamed) return sendJson(res, 200, ownId(cached(`chat:${model}`, () => chatCompletion(model))));
       const usage = body.stream_options?.include_usage === true;
-      const frames = cached(`chat-stream:${model}:${usage}`, () => chatStream(model, chunks, usage));
+      const frames = cached(`chat-stream:${model}:${usage}`, () => chatStream(model, chunks, usage)).map(
+        ownId,
+      );
       return burst
         ? sendBurst(res, frames)
         : sendStream(res, frames, hold ? HELD_OPENING.chat : frames.length);
@@ -68,9 +75,11 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
         return sendJson(
           res,
           200,
-          cached(`messages:${model}`, () => messagesMessage(model)),
+          cached(`messages:${model}`, () => messagesMessage(model)).replace(MESSAGE_ID, ids.message),
         );
-      const frames = cached(`messages-stream:${model}`, () => messagesStream(model, chunks));
+      // (Only message_start names the message.)
+      const frames = [...cached(`messages-stream:${model}`, () => messagesStream(model, chunks))];
+      frames[0] = frames[0].replace(MESSAGE_ID, ids.message);
       return burst
         ? sendBurst(res, frames)
         : sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
