@@ -143,6 +143,8 @@ describe("relayed stream", () => {
       // Content that quotes those names is still content: inside a string their quotes are escaped.
       [chunk("").replace('"x"', '"say \\"usage\\" or \\"error\\""'), true, false],
       [chunk("").replace('"x"', '"ends in a backslash \\\\"'), true, false],
+      // A line end inside the text makes two lines of the event: not the shape, nor one data line.
+      [chunk("").replace('"x"', '"two\nlines"'), false, false],
       // Another id, another model: the identity edits need the decoding path.
       [chunk("").replace('"c1"', '"c2"'), false, false],
       // Cut short: never passed on.
