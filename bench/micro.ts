@@ -5,6 +5,8 @@
 //
 //   node bench/micro.ts [--requests 50000] [--concurrency 50] [--scenario relay|stream] [--profile]
 //                       [--per-read N]  (stream: upstream events per read, default 5)
+//                       [--allocations] (where the bytes allocated per request are allocated: V8's
+//                                        sampling heap profiler, garbage included)
 //                       [--otlp URL]   (traces on, exported to an OTLP/HTTP collector at URL)
 //                       [--key-limits] (the bench key has rpm and concurrency limits, never reached)
 //                       [--key-tpm]    (… and a tpm limit: each request's prompt is counted for it)
@@ -41,6 +43,7 @@ if (scenario === "translated") {
   process.exit(0); // the pipeline below is not built
 }
 const profile = process.argv.includes("--profile");
+const allocations = process.argv.includes("--allocations");
 const otlp = process.argv.includes("--otlp") ? flag("--otlp", "") : undefined;
 const keyLimits = process.argv.includes("--key-limits");
 const keyTpm = process.argv.includes("--key-tpm");
@@ -142,22 +145,35 @@ async function run(count: number): Promise<void> {
 }
 
 await run(Math.min(5000, requests)); // warm-up: JIT, statement cache, key cache
-const session = profile ? new Session() : undefined;
+const session = profile || allocations ? new Session() : undefined;
 if (session) {
   session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
+  if (profile) {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.start");
+  }
+  // Objects collected before the profile is taken are kept in it: garbage is what is wanted here.
+  if (allocations)
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
 }
 const cpuBefore = process.cpuUsage();
 const wallBefore = performance.now();
 await run(requests);
 const cpu = process.cpuUsage(cpuBefore);
 const wall = performance.now() - wallBefore;
-if (session) {
+if (session && profile) {
   const { profile: cpuProfile } = await session.post("Profiler.stop");
   const file = join(dir, `micro-${scenario}.cpuprofile`);
   writeFileSync(file, JSON.stringify(cpuProfile));
   console.log(formatProfile(summarizeProfile(file)));
+}
+if (session && allocations) {
+  const { profile: heap } = await session.post("HeapProfiler.stopSampling");
+  console.log(allocationSites(heap, requests));
 }
 const perRequestUs = (cpu.user + cpu.system) / requests;
 console.log(
@@ -167,3 +183,26 @@ console.log(
 );
 await app.close();
 await store.close();
+
+/** Bytes allocated per request by each function (self), the largest first. */
+function allocationSites(
+  heap: import("node:inspector").HeapProfiler.SamplingHeapProfile,
+  count: number,
+): string {
+  const bySite = new Map<string, number>();
+  const visit = (node: import("node:inspector").HeapProfiler.SamplingHeapProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || "(anonymous)"} (${url.replace(/^.*\/(src|bench|node_modules)\//, "$1/")}:${lineNumber + 1})`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child);
+  };
+  visit(heap.head);
+  const total = [...bySite.values()].reduce((a, b) => a + b, 0);
+  const lines = [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 30)
+    .map(([site, bytes]) => `  ${(bytes / count).toFixed(0).padStart(7)} B  ${site}`);
+  return [`Allocated per request: ${(total / count).toFixed(0)} B (sampled), by function:`, ...lines].join(
+    "\n",
+  );
+}

@@ -224,7 +224,7 @@ export class InferencePipeline {
         meter.observe(event);
         if (event.type === "error") failed = event.error;
       }
-      return piece.text && !out.signal.aborted ? out.write(piece.text) : undefined;
+      return piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
     };
     const { pieces, head } = answered.value;
     try {

@@ -171,7 +171,8 @@ class EventView implements RawSseEvent {
  * The bytes and IR events of a read, cut in two when an error ends the stream within it. The bytes
  * are gathered as a one-byte (latin1) string: the read's view is spelled that way, so a passed
  * event is a slice of it, not a Buffer of its own, and runs of events passed as they came join into
- * one slice. They become a Buffer once, when the piece is made.
+ * one slice. The piece keeps that string (Piece.latin1): the socket writes it as latin1, copying it
+ * once into its own memory, where a Buffer made of it here would be one more object for the GC.
  */
 class PieceBuilder {
   private text = "";
@@ -226,11 +227,7 @@ class PieceBuilder {
   private flush(): void {
     this.settle();
     if (this.text === "" && this.events.length === 0 && !this.content) return;
-    this.done.push({
-      text: this.text === "" ? "" : Buffer.from(this.text, "latin1"),
-      events: this.events,
-      content: this.content,
-    });
+    this.done.push({ text: this.text, latin1: true, events: this.events, content: this.content });
     this.text = "";
     this.events = [];
     this.content = false;

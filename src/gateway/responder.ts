@@ -9,7 +9,10 @@ export interface Responder {
   /** A body that is already JSON text (a relayed answer). */
   jsonText(status: number, headers: HeaderMap, text: string): void;
   startStream(status: number, headers: HeaderMap): void;
-  /** Writes a piece of the stream; resolves when the socket can take more (backpressure). */
-  write(chunk: string | Buffer): Promise<void> | undefined;
+  /**
+   * Writes a piece of the stream (a string as UTF-8, or with `latin1` one byte per character);
+   * resolves when the socket can take more (backpressure).
+   */
+  write(chunk: string | Buffer, latin1?: boolean): Promise<void> | undefined;
   end(): void;
 }

@@ -43,6 +43,11 @@ export interface RouteCall {
 export interface Piece {
   /** The client's bytes: text, or a relay's upstream bytes passed on (relay-stream.ts). */
   text: string | Buffer;
+  /**
+   * `text` spells bytes one character per byte (a relay's: relay-stream.ts), written as latin1;
+   * otherwise a string is text, written as UTF-8.
+   */
+  latin1?: boolean;
   events: StreamEvent[];
   /** A relay passed on content it did not decode (Relay.contentOnly): tokens are flowing. */
   content?: boolean;

@@ -49,9 +49,9 @@ export class HttpResponder implements Responder {
     this.res.flushHeaders();
   }
 
-  write(chunk: string | Buffer): Promise<void> | undefined {
+  write(chunk: string | Buffer, latin1?: boolean): Promise<void> | undefined {
     this.corkTick();
-    if (this.res.write(chunk)) return undefined;
+    if (this.res.write(chunk, latin1 ? "latin1" : "utf8")) return undefined;
     return new Promise((resolve) => {
       const done = () => {
         this.res.off("drain", done);

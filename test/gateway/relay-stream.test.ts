@@ -46,13 +46,19 @@ function outcome(pieces: Piece[]) {
   }
   meter.end();
   return {
-    text: Buffer.concat(pieces.map((p) => Buffer.from(p.text))).toString(),
+    text: Buffer.concat(pieces.map((p) => bytesOf(p))).toString(),
     usage: meter.usage,
     sawUsage: meter.sawUsage,
     finishReason: meter.finishReason,
     timed: meter.latencyMs !== undefined,
     failed,
   };
+}
+
+function bytesOf(piece: Piece): Buffer {
+  return typeof piece.text === "string"
+    ? Buffer.from(piece.text, piece.latin1 ? "latin1" : "utf8")
+    : piece.text;
 }
 
 /** The stream through RelayStream, in reads of `size` bytes (the whole body in one read when 0). */
@@ -213,7 +219,7 @@ test("a 10 MB event arriving in 16 KiB reads is joined once, not once per read",
   const cpu = process.cpuUsage();
   const { pieces } = relayed("openai-chat", event, 16 * 1024);
   const used = process.cpuUsage(cpu);
-  const written = Buffer.concat(pieces.map((p) => Buffer.from(p.text)));
+  const written = Buffer.concat(pieces.map((p) => bytesOf(p)));
   assert.ok(written.includes(text), "the event is relayed whole");
   assert.ok((used.user + used.system) / 1000 < 1000, `${(used.user + used.system) / 1000} ms of CPU`);
 });
