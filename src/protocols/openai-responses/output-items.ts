@@ -7,6 +7,7 @@ import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { citationSpans } from "../shared/openai-annotations.ts";
+import { escapeRegExp } from "../shared/text.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -57,6 +58,54 @@ export function responseObject(
     usage: fields.usage,
     metadata: {},
   };
+}
+
+type ResponseFields = Parameters<typeof responseObject>[1];
+
+/** Stands in for a changing field while the rest of the response is written (ResponseJson). */
+const MARK = "\u0000switchyard-response-field:";
+const MARKED_FIELDS = ["status", "error", "incomplete_details", "output", "usage"] as const;
+
+/**
+ * A stream's response object as JSON, written several times (created, in progress, completed):
+ * only its status, error, incomplete_details, output and usage change, so the text around them is
+ * written once and each response is that text joined to those five values' JSON, the bytes
+ * JSON.stringify writes for the whole (test/protocols/openai-responses/encode-stream.test.ts).
+ */
+export class ResponseJson {
+  private readonly ctx: EncodeContext;
+  /** The text around the five fields, in their order; undefined if it could not be told apart. */
+  private readonly around: string[] | undefined;
+
+  constructor(ctx: EncodeContext) {
+    this.ctx = ctx;
+    const marked = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
+    const text = JSON.stringify(responseObject(ctx, marked as unknown as ResponseFields));
+    const mark = new RegExp(`"${escapeRegExp(JSON.stringify(MARK).slice(1, -1))}([a-z_]+)"`);
+    // [text, field, text, field, …, text]: a request that echoes the mark itself (in a tool's
+    // description, say) has more fields here, and is then written whole each time.
+    const pieces = text.split(mark);
+    const fields = pieces.filter((_, i) => i % 2 === 1);
+    this.around = fields.join() === MARKED_FIELDS.join() ? pieces.filter((_, i) => i % 2 === 0) : undefined;
+  }
+
+  write(fields: ResponseFields): string {
+    const around = this.around;
+    if (!around) return JSON.stringify(responseObject(this.ctx, fields));
+    return (
+      around[0] +
+      JSON.stringify(fields.status) +
+      around[1] +
+      JSON.stringify(fields.error ?? null) +
+      around[2] +
+      JSON.stringify(fields.incomplete_details ?? null) +
+      around[3] +
+      JSON.stringify(fields.output) +
+      around[4] +
+      JSON.stringify(fields.usage) +
+      around[5]
+    );
+  }
 }
 
 function textFormat(request: Request): Record<string, unknown> {
