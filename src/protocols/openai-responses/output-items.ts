@@ -7,7 +7,6 @@ import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { citationSpans } from "../shared/openai-annotations.ts";
-import { escapeRegExp } from "../shared/text.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -64,7 +63,9 @@ type ResponseFields = Parameters<typeof responseObject>[1];
 
 /** Stands in for a changing field while the rest of the response is written (ResponseJson). */
 const MARK = "\u0000switchyard-response-field:";
+const MARK_WRITTEN = JSON.stringify(MARK).slice(1, -1);
 const MARKED_FIELDS = ["status", "error", "incomplete_details", "output", "usage"] as const;
+const MARKED = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
 
 /**
  * A stream's response object as JSON, written several times (created, in progress, completed):
@@ -79,14 +80,21 @@ export class ResponseJson {
 
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
-    const marked = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
-    const text = JSON.stringify(responseObject(ctx, marked as unknown as ResponseFields));
-    const mark = new RegExp(`"${escapeRegExp(JSON.stringify(MARK).slice(1, -1))}([a-z_]+)"`);
-    // [text, field, text, field, …, text]: a request that echoes the mark itself (in a tool's
-    // description, say) has more fields here, and is then written whole each time.
-    const pieces = text.split(mark);
-    const fields = pieces.filter((_, i) => i % 2 === 1);
-    this.around = fields.join() === MARKED_FIELDS.join() ? pieces.filter((_, i) => i % 2 === 0) : undefined;
+    const text = JSON.stringify(responseObject(ctx, MARKED as unknown as ResponseFields));
+    const around: string[] = [];
+    let at = 0;
+    for (const name of MARKED_FIELDS) {
+      const field = `"${MARK_WRITTEN}${name}"`;
+      const found = text.indexOf(field, at);
+      if (found < 0) break;
+      around.push(text.slice(at, found));
+      at = found + field.length;
+    }
+    around.push(text.slice(at));
+    // A request that echoes the mark itself (in a tool's description, say) leaves it in the text
+    // around: such a response is written whole each time.
+    const apart = around.length === MARKED_FIELDS.length + 1 && !around.some((t) => t.includes(MARK_WRITTEN));
+    this.around = apart ? around : undefined;
   }
 
   write(fields: ResponseFields): string {

@@ -324,7 +324,7 @@ describe("events written as text around their JSON", () => {
   });
 
   test("each response is the bytes of responseObject through JSON.stringify, whatever the request echoes", () => {
-    const mark = "\u0000switchyard-response-field:status";
+    const mark = "\u0000switchyard-response-field:usage";
     const tool = (description: string) => ({
       name: "f",
       description,
