@@ -18,6 +18,7 @@ import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { imageBlock, searchResultBlock, serverToolUse, stopDetails } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
@@ -325,11 +326,11 @@ const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 /**
  * A content_block_delta carrying a piece, written as text: most of a stream is this event, the
- * same JSON but for its index and piece, so only the piece goes through JSON.stringify. The bytes
+ * same JSON but for its index and piece, so only the piece is written as JSON (jsonString). The bytes
  * are those of sseEvent with the whole object (test/protocols/anthropic/encode-stream.test.ts).
  */
 function pieceEvent(index: number, deltaOpening: string, piece: string): string {
-  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index}${deltaOpening}${JSON.stringify(piece)}}}\n\n`;
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index}${deltaOpening}${jsonString(piece)}}}\n\n`;
 }
 
 function errorEvent(error: GatewayError): string {

@@ -20,6 +20,7 @@ import type { FinishReason, TokenLogprob, WebSearchBlock } from "../../ir/respon
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { addSources, createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
@@ -215,7 +216,7 @@ class GeminiStreamEncoder implements StreamEncoder {
    * for it (the bytes emit() writes for `[{text}]`, test/protocols/gemini/encode-stream.test.ts).
    */
   private textChunk(text: string): string {
-    return `data: {"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${this.chunkTail}\n\n`;
+    return `data: {"candidates":[{"content":{"parts":[{"text":${jsonString(text)}}],"role":"model"},"index":0}]${this.chunkTail}\n\n`;
   }
 }
 

@@ -22,6 +22,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
 import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
@@ -429,11 +430,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /**
    * A delta event carrying a piece, written as text: most of a stream is such events, the same
-   * JSON but for the sequence number and the piece, so only the piece goes through JSON.stringify.
+   * JSON but for the sequence number and the piece, so only the piece is written as JSON (jsonString).
    * The bytes are event()'s with the fields whole (test/protocols/openai-responses/encode-stream.test.ts).
    */
   private pieceEvent(type: string, deltaFields: string, piece: string, after = ""): string {
-    return this.eventOf(type, `${deltaFields}${JSON.stringify(piece)}${after}`);
+    return this.eventOf(type, `${deltaFields}${jsonString(piece)}${after}`);
   }
 
   /**
