@@ -7,6 +7,7 @@ import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { citationSpans } from "../shared/openai-annotations.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -64,6 +65,7 @@ type ResponseFields = Parameters<typeof responseObject>[1];
 /** Stands in for a changing field while the rest of the response is written (ResponseJson). */
 const MARK = "\u0000switchyard-response-field:";
 const MARK_WRITTEN = JSON.stringify(MARK).slice(1, -1);
+const QUOTE = 0x22;
 const MARKED_FIELDS = ["status", "error", "incomplete_details", "output", "usage"] as const;
 const MARKED = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
 
@@ -81,20 +83,25 @@ export class ResponseJson {
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
     const text = JSON.stringify(responseObject(ctx, MARKED as unknown as ResponseFields));
+    // Each field's mark, in order, and no other: a request that echoes the mark itself (in a
+    // tool's description, say) is written whole each time. The search is for the mark's escaped
+    // NUL, as a backslash is rare in the text and a quote is not.
     const around: string[] = [];
-    let at = 0;
+    let end = 0;
+    let at = text.indexOf(MARK_WRITTEN);
     for (const name of MARKED_FIELDS) {
-      const field = `"${MARK_WRITTEN}${name}"`;
-      const found = text.indexOf(field, at);
-      if (found < 0) break;
-      around.push(text.slice(at, found));
-      at = found + field.length;
+      if (
+        at < 1 ||
+        text.charCodeAt(at - 1) !== QUOTE ||
+        !startsAt(text, `${name}"`, at + MARK_WRITTEN.length)
+      )
+        break;
+      around.push(text.slice(end, at - 1));
+      end = at + MARK_WRITTEN.length + name.length + 1;
+      at = text.indexOf(MARK_WRITTEN, end);
     }
-    around.push(text.slice(at));
-    // A request that echoes the mark itself (in a tool's description, say) leaves it in the text
-    // around: such a response is written whole each time.
-    const apart = around.length === MARKED_FIELDS.length + 1 && !around.some((t) => t.includes(MARK_WRITTEN));
-    this.around = apart ? around : undefined;
+    around.push(text.slice(end));
+    this.around = around.length === MARKED_FIELDS.length + 1 && at < 0 ? around : undefined;
   }
 
   write(fields: ResponseFields): string {
