@@ -18,6 +18,7 @@ import { packToolCallId } from "../../ir/tool-call-id.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { emptyUsage } from "../../ir/usage.ts";
 import { sseEvent } from "../shared/sse.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { imageBlock, searchResultBlock, serverToolUse, stopDetails } from "./encode-response.ts";
 import { errorType } from "./errors.ts";
@@ -90,7 +91,7 @@ class MessagesStreamEncoder implements StreamEncoder {
     this.done = true;
     let out = this.messageStart() + this.closeAllBlocks();
     if (!this.deltaSent) out += this.messageDelta();
-    return out + sseEvent("message_stop", { type: "message_stop" });
+    return out + MESSAGE_STOP;
   }
 
   private onUsage(usage: Usage): string {
@@ -227,11 +228,9 @@ class MessagesStreamEncoder implements StreamEncoder {
     if (block.clientIndex !== undefined) return "";
     block.clientIndex = this.nextIndex++;
     const start = block.start;
+    if (start.type === "text") return textBlockStart(block.clientIndex);
     let contentBlock: object;
     switch (start.type) {
-      case "text":
-        contentBlock = { type: "text", text: "" };
-        break;
       case "thinking":
         contentBlock = { type: "thinking", thinking: "", signature: "" };
         break;
@@ -278,7 +277,7 @@ class MessagesStreamEncoder implements StreamEncoder {
       index: callIndex,
       delta: { type: "input_json_delta", partial_json: input },
     });
-    out += sseEvent("content_block_stop", { type: "content_block_stop", index: callIndex });
+    out += blockStop(callIndex as number);
     block.clientIndex = this.nextIndex++;
     return (
       out +
@@ -306,7 +305,7 @@ class MessagesStreamEncoder implements StreamEncoder {
         index: block.clientIndex,
         delta: { type: "signature_delta", signature: block.signature },
       });
-    return out + sseEvent("content_block_stop", { type: "content_block_stop", index: block.clientIndex });
+    return out + blockStop(block.clientIndex as number); // open() numbered the block
   }
 }
 
@@ -316,13 +315,22 @@ const TEXT_DELTA = deltaOpening("text_delta", "text");
 const THINKING_DELTA = deltaOpening("thinking_delta", "thinking");
 const INPUT_JSON_DELTA = deltaOpening("input_json_delta", "partial_json");
 
+// A text block's start, a block's stop and message_stop, the same text in every stream but for the
+// block's index: written as the text sseEvent writes for their objects, without JSON.stringify
+// (test/protocols/anthropic/encode-stream.test.ts).
+const textBlockStart = (index: number) =>
+  `event: content_block_start\ndata: {"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}\n\n`;
+const blockStop = (index: number) =>
+  `event: content_block_stop\ndata: {"type":"content_block_stop","index":${index}}\n\n`;
+const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+
 /**
  * A content_block_delta carrying a piece, written as text: most of a stream is this event, the
- * same JSON but for its index and piece, so only the piece goes through JSON.stringify. The bytes
+ * same JSON but for its index and piece, so only the piece is written as JSON (jsonString). The bytes
  * are those of sseEvent with the whole object (test/protocols/anthropic/encode-stream.test.ts).
  */
 function pieceEvent(index: number, deltaOpening: string, piece: string): string {
-  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index}${deltaOpening}${JSON.stringify(piece)}}}\n\n`;
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index}${deltaOpening}${jsonString(piece)}}}\n\n`;
 }
 
 function errorEvent(error: GatewayError): string {

@@ -30,6 +30,13 @@ export function knownEvent(data: string): Json | undefined {
 
 /** The template of a text block's deltas as the API writes them (its piece the one slot). */
 export function textDeltaForm(wireIndex: number): StringSlots | undefined {
+  return FIRST_TEXT_DELTA_FORMS[wireIndex] ?? learnTextDeltaForm(wireIndex);
+}
+
+function learnTextDeltaForm(wireIndex: number): StringSlots | undefined {
   const text = `{"type":"content_block_delta","index":${wireIndex},"delta":{"type":"text_delta","text":"x"}}`;
   return StringSlots.learn(text, ["x"]);
 }
+
+/** The first blocks' forms, learned once for every stream (a template never changes). */
+const FIRST_TEXT_DELTA_FORMS = Array.from({ length: 8 }, (_, index) => learnTextDeltaForm(index));

@@ -20,6 +20,7 @@ import type { FinishReason, TokenLogprob, WebSearchBlock } from "../../ir/respon
 import type { StreamEvent } from "../../ir/stream.ts";
 import type { Usage } from "../../ir/usage.ts";
 import { sseData } from "../shared/sse.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { addSources, createTime, modelContent, showsThoughts } from "./encode-response.ts";
 import { errorBody } from "./errors.ts";
@@ -27,7 +28,7 @@ import { finishReasonToWire } from "./map-finish-reason.ts";
 import { logprobsToGemini } from "./map-logprobs.ts";
 import { usageToWire } from "./map-usage.ts";
 import { functionCallPart } from "./output-parts.ts";
-import type { GeminiCandidate, GeminiPart, GeminiResponse } from "./wire-types.ts";
+import type { GeminiCandidate, GeminiPart } from "./wire-types.ts";
 
 type OpenBlock =
   | { type: "text" }
@@ -54,8 +55,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly createTime: string;
 
   /**
-   * What follows the candidates in every chunk but the last, as JSON text: the same for the whole
-   * stream, so written once (a chunk is `{"candidates":[…]` + this).
+   * What ends every chunk, after the candidates (and the last chunk's usage), as JSON text: the
+   * same for the whole stream, so written once.
    */
   private readonly chunkTail: string;
 
@@ -63,7 +64,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     this.ctx = ctx;
     this.showThoughts = showsThoughts(ctx.request);
     this.createTime = createTime(ctx.created);
-    const { candidates: _, ...tail } = this.chunk({ content: { role: "model" }, index: 0 }, false);
+    const tail = { modelVersion: ctx.model, createTime: this.createTime, responseId: ctx.id };
     this.chunkTail = `,${JSON.stringify(tail).slice(1)}`;
   }
 
@@ -107,7 +108,9 @@ class GeminiStreamEncoder implements StreamEncoder {
       Object.assign(candidate, logprobsToGemini(this.logprobs));
     addSources(candidate, [this.cited, ...this.searches]);
     if (this.finishMessage) candidate.finishMessage = this.finishMessage;
-    return sseData(this.chunk(candidate, true));
+    // The last chunk alone carries the usage, between the candidates and the tail.
+    const usage = this.usage ? `,"usageMetadata":${JSON.stringify(usageToWire(this.usage))}` : "";
+    return this.write(JSON.stringify(candidate), usage);
   }
 
   private start(index: number, block: Extract<StreamEvent, { type: "block_start" }>["block"]): string {
@@ -196,8 +199,16 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   private emit(parts: GeminiPart[]): string {
     if (parts.length === 0) return "";
-    const candidate = JSON.stringify({ content: modelContent(parts), index: 0 });
-    return `data: {"candidates":[${candidate}]${this.chunkTail}\n\n`;
+    return this.write(JSON.stringify({ content: modelContent(parts), index: 0 }));
+  }
+
+  /**
+   * A chunk, `{"candidates":[candidate],"usageMetadata":…,"modelVersion":…,"createTime":…,
+   * "responseId":…}` as JSON.stringify writes it, from the candidate's JSON and the usage's
+   * field (`,"usageMetadata":…`, or none).
+   */
+  private write(candidateJson: string, usageField = ""): string {
+    return `data: {"candidates":[${candidateJson}]${usageField}${this.chunkTail}\n\n`;
   }
 
   /**
@@ -205,17 +216,7 @@ class GeminiStreamEncoder implements StreamEncoder {
    * for it (the bytes emit() writes for `[{text}]`, test/protocols/gemini/encode-stream.test.ts).
    */
   private textChunk(text: string): string {
-    return `data: {"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}}],"role":"model"},"index":0}]${this.chunkTail}\n\n`;
-  }
-
-  private chunk(candidate: GeminiCandidate, last: boolean): GeminiResponse {
-    return {
-      candidates: [candidate],
-      ...(last && this.usage && { usageMetadata: usageToWire(this.usage) }),
-      modelVersion: this.ctx.model,
-      createTime: this.createTime,
-      responseId: this.ctx.id,
-    };
+    return `data: {"candidates":[{"content":{"parts":[{"text":${jsonString(text)}}],"role":"model"},"index":0}]${this.chunkTail}\n\n`;
   }
 }
 

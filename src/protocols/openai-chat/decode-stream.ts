@@ -92,7 +92,10 @@ class ChatStreamDecoder implements StreamDecoder {
       if (this.images > 0) usage.imageOutputs = this.images;
       this.out.push({ type: "usage", usage });
     }
-    this.textChunk = textTemplate(event.data, chunk, choice) ?? this.textChunk;
+    this.textChunk =
+      textTemplate(event.data, chunk, choice) ??
+      this.textChunk ??
+      announcedTextTemplate(event.data, chunk, choice);
     return this.out;
   }
 
@@ -314,8 +317,7 @@ class ChatStreamDecoder implements StreamDecoder {
  * (null, or an empty list: nothing for readChoice to read).
  */
 function textTemplate(data: string, chunk: Json, choice: Json | undefined): StringSlots | undefined {
-  if (!choice || !absent(chunk.error) || isObject(chunk.usage)) return undefined;
-  if (!absent(choice.logprobs) || !absent(choice.finish_reason)) return undefined;
+  if (!choice || !quiet(chunk, choice)) return undefined;
   const delta = choice.delta;
   if (!isObject(delta) || typeof delta.content !== "string" || delta.content === "") return undefined;
   for (const key in delta) {
@@ -328,12 +330,39 @@ function textTemplate(data: string, chunk: Json, choice: Json | undefined): Stri
     )
       return undefined;
   }
-  // OpenAI pads each chunk with an `obfuscation` string, of random length, that no one reads.
-  const obfuscation = chunk.obfuscation;
-  return StringSlots.learn(
-    data,
-    typeof obfuscation === "string" ? [delta.content, obfuscation] : [delta.content],
+  return StringSlots.learn(data, slotValues(chunk, delta.content));
+}
+
+/** What stands in for the piece in an announced template (any text learn() finds once will do). */
+const PIECE = "piece";
+
+/**
+ * Before any text chunk has been parsed, the text chunks that a quiet chunk (the role chunk that
+ * opens a stream) announces: that chunk with `{"content": piece}` as its whole delta, which is how
+ * OpenAI writes them. Learning it costs a stringify of the delta and a copy of the text instead of
+ * the parse of the first text chunk; a text chunk written otherwise is parsed, as without it.
+ */
+function announcedTextTemplate(data: string, chunk: Json, choice: Json | undefined): StringSlots | undefined {
+  if (!choice || !quiet(chunk, choice) || !isObject(choice.delta)) return undefined;
+  // No backslash (learn's rule), so the delta's text is its JSON.stringify, unless keys repeat.
+  const written = `"delta":${JSON.stringify(choice.delta)}`;
+  const at = data.indexOf(written);
+  if (at < 0 || data.indexOf(written, at + 1) >= 0) return undefined;
+  const announced = `${data.slice(0, at)}"delta":{"content":"${PIECE}"}${data.slice(at + written.length)}`;
+  return StringSlots.learn(announced, slotValues(chunk, PIECE));
+}
+
+/** No error, usage, finish or log probabilities: a chunk that only its delta can make count. */
+function quiet(chunk: Json, choice: Json): boolean {
+  return (
+    absent(chunk.error) && !isObject(chunk.usage) && absent(choice.logprobs) && absent(choice.finish_reason)
   );
+}
+
+/** A template's slots: the piece, and OpenAI's `obfuscation` padding of random length no one reads. */
+function slotValues(chunk: Json, piece: string): string[] {
+  const obfuscation = chunk.obfuscation;
+  return typeof obfuscation === "string" ? [piece, obfuscation] : [piece];
 }
 
 function absent(value: unknown): boolean {

@@ -22,6 +22,7 @@ import type { Usage } from "../../ir/usage.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { errorBody } from "../shared/openai-errors.ts";
 import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
+import { jsonString } from "../shared/text.ts";
 import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
@@ -30,7 +31,8 @@ import {
   itemId,
   messageItem,
   outputText,
-  responseObject,
+  ResponseJson,
+  type responseObject,
   toolCallItem,
   urlAnnotations,
   webSearchItem,
@@ -95,6 +97,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private done = false;
   private reason: FinishReason = "stop";
   private usage: Usage | undefined;
+  /** Written at the first event (response.created), when the context holds the answering model. */
+  private response: ResponseJson | undefined;
 
   constructor(ctx: EncodeContext) {
     this.ctx = ctx;
@@ -136,7 +140,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       usage: this.usage ? usageToWire(this.usage) : null,
     });
     const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
-    return text + this.event(type, { response });
+    return text + this.eventOf(type, `,"response":${response}`);
   }
 
   /** response.created and response.in_progress, once, before anything else. */
@@ -144,7 +148,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.opened) return "";
     this.opened = true;
     // Both carry the same response, written as JSON once.
-    const response = `,"response":${JSON.stringify(this.snapshot({ status: "in_progress", usage: null }))}`;
+    const response = `,"response":${this.snapshot({ status: "in_progress", usage: null })}`;
     return this.eventOf("response.created", response) + this.eventOf("response.in_progress", response);
   }
 
@@ -402,14 +406,15 @@ class ResponsesStreamEncoder implements StreamEncoder {
     // response.failed is the terminal event Codex reads; the `error` event is the one the openai
     // SDK raises as an APIError (it carries `error`), with OpenAI's top-level fields beside it.
     return (
-      this.event("response.failed", { response }) +
+      this.eventOf("response.failed", `,"response":${response}`) +
       this.event("error", { code: detail.code, message: detail.message, param: detail.param, error: detail })
     );
   }
 
-  /** The response as it stands: the output so far, with the given ending. */
-  private snapshot(fields: Omit<Parameters<typeof responseObject>[1], "output">) {
-    return responseObject(this.ctx, { ...fields, output: this.output });
+  /** The response as it stands, as JSON: the output so far, with the given ending. */
+  private snapshot(fields: Omit<Parameters<typeof responseObject>[1], "output">): string {
+    if (!this.response) this.response = new ResponseJson(this.ctx);
+    return this.response.write({ ...fields, output: this.output });
   }
 
   /**
@@ -425,11 +430,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   /**
    * A delta event carrying a piece, written as text: most of a stream is such events, the same
-   * JSON but for the sequence number and the piece, so only the piece goes through JSON.stringify.
+   * JSON but for the sequence number and the piece, so only the piece is written as JSON (jsonString).
    * The bytes are event()'s with the fields whole (test/protocols/openai-responses/encode-stream.test.ts).
    */
   private pieceEvent(type: string, deltaFields: string, piece: string, after = ""): string {
-    return this.eventOf(type, `${deltaFields}${JSON.stringify(piece)}${after}`);
+    return this.eventOf(type, `${deltaFields}${jsonString(piece)}${after}`);
   }
 
   /**

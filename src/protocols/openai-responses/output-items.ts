@@ -7,6 +7,7 @@ import type { GeneratedImageBlock, OutputBlock, WebSearchBlock } from "../../ir/
 import { packToolCallId } from "../../ir/tool-call-id.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
 import { citationSpans } from "../shared/openai-annotations.ts";
+import { startsAt } from "../shared/text.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 import type {
@@ -57,6 +58,69 @@ export function responseObject(
     usage: fields.usage,
     metadata: {},
   };
+}
+
+type ResponseFields = Parameters<typeof responseObject>[1];
+
+/** Stands in for a changing field while the rest of the response is written (ResponseJson). */
+const MARK = "\u0000switchyard-response-field:";
+const MARK_WRITTEN = JSON.stringify(MARK).slice(1, -1);
+const QUOTE = 0x22;
+const MARKED_FIELDS = ["status", "error", "incomplete_details", "output", "usage"] as const;
+const MARKED = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
+
+/**
+ * A stream's response object as JSON, written several times (created, in progress, completed):
+ * only its status, error, incomplete_details, output and usage change, so the text around them is
+ * written once and each response is that text joined to those five values' JSON, the bytes
+ * JSON.stringify writes for the whole (test/protocols/openai-responses/encode-stream.test.ts).
+ */
+export class ResponseJson {
+  private readonly ctx: EncodeContext;
+  /** The text around the five fields, in their order; undefined if it could not be told apart. */
+  private readonly around: string[] | undefined;
+
+  constructor(ctx: EncodeContext) {
+    this.ctx = ctx;
+    const text = JSON.stringify(responseObject(ctx, MARKED as unknown as ResponseFields));
+    // Each field's mark, in order, and no other: a request that echoes the mark itself (in a
+    // tool's description, say) is written whole each time. The search is for the mark's escaped
+    // NUL, as a backslash is rare in the text and a quote is not.
+    const around: string[] = [];
+    let end = 0;
+    let at = text.indexOf(MARK_WRITTEN);
+    for (const name of MARKED_FIELDS) {
+      if (
+        at < 1 ||
+        text.charCodeAt(at - 1) !== QUOTE ||
+        !startsAt(text, `${name}"`, at + MARK_WRITTEN.length)
+      )
+        break;
+      around.push(text.slice(end, at - 1));
+      end = at + MARK_WRITTEN.length + name.length + 1;
+      at = text.indexOf(MARK_WRITTEN, end);
+    }
+    around.push(text.slice(end));
+    this.around = around.length === MARKED_FIELDS.length + 1 && at < 0 ? around : undefined;
+  }
+
+  write(fields: ResponseFields): string {
+    const around = this.around;
+    if (!around) return JSON.stringify(responseObject(this.ctx, fields));
+    return (
+      around[0] +
+      JSON.stringify(fields.status) +
+      around[1] +
+      JSON.stringify(fields.error ?? null) +
+      around[2] +
+      JSON.stringify(fields.incomplete_details ?? null) +
+      around[3] +
+      JSON.stringify(fields.output) +
+      around[4] +
+      JSON.stringify(fields.usage) +
+      around[5]
+    );
+  }
 }
 
 function textFormat(request: Request): Record<string, unknown> {

@@ -26,3 +26,16 @@ export function closingQuote(text: string, from: number): number {
 export function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
+
+/** A character JSON.stringify writes escaped: a quote, a backslash, a control character, a surrogate. */
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * JSON.stringify(text), for a stream's pieces: a piece with nothing to escape (most of them) is
+ * itself between quotes, written without JSON.stringify's own setup, which costs more than twice
+ * the check for such a short string (callgrind, BENCHMARKS.md "Session 7"). A surrogate, paired or
+ * not, goes to JSON.stringify, which alone knows which ones it escapes.
+ */
+export function jsonString(text: string): string {
+  return ESCAPED_IN_JSON.test(text) ? JSON.stringify(text) : `"${text}"`;
+}

@@ -215,4 +215,25 @@ describe("pieces written as text around their JSON", () => {
       expected,
     );
   });
+
+  test("a text block's start, a block's stop and message_stop are the bytes of their objects", () => {
+    const events: StreamEvent[] = [{ type: "start" }];
+    for (let index = 0; index < 12; index++)
+      events.push(
+        { type: "block_start", index, block: { type: "text" } },
+        { type: "block_delta", index, delta: { type: "text", text: `t${index}` } },
+        { type: "block_stop", index },
+      );
+    const { perEvent, tail } = run(events);
+    const kinds = ["content_block_start", "content_block_stop", "message_stop"];
+    const known = parseSse(perEvent.join("") + tail).filter((e) => kinds.includes(e.event ?? ""));
+    const expected = (index: number) => [
+      JSON.stringify({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+      JSON.stringify({ type: "content_block_stop", index }),
+    ];
+    assert.deepEqual(
+      known.map((e) => e.data),
+      [...Array.from({ length: 12 }, (_, i) => expected(i)).flat(), JSON.stringify({ type: "message_stop" })],
+    );
+  });
 });

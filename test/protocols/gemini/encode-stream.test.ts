@@ -34,6 +34,24 @@ describe("streamEncoder", () => {
     }
   });
 
+  test("the last chunk's JSON, usage and all, is written as the object's own JSON would be", () => {
+    const ctx = encodeContext();
+    const encoder = gemini.streamEncoder(ctx);
+    encoder.encode({ type: "block_start", index: 0, block: { type: "text" } });
+    encoder.encode({ type: "block_delta", index: 0, delta: { type: "text", text: "Hi" } });
+    encoder.encode({ type: "block_stop", index: 0 });
+    encoder.encode({ type: "finish", reason: "stop" });
+    encoder.encode({ type: "usage", usage: { ...emptyUsage(), promptTokens: 3, completionTokens: 2 } });
+    const object = {
+      candidates: [{ content: { parts: [{ text: "" }], role: "model" }, index: 0, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+      modelVersion: ctx.model,
+      createTime: "2025-06-15T15:06:40.000Z",
+      responseId: ctx.id,
+    };
+    assert.equal(encoder.end(), `data: ${JSON.stringify(object)}\n\n`);
+  });
+
   test("each stream states its own request's second as createTime, streams of other seconds between", () => {
     const firstChunk = (created: number) => {
       const encoder = gemini.streamEncoder({ ...encodeContext(), created });

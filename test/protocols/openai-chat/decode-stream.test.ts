@@ -386,6 +386,27 @@ describe("text chunks read without JSON.parse (src/protocols/shared/string-slots
     }
   });
 
+  test("the role chunk announces the text chunks: none of them is parsed when written as OpenAI does", () => {
+    for (const extra of [{}, { obfuscation: "x" }]) {
+      const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })], extra) };
+      const pieces = Array.from({ length: 20 }, (_, i) => text(` w${i}`, extra));
+      const { parses, result } = countingParses(() =>
+        decodeAll(openaiChat.streamDecoder(), [role, ...pieces]),
+      );
+      assert.equal(parses, 1);
+      assert.deepEqual(result, decodeAll(openaiChat.streamDecoder(), laidOutApart([role, ...pieces])));
+    }
+  });
+
+  test("a text chunk written otherwise than announced is parsed, and learned", () => {
+    const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) };
+    const other = (piece: string) => ({ data: chunk([{ delta: { content: piece }, index: 0 }]) });
+    const events = [role, other("a"), other("b"), other("c"), text("d")];
+    const { parses, result } = countingParses(() => decodeAll(openaiChat.streamDecoder(), events));
+    assert.equal(parses, 3, "the role chunk, the first of the other layout and the one announced");
+    assert.deepEqual(result, decodeAll(openaiChat.streamDecoder(), laidOutApart(events)));
+  });
+
   test("a chunk cut across reads anywhere, even inside a character, decodes the same", () => {
     const bytes = Buffer.from(stream.map((e) => `data: ${e.data}\n\n`).join(""));
     const whole = decodeAll(openaiChat.streamDecoder(), readInTwo(bytes, bytes.length));

@@ -4,6 +4,7 @@ import { GatewayError } from "../../../src/ir/errors.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
 import { emptyUsage } from "../../../src/ir/usage.ts";
 import { openaiResponses } from "../../../src/protocols/openai-responses/index.ts";
+import { responseObject } from "../../../src/protocols/openai-responses/output-items.ts";
 import { AWKWARD_PIECES } from "../../support/streams.ts";
 import { encodeContext, sseEvents, written } from "./helpers.ts";
 
@@ -320,6 +321,48 @@ describe("events written as text around their JSON", () => {
       [inProgress, "response.in_progress", 1],
     ] as const)
       assert.equal(data, JSON.stringify({ type, sequence_number, response: JSON.parse(data).response }));
+  });
+
+  test("each response is the bytes of responseObject through JSON.stringify, whatever the request echoes", () => {
+    const mark = "\u0000switchyard-response-field:usage";
+    const tool = (description: string) => ({
+      name: "f",
+      description,
+      parameters: { type: "object", properties: { [mark]: { type: "string" } } },
+    });
+    const endings: StreamEvent[][] = [
+      [
+        { type: "finish", reason: "stop" },
+        { type: "usage", usage },
+      ],
+      [{ type: "finish", reason: "length" }],
+      [{ type: "error", error: new GatewayError("rate_limit", "slow down", { status: 429 }) }],
+    ];
+    for (const tools of [[], [tool("plain")], [tool(mark)]])
+      for (const ending of endings) {
+        const ctx = encodeContext({ tools, temperature: 0.5, maxOutputTokens: 99 });
+        const encoder = openaiResponses.streamEncoder(ctx);
+        const events: StreamEvent[] = [
+          { type: "start" },
+          { type: "block_start", index: 0, block: { type: "text" } },
+          { type: "block_delta", index: 0, delta: { type: "text", text: 'say "hi"' } },
+          { type: "block_stop", index: 0 },
+          ...ending,
+        ];
+        const text = events.map((e) => encoder.encode(e)).join("") + encoder.end();
+        const responses = sseEvents(text).filter(({ event }) => event?.startsWith("response."));
+        const withResponse = responses.filter(({ data }) => JSON.parse(data).response);
+        assert.equal(withResponse.length, 3);
+        for (const { data } of withResponse) {
+          const { type, sequence_number, response } = JSON.parse(data);
+          const { status, output, usage: wireUsage, error, incomplete_details } = response;
+          const fields = { status, output, usage: wireUsage, error, incomplete_details };
+          assert.equal(
+            data,
+            JSON.stringify({ type, sequence_number, response: responseObject(ctx, fields) }),
+          );
+        }
+      }
   });
 
   test("each is the bytes of its object through JSON.stringify, for any piece", () => {
