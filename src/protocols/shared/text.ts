@@ -28,6 +28,7 @@ export function escapeRegExp(text: string): string {
 }
 
 /** A character JSON.stringify writes escaped: a quote, a backslash, a control character, a surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
