@@ -26,10 +26,22 @@ export type GenerationWrite =
   /** A generation that ended before its start was written: one row, written once. */
   | { kind: "whole"; start: GenerationStart; end: GenerationEnd };
 
-/** Per write, in order: undefined when applied, or the reason it was not. */
-export type BatchOutcome = Array<Error | undefined>;
+/**
+ * A write a transaction did not get to: it had held the event loop for its turn. The queue hands it
+ * back, with the writes after it, in a turn of its own.
+ */
+export const NOT_REACHED: unique symbol = Symbol("not reached");
 
-/** Applies writes in one transaction, in queue order (a finish after its own start). */
+/** One write's outcome: undefined when applied, the reason it was not, or NOT_REACHED. */
+export type WriteOutcome = Error | undefined | typeof NOT_REACHED;
+
+/** Per write, in order. */
+export type BatchOutcome = WriteOutcome[];
+
+/**
+ * Applies writes in one transaction, in queue order (a finish after its own start). It always
+ * applies the first write; it may leave later ones NOT_REACHED.
+ */
 export type ApplyBatch = (writes: GenerationWrite[]) => Promise<BatchOutcome>;
 
 export interface WriteQueueOptions {
@@ -112,7 +124,8 @@ export class WriteQueue {
   private readonly idsInFlight = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private writing: Promise<void> | undefined;
-  private batchInFlight: Promise<void> | undefined;
+  /** Settles once the last write of the batch being committed is (its turn may not reach it). */
+  private lastInFlight: Promise<void> | undefined;
   private closedAt: number | undefined;
   private batches = 0;
   /** Writes enqueued and not yet settled. */
@@ -196,7 +209,7 @@ export class WriteQueue {
    * up waiting after that long and resolves false.
    */
   async flush(timeoutMs?: number): Promise<boolean> {
-    const last = this.queue.at(-1)?.done ?? this.batchInFlight;
+    const last = this.queue.at(-1)?.done ?? this.lastInFlight;
     this.startWriting();
     if (timeoutMs === undefined || !last) {
       await last;
@@ -241,13 +254,20 @@ export class WriteQueue {
 
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
-      this.batchInFlight = this.writeBatch(this.queue.splice(0, this.maxBatch));
-      await this.batchInFlight;
-      this.batchInFlight = undefined;
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.lastInFlight = batch.at(-1)!.done;
+      const leftSome = await this.writeBatch(batch);
+      this.lastInFlight = undefined;
+      // The transaction held the loop for its turn: requests go first, then the rest is written.
+      if (leftSome) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
-  private async writeBatch(batch: QueuedWrite[]): Promise<void> {
+  /**
+   * Writes a batch, or as much of it as one transaction's turn reaches: the writes it did not reach
+   * go back to the front of the queue (true is returned then), and wait for the next turn.
+   */
+  private async writeBatch(batch: QueuedWrite[]): Promise<boolean> {
     const writes = batch.map((q) => q.write);
     let outcome: BatchOutcome;
     try {
@@ -264,16 +284,24 @@ export class WriteQueue {
         for (const write of writes) outcome.push(await this.applyAlone(write));
       }
     }
+    const notReached: QueuedWrite[] = [];
     batch.forEach((queued, i) => {
+      const error = outcome[i];
+      if (error === NOT_REACHED) {
+        notReached.push(queued);
+        return;
+      }
       this.forget(generationIdOf(queued.write));
       this.held--;
-      const error = outcome[i];
       if (error) queued.reject(error);
       else queued.resolve();
     });
+    if (notReached.length === 0) return false;
+    this.queue.unshift(...notReached);
+    return true;
   }
 
-  private async applyAlone(write: GenerationWrite): Promise<Error | undefined> {
+  private async applyAlone(write: GenerationWrite): Promise<WriteOutcome> {
     try {
       return (await this.applyWaitingForStore([write]))[0];
     } catch (cause) {
@@ -328,7 +356,7 @@ export class WriteQueue {
       // A retried batch may find its own work done: the first try's COMMIT can land just as the
       // connection breaks. A start already there or a finish already applied is then not a failure.
       if (tries > 1) outcome = outcome.map((e) => (e instanceof GenerationWriteConflict ? undefined : e));
-      for (const error of outcome) if (error) this.report(error);
+      for (const error of outcome) if (error instanceof Error) this.report(error);
       return outcome;
     }
   }

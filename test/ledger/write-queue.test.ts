@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { emptyUsage } from "../../src/ir/usage.ts";
 import { generationAlreadyStarted, StoreUnavailable } from "../../src/ledger/ledger-errors.ts";
 import type { GenerationWrite } from "../../src/ledger/write-queue.ts";
-import { generationIdOf, WriteQueue } from "../../src/ledger/write-queue.ts";
+import { generationIdOf, NOT_REACHED, WriteQueue } from "../../src/ledger/write-queue.ts";
 
 const start = (id: string): GenerationWrite => ({
   kind: "start",
@@ -131,6 +131,38 @@ describe("generation write queue", () => {
       reported.map((e) => e.message),
       ["could not write generation poison: invalid input syntax"],
     );
+  });
+
+  test("writes a transaction did not reach are handed back in a turn of their own, before later writes", async () => {
+    const batches: string[][] = [];
+    let turnEnded = true;
+    let flushedInFlight: Promise<number> | undefined;
+    const queue: WriteQueue = new WriteQueue(
+      async (writes) => {
+        // Each call comes in a turn of its own: I/O (here, an immediate) ran since the last one.
+        assert.equal(turnEnded, true, "the writer did not give the event loop a turn");
+        turnEnded = false;
+        setImmediate(() => {
+          turnEnded = true;
+        });
+        batches.push(writes.map(generationIdOf));
+        // A flush while the first transaction is in flight (nothing queued) waits for all it holds.
+        flushedInFlight ??= queue.flush().then(() => batches.length);
+        // Only the first write fits in this transaction's turn.
+        return writes.map((_, i) => (i === 0 ? undefined : NOT_REACHED));
+      },
+      { delayMs: 1 },
+    );
+    const first = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    assert.equal(queue.hasPendingWrite("c"), true);
+    await Promise.all(first);
+    // flush waited for the writes handed back, not only for the transaction that left them.
+    assert.equal(await flushedInFlight, 3);
+    assert.deepEqual(batches, [["a", "b", "c"], ["b", "c"], ["c"]]);
+    assert.equal(queue.hasPendingWrite("c"), false);
+    assert.equal(queue.backlog, 0);
+    await queue.enqueue(start("d"));
+    assert.deepEqual(batches.at(-1), ["d"]);
   });
 
   test("close flushes, then refuses new writes", async () => {
