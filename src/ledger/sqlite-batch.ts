@@ -1,15 +1,10 @@
 // One transaction of the generation write queue on the embedded store (sqlite-store.ts applyWrites).
 //
-// Finished rows (a generation written whole, or a start whose finish is in the same batch) are
-// inserted several to a statement: a statement run costs about as much for one row as for several
-// (binding, stepping and resetting a statement dominate a row's own B-tree work), so a batch's rows go
-// 16, then 4, then 1 at a time, each size one cached statement. A multi-row statement that fails (a
-// row already there, a value refused) changes nothing, and its rows are then inserted one at a time,
-// so that only the row at fault fails, exactly as if each had been inserted alone.
-//
-// A batch's transaction runs on the event loop: once it has held the loop for its time budget it
-// stops taking writes, commits, and leaves the rest NOT_REACHED, for the write queue to hand back
-// in a turn of its own (write-queue.ts).
+// A batch's transaction runs on the event loop: once it has taken writes for its turn it stops,
+// commits, and leaves the rest NOT_REACHED, for the write queue to hand back in a turn of its own
+// (write-queue.ts). Each transaction has a fixed cost (its commit, the rollups and the debit) of
+// about a dozen rows, so turns are kept long enough that batches under moderate load are not cut
+// (BENCHMARKS.md, "Session 7").
 
 import type { SQLInputValue, StatementSync } from "node:sqlite";
 import { type Columns, ratingColumn, storableErrorMessage, usageColumn, wholeMs } from "./columns.ts";
@@ -18,13 +13,7 @@ import { generationAlreadyStarted, generationNotFinishable } from "./ledger-erro
 import { RollupBatch, type RollupSource } from "./rollups.ts";
 import { isUnavailable } from "./sqlite-errors.ts";
 import type { GenerationEnd, GenerationStart } from "./types.ts";
-import {
-  type BatchOutcome,
-  type GenerationWrite,
-  generationIdOf,
-  NOT_REACHED,
-  type WriteOutcome,
-} from "./write-queue.ts";
+import { type BatchOutcome, type GenerationWrite, NOT_REACHED, type WriteOutcome } from "./write-queue.ts";
 
 /** What a batch needs of its store, inside the store's transaction. */
 export interface BatchStore {
@@ -36,25 +25,10 @@ export interface BatchStore {
   addToBalance(accountId: string, amount: string): string;
 }
 
-/** Rows per INSERT statement, largest first; the last must be 1. */
-const INSERT_SIZES = [16, 4, 1] as const;
-
-const FINISHED_COLUMNS =
-  "id, account_id, key_id, api, model, streamed, created_at, status, provider, usage, finish_reason, " +
-  "latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at, rating, " +
-  "settled_at, owner, session_id";
-const FINISHED_ROW = `(${FINISHED_COLUMNS.split(", ")
-  .map(() => "?")
-  .join(", ")})`;
-
-/**
- * One finished row alone: an id already there changes nothing (the write fails alone). Several:
- * without a conflict clause, so that a row already there aborts the statement and nothing of it stays.
- */
-const insertFinishedSql = (rows: number) =>
-  `INSERT INTO generations (${FINISHED_COLUMNS}) VALUES ${Array(rows).fill(FINISHED_ROW).join(", ")}` +
-  (rows === 1 ? " ON CONFLICT (id) DO NOTHING" : "");
-const INSERT_FINISHED_SQL = new Map<number, string>(INSERT_SIZES.map((n) => [n, insertFinishedSql(n)]));
+const INSERT_FINISHED_SQL = `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status,
+    provider, usage, finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry, error_message,
+    completed_at, rating, settled_at, owner, session_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
 
 const INSERT_START_SQL = `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status,
     owner, session_id)
@@ -67,13 +41,6 @@ const APPLY_FINISH_SQL = `UPDATE generations SET model = coalesce(?, model), sta
   WHERE id = ? AND status IN ('pending', 'interrupted')
   RETURNING account_id, key_id, model, provider, created_at`;
 
-/** A finished row waiting for its INSERT: the write at `at` (a start merged with `end`, or a whole). */
-interface FinishedRow {
-  at: number;
-  start: GenerationStart;
-  end: GenerationEnd;
-}
-
 /**
  * Applies `writes` in queue order inside the caller's transaction, until performance.now() passes
  * `deadline` (the first write is always applied), then the batch's debits and rollups. A start whose
@@ -85,19 +52,15 @@ export function applyBatch(store: BatchStore, writes: GenerationWrite[], deadlin
 }
 
 class Batch {
+  private readonly store: BatchStore;
+  private readonly writes: GenerationWrite[];
   private readonly outcomes: BatchOutcome;
   /** Each generation's first finish in the batch, by id. */
   private readonly finishes = new Map<string, GenerationEnd>();
   /** Generations written whole from their start: their finish, later in the batch, is done. */
   private readonly writtenWhole = new Set<string>();
-  /** Finished rows waiting to be inserted together, and their ids. */
-  private rows: FinishedRow[] = [];
-  private readonly rowIds = new Set<string>();
   private readonly debits = new DebitsByAccount();
   private readonly rollups = new RollupBatch();
-
-  private readonly store: BatchStore;
-  private readonly writes: GenerationWrite[];
 
   constructor(store: BatchStore, writes: GenerationWrite[]) {
     this.store = store;
@@ -108,96 +71,70 @@ class Batch {
   }
 
   apply(deadline: number): BatchOutcome {
-    const { writes } = this;
+    const { writes, outcomes } = this;
     let next = 0;
-    while (next < writes.length && (next === 0 || performance.now() < deadline)) this.applyWrite(next++);
-    this.insertRows();
+    for (; next < writes.length && (next === 0 || performance.now() < deadline); next++)
+      outcomes[next] = this.applyWrite(writes[next]!);
     // The finishes past the cut of rows written whole are done with them.
     for (let i = next; i < writes.length; i++) {
       const w = writes[i]!;
-      if (w.kind === "finish" && this.writtenWhole.delete(w.end.id)) this.outcomes[i] = undefined;
+      if (w.kind === "finish" && this.writtenWhole.delete(w.end.id)) outcomes[i] = undefined;
     }
     for (const [account, change] of this.debits.balanceChanges()) this.store.addToBalance(account, change);
     this.store.applyRollups(this.rollups);
-    return this.outcomes;
+    return outcomes;
   }
 
-  private applyWrite(at: number): void {
-    const write = this.writes[at]!;
-    // A generation's writes apply in queue order: its row waiting to be inserted goes first.
-    if (this.rowIds.has(generationIdOf(write))) this.insertRows();
-    this.outcomes[at] = this.failingAlone(() => {
-      if (write.kind === "whole") return this.addRow(at, write.start, write.end);
+  /**
+   * A write's outcome: undefined, or the Error it failed with alone. An unavailable store is thrown:
+   * it may have rolled the whole transaction back, and the batch is tried again.
+   */
+  private applyWrite(write: GenerationWrite): WriteOutcome {
+    try {
+      if (write.kind === "whole")
+        return this.insertFinished(write.start, write.end)
+          ? undefined
+          : generationAlreadyStarted(write.start.id);
       if (write.kind === "start") {
         const end = this.finishes.get(write.start.id);
-        return end ? this.addRow(at, write.start, end) : this.insertStart(write.start);
+        if (end && this.insertFinished(write.start, end)) {
+          this.writtenWhole.add(end.id);
+          return undefined;
+        }
+        return this.insertStart(write.start);
       }
       if (this.writtenWhole.delete(write.end.id)) return undefined;
       const source = this.applyFinish(write.end);
       if (source instanceof Error) return source;
       this.finished(source, write.end);
       return undefined;
-    });
-  }
-
-  /** Queues a finished row; its outcome is set when it is inserted. */
-  private addRow(at: number, start: GenerationStart, end: GenerationEnd): WriteOutcome {
-    this.rows.push({ at, start, end });
-    this.rowIds.add(start.id);
-    if (this.rows.length === INSERT_SIZES[0]) this.insertRows();
-    return this.outcomes[at];
-  }
-
-  /** Inserts the waiting rows, the largest statements first. */
-  private insertRows(): void {
-    const rows = this.rows;
-    if (rows.length === 0) return;
-    this.rows = [];
-    this.rowIds.clear();
-    let from = 0;
-    for (const size of INSERT_SIZES)
-      for (; rows.length - from >= size; from += size) this.insertTogether(rows, from, size);
-  }
-
-  private insertTogether(rows: FinishedRow[], from: number, size: number): void {
-    if (size > 1) {
-      const values: SQLInputValue[] = [];
-      for (let i = from; i < from + size; i++) this.pushFinishedValues(values, rows[i]!);
-      const inserted = this.failingAlone(() => {
-        this.store.statement(INSERT_FINISHED_SQL.get(size)!).run(...values);
-        return undefined;
-      });
-      if (inserted === undefined) {
-        for (let i = from; i < from + size; i++) this.written(rows[i]!);
-        return;
-      }
-      // The statement changed nothing: one row at a time, so that only the row at fault fails.
+    } catch (error) {
+      if (isUnavailable(error)) throw error;
+      return error instanceof Error ? error : new Error(String(error));
     }
-    for (let i = from; i < from + size; i++) this.insertAlone(rows[i]!);
-  }
-
-  private insertAlone(row: FinishedRow): void {
-    this.outcomes[row.at] = this.failingAlone(() => {
-      const values: SQLInputValue[] = [];
-      this.pushFinishedValues(values, row);
-      if (this.store.statement(INSERT_FINISHED_SQL.get(1)!).run(...values).changes > 0)
-        return this.written(row);
-      // The id is there already: a whole write fails; a start is tried as a start (and fails as one).
-      const write = this.writes[row.at]!;
-      return write.kind === "start" ? this.insertStart(write.start) : generationAlreadyStarted(row.start.id);
-    });
-  }
-
-  private written(row: FinishedRow): undefined {
-    this.outcomes[row.at] = undefined;
-    if (this.writes[row.at]!.kind === "start") this.writtenWhole.add(row.end.id);
-    this.finished(row.start, row.end);
-    return undefined;
   }
 
   private finished(source: RollupSource, end: GenerationEnd): void {
     this.rollups.finished(source, end);
     if (end.settlement) this.debits.add(source.accountId, end.settlement);
+  }
+
+  /** A start and its finish as one row; false when the id exists already (the write then fails alone). */
+  private insertFinished(g: GenerationStart, e: GenerationEnd): boolean {
+    const values: SQLInputValue[] = [
+      g.id,
+      g.accountId,
+      g.keyId,
+      g.api,
+      e.model ?? g.model,
+      g.streamed ? 1 : 0,
+    ];
+    values.push(wholeMs(g.createdAt));
+    pushFinishValues(values, e);
+    values.push(this.store.owner, g.sessionId ?? null);
+    if (this.store.statement(INSERT_FINISHED_SQL).run(...values).changes === 0) return false;
+    this.finished(g, e);
+    return true;
   }
 
   private insertStart(g: GenerationStart): Error | undefined {
@@ -224,34 +161,6 @@ class Batch {
     values.push(e.id);
     const row = this.store.statement(APPLY_FINISH_SQL).get(...values);
     return row ? rollupSource(row as Columns) : generationNotFinishable(e.id);
-  }
-
-  /** A finished row's values, in FINISHED_COLUMNS order. */
-  private pushFinishedValues(values: SQLInputValue[], { start: g, end: e }: FinishedRow): void {
-    values.push(
-      g.id,
-      g.accountId,
-      g.keyId,
-      g.api,
-      e.model ?? g.model,
-      g.streamed ? 1 : 0,
-      wholeMs(g.createdAt),
-    );
-    pushFinishValues(values, e);
-    values.push(this.store.owner, g.sessionId ?? null);
-  }
-
-  /**
-   * A write's outcome: undefined, or the Error it failed with alone. An unavailable store is thrown:
-   * it may have rolled the whole transaction back, and the batch is tried again.
-   */
-  private failingAlone(write: () => WriteOutcome): WriteOutcome {
-    try {
-      return write();
-    } catch (error) {
-      if (isUnavailable(error)) throw error;
-      return error instanceof Error ? error : new Error(String(error));
-    }
   }
 }
 

@@ -123,10 +123,11 @@ class DecimalSum {
 const OPENING_BUSY_TIMEOUT_MS = 5_000;
 const SERVING_BUSY_TIMEOUT_MS = 250;
 /**
- * A batch stops taking writes after this long: with the rows it still has to insert and its commit,
- * a turn holds the loop ~0.2 ms (BENCHMARKS.md, "Session 7").
+ * A batch stops taking writes after this long, ms. Not shorter: a transaction's fixed cost (commit,
+ * rollups, debit) is about that of a dozen rows, so shorter turns would cost far more CPU than they
+ * spare latency (BENCHMARKS.md, "Session 7"). Batches under moderate load take less than this.
  */
-const BATCH_TURN_MS = 0.1;
+const BATCH_TURN_MS = 1;
 
 /** SQLite's own default: the log is checkpointed at a commit that takes it past this many pages. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;

@@ -84,6 +84,9 @@ interface QueuedWrite {
   reject: (error: Error) => void;
 }
 
+function ignore(): void {}
+const PENDING = Promise.resolve();
+
 /** close() waited out its grace and the store is still away: what is left is given up. */
 class GaveUp extends Error {}
 
@@ -170,14 +173,16 @@ export class WriteQueue {
 
   enqueue(write: GenerationWrite): Promise<void> {
     if (this.closedAt !== undefined) return Promise.reject(new Error("the ledger store is closed"));
-    let settle!: Pick<QueuedWrite, "resolve" | "reject">;
+    // Every field set at once (one shape); resolve, reject and done are the promise's, just below.
+    const queued: QueuedWrite = { write, done: PENDING, resolve: ignore, reject: ignore };
     const acknowledged = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
+      queued.resolve = resolve;
+      queued.reject = reject;
     });
     // Handling the promise here means a caller who does not await cannot crash the process with an
     // unhandled rejection; the failure still reaches onError, and a caller who awaits still sees it.
-    const done = acknowledged.catch(() => {});
-    this.queue.push({ write, done, ...settle });
+    queued.done = acknowledged.catch(ignore);
+    this.queue.push(queued);
     this.held++;
     const id = generationIdOf(write);
     this.idsInFlight.set(id, (this.idsInFlight.get(id) ?? 0) + 1);
