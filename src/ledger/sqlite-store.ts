@@ -199,7 +199,10 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
-    this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);
+    this.writes = new WriteQueue(
+      (writes, mayLeave) => Promise.resolve(this.applyWrites(writes, mayLeave)),
+      options,
+    );
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -537,11 +540,11 @@ export class SqliteStore implements Store {
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * One transaction for as much of the batch as its turn allows (sqlite-batch.ts); a write that
-   * cannot apply fails alone.
+   * One transaction for the batch, or for as much of it as its turn allows when the write queue lets
+   * it leave the rest (sqlite-batch.ts); a write that cannot apply fails alone.
    */
-  private applyWrites(writes: GenerationWrite[]): BatchOutcome {
-    const deadline = performance.now() + this.batchTurnMs;
+  private applyWrites(writes: GenerationWrite[], mayLeave: boolean): BatchOutcome {
+    const deadline = mayLeave ? performance.now() + this.batchTurnMs : Number.POSITIVE_INFINITY;
     return this.transaction(() => applyBatch(this.batchStore, writes, deadline));
   }
 

@@ -40,9 +40,11 @@ export type BatchOutcome = WriteOutcome[];
 
 /**
  * Applies writes in one transaction, in queue order (a finish after its own start). It always
- * applies the first write; it may leave later ones NOT_REACHED.
+ * applies the first write; when `mayLeave`, it may leave later ones NOT_REACHED. The queue allows
+ * that only while it keeps up: with more writes waiting than this batch, a batch is written whole,
+ * so that the writer's share of the event loop never falls below what comes in.
  */
-export type ApplyBatch = (writes: GenerationWrite[]) => Promise<BatchOutcome>;
+export type ApplyBatch = (writes: GenerationWrite[], mayLeave: boolean) => Promise<BatchOutcome>;
 
 export interface WriteQueueOptions {
   /** How long the first write of a batch waits for company, ms. */
@@ -129,6 +131,8 @@ export class WriteQueue {
   private writing: Promise<void> | undefined;
   /** Settles once the last write of the batch being committed is (its turn may not reach it). */
   private lastInFlight: Promise<void> | undefined;
+  /** Set while the writer waits for its next turn (nextTurn). */
+  private resumeWriter: (() => void) | undefined;
   private closedAt: number | undefined;
   private batches = 0;
   /** Writes enqueued and not yet settled. */
@@ -186,8 +190,10 @@ export class WriteQueue {
     this.held++;
     const id = generationIdOf(write);
     this.idsInFlight.set(id, (this.idsInFlight.get(id) ?? 0) + 1);
-    if (this.queue.length >= this.maxBatch) this.startWriting();
-    else this.schedule();
+    if (this.queue.length >= this.maxBatch) {
+      this.resumeWriter?.();
+      this.startWriting();
+    } else this.schedule();
     return acknowledged;
   }
 
@@ -261,22 +267,35 @@ export class WriteQueue {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.lastInFlight = batch.at(-1)!.done;
-      const leftSome = await this.writeBatch(batch);
+      const leftSome = await this.writeBatch(batch, this.queue.length === 0);
       this.lastInFlight = undefined;
-      // The transaction held the loop for its turn: requests go first, then the rest is written.
-      if (leftSome) await new Promise((resolve) => setImmediate(resolve));
+      if (leftSome) await this.nextTurn();
     }
+  }
+
+  /**
+   * The transaction held the loop for its turn: requests go first (setImmediate), then the rest is
+   * written. Not while a full batch waits, nor once one does: the writer must keep up with what comes
+   * in, even when the work that makes it never yields to the loop.
+   */
+  private async nextTurn(): Promise<void> {
+    if (this.queue.length >= this.maxBatch) return;
+    await new Promise<void>((resolve) => {
+      this.resumeWriter = resolve;
+      setImmediate(resolve);
+    });
+    this.resumeWriter = undefined;
   }
 
   /**
    * Writes a batch, or as much of it as one transaction's turn reaches: the writes it did not reach
    * go back to the front of the queue (true is returned then), and wait for the next turn.
    */
-  private async writeBatch(batch: QueuedWrite[]): Promise<boolean> {
+  private async writeBatch(batch: QueuedWrite[], mayLeave: boolean): Promise<boolean> {
     const writes = batch.map((q) => q.write);
     let outcome: BatchOutcome;
     try {
-      outcome = await this.applyWaitingForStore(writes);
+      outcome = await this.applyWaitingForStore(writes, mayLeave);
     } catch (cause) {
       if (cause instanceof GaveUp || batch.length === 1) {
         const error = batchError(writes, cause);
@@ -308,7 +327,7 @@ export class WriteQueue {
 
   private async applyAlone(write: GenerationWrite): Promise<WriteOutcome> {
     try {
-      return (await this.applyWaitingForStore([write]))[0];
+      return (await this.applyWaitingForStore([write], false))[0];
     } catch (cause) {
       const error = batchError([write], cause);
       this.report(error);
@@ -321,14 +340,14 @@ export class WriteQueue {
    * close() runs out of grace: GaveUp). Any other failure is thrown at once. Reports each write that
    * failed alone.
    */
-  private async applyWaitingForStore(writes: GenerationWrite[]): Promise<BatchOutcome> {
+  private async applyWaitingForStore(writes: GenerationWrite[], mayLeave: boolean): Promise<BatchOutcome> {
     let delay = this.retryDelayMs;
     for (let tries = 1; ; tries++) {
       // Once close() has given up, what is left fails at once: the shutdown must end.
       if (this.gaveUp) throw this.gaveUp;
       let outcome: BatchOutcome;
       try {
-        outcome = await this.apply(writes);
+        outcome = await this.apply(writes, mayLeave);
       } catch (cause) {
         if (!isStoreUnavailable(cause)) throw cause;
         if (this.closedAt !== undefined && Date.now() - this.closedAt >= this.closeGraceMs) {

@@ -138,7 +138,8 @@ describe("generation write queue", () => {
     let turnEnded = true;
     let flushedInFlight: Promise<number> | undefined;
     const queue: WriteQueue = new WriteQueue(
-      async (writes) => {
+      async (writes, mayLeave) => {
+        assert.equal(mayLeave, true);
         // Each call comes in a turn of its own: I/O (here, an immediate) ran since the last one.
         assert.equal(turnEnded, true, "the writer did not give the event loop a turn");
         turnEnded = false;
@@ -163,6 +164,53 @@ describe("generation write queue", () => {
     assert.equal(queue.backlog, 0);
     await queue.enqueue(start("d"));
     assert.deepEqual(batches.at(-1), ["d"]);
+  });
+
+  test("a writer behind its queue writes whole batches, leaving nothing for later", async () => {
+    const calls: Array<[string[], boolean]> = [];
+    let release = () => {};
+    const queue = new WriteQueue(
+      async (writes, mayLeave) => {
+        calls.push([writes.map(generationIdOf), mayLeave]);
+        if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return writes.map((_, i) => (i > 0 && mayLeave ? NOT_REACHED : undefined));
+      },
+      { delayMs: 1, maxBatch: 2 },
+    );
+    const first = queue.enqueue(start("x"));
+    void queue.flush();
+    // Three writes come while x commits: more than a batch waits.
+    const rest = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    release();
+    await Promise.all([first, ...rest]);
+    // a and b with c waiting behind them: whole. Then c alone, the writer caught up.
+    assert.deepEqual(calls, [
+      [["x"], true],
+      [["a", "b"], false],
+      [["c"], true],
+    ]);
+  });
+
+  test("a writer with a full batch waiting does not wait for its turn", async () => {
+    let immediateRan = false;
+    setImmediate(() => {
+      immediateRan = true;
+    });
+    const calls: Array<[string[], boolean]> = [];
+    const queue = new WriteQueue(
+      async (writes) => {
+        calls.push([writes.map(generationIdOf), immediateRan]);
+        return writes.map((_, i) => (i > 0 && calls.length === 1 ? NOT_REACHED : undefined));
+      },
+      { delayMs: 1, maxBatch: 3 },
+    );
+    // Work that never yields to the loop (as promise chains alone) keeps writing: no turn comes.
+    await Promise.all(["a", "b", "c", "d", "e", "f"].map((id) => queue.enqueue(start(id))));
+    assert.deepEqual(calls, [
+      [["a", "b", "c"], false],
+      [["b", "c", "d"], false],
+      [["e", "f"], false],
+    ]);
   });
 
   test("close flushes, then refuses new writes", async () => {
