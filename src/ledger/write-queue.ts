@@ -41,8 +41,9 @@ export type BatchOutcome = WriteOutcome[];
 /**
  * Applies writes in one transaction, in queue order (a finish after its own start). It always
  * applies the first write; when `mayLeave`, it may leave later ones NOT_REACHED. The queue allows
- * that only while it keeps up: with more writes waiting than this batch, a batch is written whole,
- * so that the writer's share of the event loop never falls below what comes in.
+ * that only while it keeps up: a full batch, or one with more writes waiting behind it, is written
+ * whole, so that under heavy load the writer's share of the event loop never falls below what comes
+ * in, and its transactions stay as few as before.
  */
 export type ApplyBatch = (writes: GenerationWrite[], mayLeave: boolean) => Promise<BatchOutcome>;
 
@@ -267,7 +268,8 @@ export class WriteQueue {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.lastInFlight = batch.at(-1)!.done;
-      const leftSome = await this.writeBatch(batch, this.queue.length === 0);
+      const keepingUp = batch.length < this.maxBatch && this.queue.length === 0;
+      const leftSome = await this.writeBatch(batch, keepingUp);
       this.lastInFlight = undefined;
       if (leftSome) await this.nextTurn();
     }

@@ -191,6 +191,20 @@ describe("generation write queue", () => {
     ]);
   });
 
+  test("a full batch is written whole, as heavy load makes them: no more transactions than batches", async () => {
+    const calls: boolean[] = [];
+    const queue = new WriteQueue(
+      async (writes, mayLeave) => {
+        calls.push(mayLeave);
+        return writes.map(() => undefined);
+      },
+      { delayMs: 1, maxBatch: 2 },
+    );
+    await Promise.all(["a", "b"].map((id) => queue.enqueue(start(id))));
+    await queue.enqueue(start("c"));
+    assert.deepEqual(calls, [false, true]);
+  });
+
   test("a writer with a full batch waiting does not wait for its turn", async () => {
     let immediateRan = false;
     setImmediate(() => {
@@ -198,18 +212,22 @@ describe("generation write queue", () => {
     });
     const calls: Array<[string[], boolean]> = [];
     const queue = new WriteQueue(
-      async (writes) => {
+      async (writes, mayLeave) => {
         calls.push([writes.map(generationIdOf), immediateRan]);
-        return writes.map((_, i) => (i > 0 && calls.length === 1 ? NOT_REACHED : undefined));
+        return writes.map((_, i) => (i > 0 && mayLeave && calls.length === 1 ? NOT_REACHED : undefined));
       },
-      { delayMs: 1, maxBatch: 3 },
+      { delayMs: 1, maxBatch: 4 },
     );
-    // Work that never yields to the loop (as promise chains alone) keeps writing: no turn comes.
-    await Promise.all(["a", "b", "c", "d", "e", "f"].map((id) => queue.enqueue(start(id))));
+    const first = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    void queue.flush();
+    // While b and c wait for the writer's next turn, work that never yields to the loop (as promise
+    // chains alone) fills a batch: the writer goes on at once.
+    const more = ["d", "e", "f", "g"].map((id) => queue.enqueue(start(id)));
+    await Promise.all([...first, ...more]);
     assert.deepEqual(calls, [
       [["a", "b", "c"], false],
-      [["b", "c", "d"], false],
-      [["e", "f"], false],
+      [["b", "c", "d", "e"], false],
+      [["f", "g"], false],
     ]);
   });
 
