@@ -21,25 +21,10 @@ import {
   keyFromColumns,
   limitsColumn,
   ratingColumn,
-  storableErrorMessage,
-  usageColumn,
   wholeMs,
 } from "./columns.ts";
-import {
-  addDecimals,
-  canonicalDecimal,
-  DebitsByAccount,
-  debitOf,
-  parseDecimal,
-  parseDiscount,
-} from "./decimal.ts";
-import {
-  accountNotFound,
-  duplicateKey,
-  generationAlreadyStarted,
-  generationNotFinishable,
-  StoreUnavailable,
-} from "./ledger-errors.ts";
+import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
+import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import {
   COUNTER_COLUMNS,
@@ -47,8 +32,8 @@ import {
   GROUP_COLUMN,
   keyValue,
   ROLLUP_TABLES,
-  RollupBatch,
-  type RollupSource,
+  type RollupBatch,
+  type RollupTable,
   rollupTableFor,
   sumsFromColumns,
   type UsageFilter,
@@ -56,7 +41,9 @@ import {
   type UsageSums,
   usageWhere,
 } from "./rollups.ts";
+import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer } from "./sqlite-checkpointer.ts";
+import { isUnavailable } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
   type RevocationStep,
@@ -98,6 +85,11 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
   busyTimeoutMs?: number;
   /** How often the log is checkpointed off the event loop, ms (sqlite-checkpointer.ts). */
   checkpointIntervalMs?: number;
+  /**
+   * How long one transaction of generation writes takes writes before it commits and leaves the
+   * rest to a turn of its own, ms: what the writer holds the event loop for (sqlite-batch.ts).
+   */
+  batchTurnMs?: number;
 }
 
 /**
@@ -130,21 +122,30 @@ class DecimalSum {
 /** Opening and migrating wait patiently for a lock (several processes may start at once). */
 const OPENING_BUSY_TIMEOUT_MS = 5_000;
 const SERVING_BUSY_TIMEOUT_MS = 250;
-
-/** SQLite primary result codes that mean "not now" rather than "not this": locked, full, I/O. */
-const unavailableCodes = new Set([
-  5, // SQLITE_BUSY
-  6, // SQLITE_LOCKED
-  7, // SQLITE_NOMEM
-  8, // SQLITE_READONLY (a file or file system made read-only under us)
-  10, // SQLITE_IOERR
-  13, // SQLITE_FULL
-  14, // SQLITE_CANTOPEN
-  15, // SQLITE_PROTOCOL
-]);
+/**
+ * A batch stops taking writes after this long, ms. Not shorter: a transaction's fixed cost (commit,
+ * rollups, debit) is about that of a dozen rows, so shorter turns would cost far more CPU than they
+ * spare latency (BENCHMARKS.md, "Session 7"). Batches under moderate load take less than this.
+ */
+const BATCH_TURN_MS = 1;
 
 /** SQLite's own default: the log is checkpointed at a commit that takes it past this many pages. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * Each rollup table's upsert of a delta, written out once: built per batch, its text (2 KB) cost more
+ * to build and to look up than the upsert itself.
+ */
+const ROLLUP_UPSERT_SQL = new Map(
+  ROLLUP_TABLES.map((table) => {
+    const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
+    const sql = `INSERT INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+      ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
+      ${COUNTER_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")},
+      cost = dec_add(cost, excluded.cost)`;
+    return [table as RollupTable, sql] as const;
+  }),
+);
 
 export class SqliteStore implements Store {
   readonly sharedByProcesses: boolean;
@@ -156,6 +157,9 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, StatementSync>();
   private closed = false;
   private readonly busyTimeoutMs: number;
+  private readonly batchTurnMs: number;
+  /** What a batch of generation writes uses of this store (sqlite-batch.ts). */
+  private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
 
@@ -171,6 +175,13 @@ export class SqliteStore implements Store {
     // crash or power cut can lose the last commits.
     this.db.exec(`PRAGMA busy_timeout = ${OPENING_BUSY_TIMEOUT_MS}`);
     this.busyTimeoutMs = options.busyTimeoutMs ?? SERVING_BUSY_TIMEOUT_MS;
+    this.batchTurnMs = options.batchTurnMs ?? BATCH_TURN_MS;
+    this.batchStore = {
+      owner: this.owner,
+      statement: (sql) => this.statement(sql),
+      applyRollups: (rollups) => this.applyRollups(rollups),
+      addToBalance: (id, amount) => this.addToBalance(id, amount),
+    };
     // Larger pages than the 4 KiB default: a batch of ledger rows is written (to the WAL, then by
     // the checkpoint) in a quarter of the page writes. Takes effect only on a new database file.
     this.db.exec("PRAGMA page_size = 16384");
@@ -188,7 +199,10 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
-    this.writes = new WriteQueue((writes) => Promise.resolve(this.applyWrites(writes)), options);
+    this.writes = new WriteQueue(
+      (writes, mayLeave) => Promise.resolve(this.applyWrites(writes, mayLeave)),
+      options,
+    );
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -526,125 +540,22 @@ export class SqliteStore implements Store {
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * One transaction for the whole batch; a write that cannot apply fails alone. A start whose finish
-   * is in the same batch (a quick generation) is written once, as a finished row.
+   * One transaction for the batch, or for as much of it as its turn allows when the write queue lets
+   * it leave the rest (sqlite-batch.ts); a write that cannot apply fails alone.
    */
-  private applyWrites(writes: GenerationWrite[]): BatchOutcome {
-    const finishes = new Map<string, GenerationEnd>();
-    for (const w of writes) if (w.kind === "finish" && !finishes.has(w.end.id)) finishes.set(w.end.id, w.end);
-    const writtenWhole = new Set<string>();
-    return this.transaction(() => {
-      const debits = new DebitsByAccount();
-      const rollups = new RollupBatch();
-      const finished = (source: RollupSource, e: GenerationEnd) => {
-        rollups.finished(source, e);
-        if (e.settlement) debits.add(source.accountId, e.settlement);
-      };
-      const outcomes = writes.map((write) => {
-        try {
-          if (write.kind === "whole") {
-            if (!this.insertFinished(write.start, write.end)) return generationAlreadyStarted(write.start.id);
-            finished(write.start, write.end);
-            return undefined;
-          }
-          if (write.kind === "finish") {
-            if (writtenWhole.delete(write.end.id)) return undefined;
-            const source = this.applyFinish(write.end);
-            if (source instanceof Error) return source;
-            finished(source, write.end);
-            return undefined;
-          }
-          const end = finishes.get(write.start.id);
-          if (end && this.insertFinished(write.start, end)) {
-            writtenWhole.add(end.id);
-            finished(write.start, end);
-            return undefined;
-          }
-          return this.insertStart(write.start);
-        } catch (error) {
-          // A full disk or a lost lock may have rolled the whole transaction back: fail the batch
-          // (it is tried again) rather than go on outside a transaction.
-          if (isUnavailable(error)) throw error;
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      });
-      for (const [account, change] of debits.balanceChanges()) this.addToBalance(account, change);
-      this.applyRollups(rollups);
-      return outcomes;
-    });
+  private applyWrites(writes: GenerationWrite[], mayLeave: boolean): BatchOutcome {
+    const deadline = mayLeave ? performance.now() + this.batchTurnMs : Number.POSITIVE_INFINITY;
+    return this.transaction(() => applyBatch(this.batchStore, writes, deadline));
   }
 
   /** Inside a transaction: adds a batch's rollup deltas, one upsert per rollup row. */
   private applyRollups(rollups: RollupBatch): void {
     if (rollups.size === 0) return;
     for (const table of ROLLUP_TABLES) {
-      const columns = [...table.keys, ...COUNTER_COLUMNS, "cost"];
-      const upsert = this.statement(
-        `INSERT INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
-         ON CONFLICT (${table.keys.join(", ")}) DO UPDATE SET
-         ${COUNTER_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(", ")},
-         cost = dec_add(cost, excluded.cost)`,
-      );
+      const upsert = this.statement(ROLLUP_UPSERT_SQL.get(table)!);
       for (const d of rollups.deltas(table))
         upsert.run(...table.keys.map((c) => keyValue(d, c)), ...d.counters, d.cost);
     }
-  }
-
-  private insertStart(g: GenerationStart): Error | undefined {
-    const result = this.statement(
-      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, owner,
-         session_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (id) DO NOTHING`,
-    ).run(
-      g.id,
-      g.accountId,
-      g.keyId,
-      g.api,
-      g.model,
-      g.streamed ? 1 : 0,
-      wholeMs(g.createdAt),
-      this.owner,
-      g.sessionId ?? null,
-    );
-    return result.changes > 0 ? undefined : generationAlreadyStarted(g.id);
-  }
-
-  /** A start and its finish as one row; false when the id exists already (the start then fails alone). */
-  private insertFinished(g: GenerationStart, e: GenerationEnd): boolean {
-    const result = this.statement(
-      `INSERT INTO generations (id, account_id, key_id, api, model, streamed, created_at, status, provider, usage,
-         finish_reason, latency_ms, generation_time_ms, request_retry_times, final_retry, error_message, completed_at,
-         rating, settled_at, owner, session_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-    ).run(
-      g.id,
-      g.accountId,
-      g.keyId,
-      g.api,
-      e.model ?? g.model,
-      g.streamed ? 1 : 0,
-      wholeMs(g.createdAt),
-      ...finishValues(e),
-      this.owner,
-      g.sessionId ?? null,
-    );
-    return result.changes > 0;
-  }
-
-  /**
-   * Also completes an 'interrupted' row: another process may have marked it while it was running.
-   * Returns what the row says of itself (for its debit and rollup), or why it could not apply.
-   */
-  private applyFinish(e: GenerationEnd): Error | RollupSource {
-    const values: SQLInputValue[] = [e.model ?? null, ...finishValues(e), e.id];
-    const row = this.statement(
-      `UPDATE generations SET model = coalesce(?, model), status = ?, provider = ?, usage = ?, finish_reason = ?, latency_ms = ?,
-         generation_time_ms = ?, request_retry_times = ?, final_retry = ?, error_message = ?, completed_at = ?,
-         rating = coalesce(?, rating), settled_at = coalesce(?, settled_at)
-       WHERE id = ? AND status IN ('pending', 'interrupted')
-       RETURNING account_id, key_id, model, provider, created_at`,
-    ).get(...values);
-    return row ? rollupSource(row as Columns) : generationNotFinishable(e.id);
   }
 
   private readAccount(id: string): AccountRow | undefined {
@@ -696,39 +607,6 @@ function read<T>(query: () => T): T {
   }
 }
 
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | undefined)?.errcode;
-  return typeof code === "number" && unavailableCodes.has(code & 0xff);
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
-}
-
-function rollupSource(row: Columns): RollupSource {
-  return {
-    accountId: String(row.account_id),
-    keyId: String(row.key_id),
-    model: String(row.model),
-    provider: row.provider === null || row.provider === undefined ? undefined : String(row.provider),
-    createdAt: Number(row.created_at),
-  };
-}
-
-/** The columns a finish sets, in the order status … completed_at, rating, settled_at. */
-function finishValues(e: GenerationEnd): SQLInputValue[] {
-  return [
-    e.status,
-    e.provider ?? null,
-    usageColumn(e.usage),
-    e.finishReason ?? null,
-    wholeMs(e.latencyMs),
-    wholeMs(e.generationTimeMs),
-    Math.round(e.requestRetryTimes),
-    e.finalRetry ? 1 : 0,
-    storableErrorMessage(e.errorMessage),
-    wholeMs(e.completedAt),
-    e.settlement ? ratingColumn(e.settlement.rating) : null,
-    e.settlement ? wholeMs(e.completedAt) : null,
-  ];
 }

@@ -26,11 +26,26 @@ export type GenerationWrite =
   /** A generation that ended before its start was written: one row, written once. */
   | { kind: "whole"; start: GenerationStart; end: GenerationEnd };
 
-/** Per write, in order: undefined when applied, or the reason it was not. */
-export type BatchOutcome = Array<Error | undefined>;
+/**
+ * A write a transaction did not get to: it had held the event loop for its turn. The queue hands it
+ * back, with the writes after it, in a turn of its own.
+ */
+export const NOT_REACHED: unique symbol = Symbol("not reached");
 
-/** Applies writes in one transaction, in queue order (a finish after its own start). */
-export type ApplyBatch = (writes: GenerationWrite[]) => Promise<BatchOutcome>;
+/** One write's outcome: undefined when applied, the reason it was not, or NOT_REACHED. */
+export type WriteOutcome = Error | undefined | typeof NOT_REACHED;
+
+/** Per write, in order. */
+export type BatchOutcome = WriteOutcome[];
+
+/**
+ * Applies writes in one transaction, in queue order (a finish after its own start). It always
+ * applies the first write; when `mayLeave`, it may leave later ones NOT_REACHED. The queue allows
+ * that only while it keeps up: a full batch, or one with more writes waiting behind it, is written
+ * whole, so that under heavy load the writer's share of the event loop never falls below what comes
+ * in, and its transactions stay as few as before.
+ */
+export type ApplyBatch = (writes: GenerationWrite[], mayLeave: boolean) => Promise<BatchOutcome>;
 
 export interface WriteQueueOptions {
   /** How long the first write of a batch waits for company, ms. */
@@ -72,6 +87,9 @@ interface QueuedWrite {
   reject: (error: Error) => void;
 }
 
+function ignore(): void {}
+const PENDING = Promise.resolve();
+
 /** close() waited out its grace and the store is still away: what is left is given up. */
 class GaveUp extends Error {}
 
@@ -112,7 +130,10 @@ export class WriteQueue {
   private readonly idsInFlight = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private writing: Promise<void> | undefined;
-  private batchInFlight: Promise<void> | undefined;
+  /** Settles once the last write of the batch being committed is (its turn may not reach it). */
+  private lastInFlight: Promise<void> | undefined;
+  /** Set while the writer waits for its next turn (nextTurn). */
+  private resumeWriter: (() => void) | undefined;
   private closedAt: number | undefined;
   private batches = 0;
   /** Writes enqueued and not yet settled. */
@@ -157,19 +178,23 @@ export class WriteQueue {
 
   enqueue(write: GenerationWrite): Promise<void> {
     if (this.closedAt !== undefined) return Promise.reject(new Error("the ledger store is closed"));
-    let settle!: Pick<QueuedWrite, "resolve" | "reject">;
+    // Every field set at once (one shape); resolve, reject and done are the promise's, just below.
+    const queued: QueuedWrite = { write, done: PENDING, resolve: ignore, reject: ignore };
     const acknowledged = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
+      queued.resolve = resolve;
+      queued.reject = reject;
     });
     // Handling the promise here means a caller who does not await cannot crash the process with an
     // unhandled rejection; the failure still reaches onError, and a caller who awaits still sees it.
-    const done = acknowledged.catch(() => {});
-    this.queue.push({ write, done, ...settle });
+    queued.done = acknowledged.catch(ignore);
+    this.queue.push(queued);
     this.held++;
     const id = generationIdOf(write);
     this.idsInFlight.set(id, (this.idsInFlight.get(id) ?? 0) + 1);
-    if (this.queue.length >= this.maxBatch) this.startWriting();
-    else this.schedule();
+    if (this.queue.length >= this.maxBatch) {
+      this.resumeWriter?.();
+      this.startWriting();
+    } else this.schedule();
     return acknowledged;
   }
 
@@ -196,7 +221,7 @@ export class WriteQueue {
    * up waiting after that long and resolves false.
    */
   async flush(timeoutMs?: number): Promise<boolean> {
-    const last = this.queue.at(-1)?.done ?? this.batchInFlight;
+    const last = this.queue.at(-1)?.done ?? this.lastInFlight;
     this.startWriting();
     if (timeoutMs === undefined || !last) {
       await last;
@@ -241,17 +266,38 @@ export class WriteQueue {
 
   private async writeAll(): Promise<void> {
     while (this.queue.length > 0) {
-      this.batchInFlight = this.writeBatch(this.queue.splice(0, this.maxBatch));
-      await this.batchInFlight;
-      this.batchInFlight = undefined;
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.lastInFlight = batch.at(-1)!.done;
+      const keepingUp = batch.length < this.maxBatch && this.queue.length === 0;
+      const leftSome = await this.writeBatch(batch, keepingUp);
+      this.lastInFlight = undefined;
+      if (leftSome) await this.nextTurn();
     }
   }
 
-  private async writeBatch(batch: QueuedWrite[]): Promise<void> {
+  /**
+   * The transaction held the loop for its turn: requests go first (setImmediate), then the rest is
+   * written. Not while a full batch waits, nor once one does: the writer must keep up with what comes
+   * in, even when the work that makes it never yields to the loop.
+   */
+  private async nextTurn(): Promise<void> {
+    if (this.queue.length >= this.maxBatch) return;
+    await new Promise<void>((resolve) => {
+      this.resumeWriter = resolve;
+      setImmediate(resolve);
+    });
+    this.resumeWriter = undefined;
+  }
+
+  /**
+   * Writes a batch, or as much of it as one transaction's turn reaches: the writes it did not reach
+   * go back to the front of the queue (true is returned then), and wait for the next turn.
+   */
+  private async writeBatch(batch: QueuedWrite[], mayLeave: boolean): Promise<boolean> {
     const writes = batch.map((q) => q.write);
     let outcome: BatchOutcome;
     try {
-      outcome = await this.applyWaitingForStore(writes);
+      outcome = await this.applyWaitingForStore(writes, mayLeave);
     } catch (cause) {
       if (cause instanceof GaveUp || batch.length === 1) {
         const error = batchError(writes, cause);
@@ -264,18 +310,26 @@ export class WriteQueue {
         for (const write of writes) outcome.push(await this.applyAlone(write));
       }
     }
+    const notReached: QueuedWrite[] = [];
     batch.forEach((queued, i) => {
+      const error = outcome[i];
+      if (error === NOT_REACHED) {
+        notReached.push(queued);
+        return;
+      }
       this.forget(generationIdOf(queued.write));
       this.held--;
-      const error = outcome[i];
       if (error) queued.reject(error);
       else queued.resolve();
     });
+    if (notReached.length === 0) return false;
+    this.queue.unshift(...notReached);
+    return true;
   }
 
-  private async applyAlone(write: GenerationWrite): Promise<Error | undefined> {
+  private async applyAlone(write: GenerationWrite): Promise<WriteOutcome> {
     try {
-      return (await this.applyWaitingForStore([write]))[0];
+      return (await this.applyWaitingForStore([write], false))[0];
     } catch (cause) {
       const error = batchError([write], cause);
       this.report(error);
@@ -288,14 +342,14 @@ export class WriteQueue {
    * close() runs out of grace: GaveUp). Any other failure is thrown at once. Reports each write that
    * failed alone.
    */
-  private async applyWaitingForStore(writes: GenerationWrite[]): Promise<BatchOutcome> {
+  private async applyWaitingForStore(writes: GenerationWrite[], mayLeave: boolean): Promise<BatchOutcome> {
     let delay = this.retryDelayMs;
     for (let tries = 1; ; tries++) {
       // Once close() has given up, what is left fails at once: the shutdown must end.
       if (this.gaveUp) throw this.gaveUp;
       let outcome: BatchOutcome;
       try {
-        outcome = await this.apply(writes);
+        outcome = await this.apply(writes, mayLeave);
       } catch (cause) {
         if (!isStoreUnavailable(cause)) throw cause;
         if (this.closedAt !== undefined && Date.now() - this.closedAt >= this.closeGraceMs) {
@@ -328,7 +382,7 @@ export class WriteQueue {
       // A retried batch may find its own work done: the first try's COMMIT can land just as the
       // connection breaks. A start already there or a finish already applied is then not a failure.
       if (tries > 1) outcome = outcome.map((e) => (e instanceof GenerationWriteConflict ? undefined : e));
-      for (const error of outcome) if (error) this.report(error);
+      for (const error of outcome) if (error instanceof Error) this.report(error);
       return outcome;
     }
   }

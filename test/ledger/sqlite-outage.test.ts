@@ -43,7 +43,8 @@ function fileStore(options: ConstructorParameters<typeof SqliteStore>[1] = {}) {
 }
 
 test("a full disk: writes wait in memory and land once there is room; reads keep answering", async () => {
-  const { store } = fileStore();
+  // Turns long enough for the whole batch: no part of it can fit in the pages there are.
+  const { store } = fileStore({ batchTurnMs: 1_000 });
   await store.migrate();
   await store.upsertAccount("acct", { balance: "1" });
   // The store's own connection, made to see a full disk: no page beyond those it has.

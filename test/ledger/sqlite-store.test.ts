@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { emptyUsage } from "../../src/ir/usage.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
 import { runStoreContract } from "./store-contract.ts";
 
@@ -224,6 +225,47 @@ describe("sqlite store: the log's checkpoints", () => {
   test("an in-memory store has none to make", async () => {
     const store = new SqliteStore(":memory:");
     assert.equal(store.checkpointer, undefined);
+    await store.close();
+  });
+});
+
+describe("sqlite store: a batch's turns on the event loop", () => {
+  const start = (id: string) => ({
+    id,
+    accountId: "a",
+    keyId: "k",
+    api: "chat.completions" as const,
+    model: "m",
+    streamed: true,
+    createdAt: 1,
+  });
+  const end = (id: string) => ({
+    id,
+    status: "completed" as const,
+    usage: { ...emptyUsage(), promptTokens: 3 },
+    requestRetryTimes: 0,
+    finalRetry: true,
+    completedAt: 2,
+  });
+
+  test("a batch that outlasts its turn commits what it reached, and the rest in turns of their own", async () => {
+    // A turn of 0 ms reaches one write per transaction.
+    const store = new SqliteStore(":memory:", { batchTurnMs: 0, delayMs: 5 });
+    await store.migrate();
+    const writes = [
+      store.recordGeneration(start("gen-t1"), end("gen-t1")),
+      store.recordGeneration(start("gen-t2"), end("gen-t2")),
+      store.startGeneration(start("gen-t3")),
+      store.finishGeneration(end("gen-t3")),
+      store.recordGeneration(start("gen-t4"), end("gen-t4")),
+    ];
+    await Promise.all(writes);
+    // A start written whole with its finish (later in the batch) takes the finish with it.
+    assert.equal(store.batchesWritten, 4);
+    for (const id of ["gen-t1", "gen-t2", "gen-t3", "gen-t4"])
+      assert.equal((await store.getGeneration(id, "a"))?.status, "completed", id);
+    const [sums] = await store.usage({ fromDay: 0, toDay: 0 }, "account");
+    assert.deepEqual([sums?.counters[0], sums?.counters[2]], [4, 12]);
     await store.close();
   });
 });

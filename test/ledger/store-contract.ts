@@ -15,7 +15,10 @@ export type ContractStore = Store & { readonly batchesWritten: number };
  * `makeStore` returns a migrated store; every call must reach the same data (same file, same
  * schema), so that a write closed by one store is read back by the next.
  */
-export type MakeStore = (options?: WriteQueueOptions & StoreOptions) => Promise<ContractStore>;
+export type MakeStore = (options?: ContractStoreOptions) => Promise<ContractStore>;
+
+/** `batchTurnMs` is the embedded store's alone (its batches' turns: sqlite-store.test.ts); others ignore it. */
+type ContractStoreOptions = WriteQueueOptions & StoreOptions & { batchTurnMs?: number };
 
 const usage: Usage = {
   promptTokens: 1200,
@@ -100,7 +103,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
     async function withStore<T>(
       work: (store: ContractStore) => Promise<T>,
-      options?: WriteQueueOptions & StoreOptions,
+      options?: ContractStoreOptions,
     ): Promise<T> {
       const store = await makeStore(options);
       try {
@@ -130,6 +133,48 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         ratingDetails: [{ ...rating.ratingDetails[0], originAmount: amount, billAmount: amount }],
       });
       const day = (ms: number) => Math.floor(ms / 86_400_000);
+
+      test("in a batch of many generations written whole, those whose id is taken fail alone; the rest are written and counted", () =>
+        withStore(
+          async (store) => {
+            const account = unique("acct");
+            await store.upsertAccount(account, { balance: "10" });
+            const taken = [startOf(account), startOf(account)];
+            for (const g of taken) await store.startGeneration(g);
+            const fresh = Array.from({ length: 40 }, () => startOf(account));
+            // The taken ids in the middle of the batch, among rows the embedded store inserts together.
+            const batch = [
+              ...fresh.slice(0, 5),
+              taken[0]!,
+              ...fresh.slice(5, 30),
+              taken[1]!,
+              ...fresh.slice(30),
+            ];
+            const settled = { settlement: { rating: costOf("0.01") } };
+            const writes = batch.map((g) => store.recordGeneration(g, endOf(g.id, settled)));
+            const results = await Promise.allSettled(writes);
+            assert.deepEqual(
+              results.flatMap((r, i) => (r.status === "rejected" ? [[batch[i]!.id, String(r.reason)]] : [])),
+              taken.map((g) => [g.id, `Error: generation ${g.id} was already started`]),
+            );
+            for (const g of taken)
+              assert.equal((await store.getGeneration(g.id, account))?.status, "pending");
+            for (const g of fresh)
+              assert.deepEqual(
+                await store.getGeneration(g.id, account),
+                finishedRowOf(g, endOf(g.id, settled)),
+              );
+            const filter = {
+              fromDay: day(fresh[0]!.createdAt),
+              toDay: day(fresh[39]!.createdAt),
+              accountId: account,
+            };
+            const [sums] = await store.usage(filter, "account");
+            assert.deepEqual([sums?.counters[0], sums?.cost], [40, "0.4"]);
+            assert.equal((await store.getAccount(account))?.balance, "9.6");
+          },
+          { delayMs: 50 },
+        ));
 
       test("finishes and settlements add up per day, model and key; costs exactly, once", () =>
         withStore(async (store) => {
@@ -901,25 +946,29 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }));
 
       test("1000 concurrent starts and finishes are all readable after a flush, in few transactions", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const starts = Array.from({ length: 1000 }, () => startOf(account));
-          const batchesBefore = store.batchesWritten;
-          const writes: Promise<void>[] = [];
-          for (const g of starts) {
-            writes.push(store.startGeneration(g));
-            writes.push(store.finishGeneration(endOf(g.id, { latencyMs: 12.6 })));
-          }
-          await store.flush();
-          const batches = store.batchesWritten - batchesBefore;
-          assert.ok(batches >= 1 && batches <= 20, `2000 writes took ${batches} transactions`);
-          await Promise.all(writes);
-          for (const g of starts) {
-            const row = await store.getGeneration(g.id, account);
-            assert.equal(row?.status, "completed", g.id);
-            assert.equal(row?.latencyMs, 13);
-          }
-        }));
+        withStore(
+          async (store) => {
+            const account = unique("acct");
+            const starts = Array.from({ length: 1000 }, () => startOf(account));
+            const batchesBefore = store.batchesWritten;
+            const writes: Promise<void>[] = [];
+            for (const g of starts) {
+              writes.push(store.startGeneration(g));
+              writes.push(store.finishGeneration(endOf(g.id, { latencyMs: 12.6 })));
+            }
+            await store.flush();
+            const batches = store.batchesWritten - batchesBefore;
+            assert.ok(batches >= 1 && batches <= 20, `2000 writes took ${batches} transactions`);
+            await Promise.all(writes);
+            for (const g of starts) {
+              const row = await store.getGeneration(g.id, account);
+              assert.equal(row?.status, "completed", g.id);
+              assert.equal(row?.latencyMs, 13);
+            }
+          },
+          // Turns long enough for a whole batch: this counts group commit, not the embedded store's turns.
+          { batchTurnMs: 1_000 },
+        ));
 
       test("close() flushes queued writes: the next store reads them", async () => {
         const account = unique("acct");

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { emptyUsage } from "../../src/ir/usage.ts";
 import { generationAlreadyStarted, StoreUnavailable } from "../../src/ledger/ledger-errors.ts";
 import type { GenerationWrite } from "../../src/ledger/write-queue.ts";
-import { generationIdOf, WriteQueue } from "../../src/ledger/write-queue.ts";
+import { generationIdOf, NOT_REACHED, WriteQueue } from "../../src/ledger/write-queue.ts";
 
 const start = (id: string): GenerationWrite => ({
   kind: "start",
@@ -131,6 +131,104 @@ describe("generation write queue", () => {
       reported.map((e) => e.message),
       ["could not write generation poison: invalid input syntax"],
     );
+  });
+
+  test("writes a transaction did not reach are handed back in a turn of their own, before later writes", async () => {
+    const batches: string[][] = [];
+    let turnEnded = true;
+    let flushedInFlight: Promise<number> | undefined;
+    const queue: WriteQueue = new WriteQueue(
+      async (writes, mayLeave) => {
+        assert.equal(mayLeave, true);
+        // Each call comes in a turn of its own: I/O (here, an immediate) ran since the last one.
+        assert.equal(turnEnded, true, "the writer did not give the event loop a turn");
+        turnEnded = false;
+        setImmediate(() => {
+          turnEnded = true;
+        });
+        batches.push(writes.map(generationIdOf));
+        // A flush while the first transaction is in flight (nothing queued) waits for all it holds.
+        flushedInFlight ??= queue.flush().then(() => batches.length);
+        // Only the first write fits in this transaction's turn.
+        return writes.map((_, i) => (i === 0 ? undefined : NOT_REACHED));
+      },
+      { delayMs: 1 },
+    );
+    const first = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    assert.equal(queue.hasPendingWrite("c"), true);
+    await Promise.all(first);
+    // flush waited for the writes handed back, not only for the transaction that left them.
+    assert.equal(await flushedInFlight, 3);
+    assert.deepEqual(batches, [["a", "b", "c"], ["b", "c"], ["c"]]);
+    assert.equal(queue.hasPendingWrite("c"), false);
+    assert.equal(queue.backlog, 0);
+    await queue.enqueue(start("d"));
+    assert.deepEqual(batches.at(-1), ["d"]);
+  });
+
+  test("a writer behind its queue writes whole batches, leaving nothing for later", async () => {
+    const calls: Array<[string[], boolean]> = [];
+    let release = () => {};
+    const queue = new WriteQueue(
+      async (writes, mayLeave) => {
+        calls.push([writes.map(generationIdOf), mayLeave]);
+        if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return writes.map((_, i) => (i > 0 && mayLeave ? NOT_REACHED : undefined));
+      },
+      { delayMs: 1, maxBatch: 2 },
+    );
+    const first = queue.enqueue(start("x"));
+    void queue.flush();
+    // Three writes come while x commits: more than a batch waits.
+    const rest = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    release();
+    await Promise.all([first, ...rest]);
+    // a and b with c waiting behind them: whole. Then c alone, the writer caught up.
+    assert.deepEqual(calls, [
+      [["x"], true],
+      [["a", "b"], false],
+      [["c"], true],
+    ]);
+  });
+
+  test("a full batch is written whole, as heavy load makes them: no more transactions than batches", async () => {
+    const calls: boolean[] = [];
+    const queue = new WriteQueue(
+      async (writes, mayLeave) => {
+        calls.push(mayLeave);
+        return writes.map(() => undefined);
+      },
+      { delayMs: 1, maxBatch: 2 },
+    );
+    await Promise.all(["a", "b"].map((id) => queue.enqueue(start(id))));
+    await queue.enqueue(start("c"));
+    assert.deepEqual(calls, [false, true]);
+  });
+
+  test("a writer with a full batch waiting does not wait for its turn", async () => {
+    let immediateRan = false;
+    setImmediate(() => {
+      immediateRan = true;
+    });
+    const calls: Array<[string[], boolean]> = [];
+    const queue = new WriteQueue(
+      async (writes, mayLeave) => {
+        calls.push([writes.map(generationIdOf), immediateRan]);
+        return writes.map((_, i) => (i > 0 && mayLeave && calls.length === 1 ? NOT_REACHED : undefined));
+      },
+      { delayMs: 1, maxBatch: 4 },
+    );
+    const first = ["a", "b", "c"].map((id) => queue.enqueue(start(id)));
+    void queue.flush();
+    // While b and c wait for the writer's next turn, work that never yields to the loop (as promise
+    // chains alone) fills a batch: the writer goes on at once.
+    const more = ["d", "e", "f", "g"].map((id) => queue.enqueue(start(id)));
+    await Promise.all([...first, ...more]);
+    assert.deepEqual(calls, [
+      [["a", "b", "c"], false],
+      [["b", "c", "d", "e"], false],
+      [["f", "g"], false],
+    ]);
   });
 
   test("close flushes, then refuses new writes", async () => {
