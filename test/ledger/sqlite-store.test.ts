@@ -186,16 +186,19 @@ describe("sqlite store on disk", () => {
   });
 });
 
+/** A generation's start, as the gateway writes it. */
+const startOf = (id: string, streamed = false) => ({
+  id,
+  accountId: "a",
+  keyId: "k",
+  api: "chat.completions" as const,
+  model: "m",
+  streamed,
+  createdAt: 1,
+});
+
 describe("sqlite store: the log's checkpoints", () => {
-  const start = (id: string) => ({
-    id,
-    accountId: "a",
-    keyId: "k",
-    api: "chat.completions" as const,
-    model: "m",
-    streamed: false,
-    createdAt: 1,
-  });
+  const start = (id: string) => startOf(id);
 
   test("are made by a thread of its own, never at the store's commits (their fsyncs held the event loop)", async () => {
     const store = new SqliteStore(join(dir, "checkpointed.db"), { checkpointIntervalMs: 20 });
@@ -230,15 +233,7 @@ describe("sqlite store: the log's checkpoints", () => {
 });
 
 describe("sqlite store: a batch's turns on the event loop", () => {
-  const start = (id: string) => ({
-    id,
-    accountId: "a",
-    keyId: "k",
-    api: "chat.completions" as const,
-    model: "m",
-    streamed: true,
-    createdAt: 1,
-  });
+  const start = (id: string) => startOf(id, true);
   const end = (id: string) => ({
     id,
     status: "completed" as const,
