@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Meter } from "../../src/gateway/meter.ts";
 import { RelayStream } from "../../src/gateway/relay-stream.ts";
 import type { Piece } from "../../src/gateway/route.ts";
@@ -222,4 +224,29 @@ test("a 10 MB event arriving in 16 KiB reads is joined once, not once per read",
   const written = Buffer.concat(pieces.map((p) => bytesOf(p)));
   assert.ok(written.includes(text), "the event is relayed whole");
   assert.ok((used.user + used.system) / 1000 < 1000, `${(used.user + used.system) / 1000} ms of CPU`);
+});
+
+test("what a stream learns from a read does not keep the read alive while the stream lasts", () => {
+  // A shape or an opening kept as a slice of the read's text would hold the whole read (V8's sliced
+  // strings point into their parent): a 256 KiB read per open stream, for as long as it stays open.
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const chunk = (text: string) =>
+    `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]}\n\n`;
+  const p = protocols["openai-chat"];
+  const streams: RelayStream[] = [];
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 100; i++) {
+    const ctx = context();
+    const stream = new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+    // The first chunk is decoded (the opening); the second, in a read made large by a third, is the shape.
+    stream.read(Buffer.from(chunk("a")));
+    stream.read(Buffer.from(chunk("b") + chunk("x".repeat(256 * 1024))));
+    streams.push(stream);
+  }
+  gc();
+  const held = (process.memoryUsage().heapUsed - before) / streams.length;
+  assert.ok(held < 64 * 1024, `${Math.round(held)} bytes held per open stream`);
 });

@@ -11,7 +11,7 @@ import {
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
-import { closingQuote, startsAt } from "../shared/text.ts";
+import { closingQuote, latin1Copy, startsAt } from "../shared/text.ts";
 import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -166,7 +166,12 @@ class ContentShape {
     const start = key + CONTENT_KEY.length;
     const close = closingQuote(view, start);
     if (close >= end) return undefined;
-    return new ContentShape(opening, passed, view.slice(from, start), view.slice(close, end));
+    return new ContentShape(
+      opening,
+      passed,
+      latin1Copy(view.slice(from, start)),
+      latin1Copy(view.slice(close, end)),
+    );
   }
 
   fits({ view, from, end }: RawSseEvent): boolean {

@@ -22,6 +22,16 @@ export function closingQuote(text: string, from: number): number {
   return text.length;
 }
 
+/**
+ * A one-byte (latin1) string copied into a string of its own. V8 makes a slice of a string (of 13
+ * characters or more) point into the string it was cut from, which then lives as long as the slice
+ * does: what a relayed stream learns from one read and keeps while it lasts (its content shape)
+ * would keep that whole read.
+ */
+export function latin1Copy(text: string): string {
+  return Buffer.from(text, "latin1").toString("latin1");
+}
+
 /** Text that a RegExp matches literally. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
