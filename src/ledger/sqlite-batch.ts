@@ -128,8 +128,8 @@ class Batch {
       g.api,
       e.model ?? g.model,
       g.streamed ? 1 : 0,
+      wholeMs(g.createdAt),
     ];
-    values.push(wholeMs(g.createdAt));
     pushFinishValues(values, e);
     values.push(this.store.owner, g.sessionId ?? null);
     if (this.store.statement(INSERT_FINISHED_SQL).run(...values).changes === 0) return false;
