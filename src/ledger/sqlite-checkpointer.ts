@@ -2,7 +2,7 @@
 // log passes 1,000 pages: on the gateway's one thread, with two fsyncs that took 12–15 ms on this
 // project's CI machine every few seconds under load, a pause every request then in flight waited
 // out. The store turns that off on its own connection and a thread of its own
-// (sqlite-checkpoint-worker.ts) checkpoints instead. docs/architecture.md §5.
+// (sqlite-checkpoint-worker.js) checkpoints instead. docs/architecture.md §5.
 
 import { Worker } from "node:worker_threads";
 
@@ -19,7 +19,7 @@ export class Checkpointer {
 
   /** `onFailed`: the thread ended on its own; the store then checkpoints on its connection again. */
   constructor(path: string, onFailed: (error: Error) => void, intervalMs = CHECKPOINT_INTERVAL_MS) {
-    this.worker = new Worker(new URL("./sqlite-checkpoint-worker.ts", import.meta.url), {
+    this.worker = new Worker(new URL("./sqlite-checkpoint-worker.js", import.meta.url), {
       name: "switchyard-checkpoint",
       workerData: { path, intervalMs, frames: this.frames },
     });
@@ -40,6 +40,11 @@ export class Checkpointer {
   /** Frames the thread has checkpointed so far (tests and diagnostics). */
   get checkpointedFrames(): number {
     return Atomics.load(this.frames, 0);
+  }
+
+  /** The thread's V8 heap (tests: it must stay small, see sqlite-checkpoint-worker.js). */
+  heapStatistics(): Promise<import("node:v8").HeapInfo> {
+    return this.worker.getHeapStatistics();
   }
 
   /** Ends the thread as if it had failed (tests). */

@@ -197,6 +197,8 @@ const startOf = (id: string, streamed = false) => ({
   createdAt: 1,
 });
 
+const MiB = 1024 * 1024;
+
 describe("sqlite store: the log's checkpoints", () => {
   const start = (id: string) => startOf(id);
 
@@ -213,6 +215,23 @@ describe("sqlite store: the log's checkpoints", () => {
     const db = new DatabaseSync(join(dir, "checkpointed.db"));
     assert.equal(db.prepare("SELECT count(*) AS n FROM generations").get()?.n, 50);
     db.close();
+  });
+
+  test("the thread stays small: it does not start Node's TypeScript stripper (20 MiB of an idle gateway)", async () => {
+    const store = new SqliteStore(join(dir, "checkpoint-small.db"), { checkpointIntervalMs: 20 });
+    await store.migrate();
+    const checkpointer = store.checkpointer;
+    assert.ok(checkpointer);
+    // Once it has checkpointed, its module is loaded (and with a .ts module, the stripper too).
+    await store.startGeneration(start("gen-small"));
+    const deadline = Date.now() + 5000;
+    while (checkpointer.checkpointedFrames === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.ok(checkpointer.checkpointedFrames > 0, "the thread checkpointed the log");
+    // The stripper's WebAssembly memory is outside the heap: about 12 MiB with it, 3 without.
+    const heap = await checkpointer.heapStatistics();
+    assert.ok(heap.external_memory < 8 * MiB, `external memory ${heap.external_memory} B`);
+    await store.close();
   });
 
   test("are taken back by the store's connection when the thread fails", async () => {
