@@ -64,11 +64,17 @@ class ChatStreamDecoder implements StreamDecoder {
    * that chunk again with another piece, read without JSON.parse (src/protocols/shared/string-slots.ts).
    */
   private textChunk: StringSlots | undefined;
+  /**
+   * Before any text chunk has been parsed, the last quiet chunk (the role chunk), from which the
+   * text chunks' template is learned once a chunk that could be one arrives (announcedTextTemplate).
+   * Not at once: a relay's tap never decodes text chunks, only the role, finish and usage chunks.
+   */
+  private announcement: Announcement | undefined;
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
     if (this.failed) return [];
-    const piece = this.textChunk?.read(event.data);
+    const piece = this.template(event.data)?.read(event.data);
     // What readChoice does with such a chunk (`started` is true: the template was a parsed chunk).
     if (piece !== undefined) {
       if (!this.finished && piece) this.text(piece);
@@ -92,11 +98,18 @@ class ChatStreamDecoder implements StreamDecoder {
       if (this.images > 0) usage.imageOutputs = this.images;
       this.out.push({ type: "usage", usage });
     }
-    this.textChunk =
-      textTemplate(event.data, chunk, choice) ??
-      this.textChunk ??
-      announcedTextTemplate(event.data, chunk, choice);
+    this.textChunk = textTemplate(event.data, chunk, choice) ?? this.textChunk;
+    if (!this.textChunk && choice && quiet(chunk, choice) && isObject(choice.delta))
+      this.announcement = { data: event.data, delta: choice.delta, slots: slotValues(chunk, PIECE) };
     return this.out;
+  }
+
+  /** The text chunks' template, learned now from the announcement if this chunk may be one. */
+  private template(data: string): StringSlots | undefined {
+    if (this.textChunk || !this.announcement || !data.includes(TEXT_DELTA)) return this.textChunk;
+    this.textChunk = announcedTextTemplate(this.announcement);
+    this.announcement = undefined;
+    return this.textChunk;
   }
 
   end(): StreamEvent[] {
@@ -333,6 +346,16 @@ function textTemplate(data: string, chunk: Json, choice: Json | undefined): Stri
   return StringSlots.learn(data, slotValues(chunk, delta.content));
 }
 
+/** How a text chunk's delta begins, as OpenAI writes it (an announced template fits no other). */
+const TEXT_DELTA = '"delta":{"content":"';
+
+/** A quiet chunk's text, its delta, and the slot values a text chunk announced by it would have. */
+interface Announcement {
+  data: string;
+  delta: Json;
+  slots: string[];
+}
+
 /** What stands in for the piece in an announced template (any text learn() finds once will do). */
 const PIECE = "piece";
 
@@ -342,14 +365,13 @@ const PIECE = "piece";
  * OpenAI writes them. Learning it costs a stringify of the delta and a copy of the text instead of
  * the parse of the first text chunk; a text chunk written otherwise is parsed, as without it.
  */
-function announcedTextTemplate(data: string, chunk: Json, choice: Json | undefined): StringSlots | undefined {
-  if (!choice || !quiet(chunk, choice) || !isObject(choice.delta)) return undefined;
+function announcedTextTemplate({ data, delta, slots }: Announcement): StringSlots | undefined {
   // No backslash (learn's rule), so the delta's text is its JSON.stringify, unless keys repeat.
-  const written = `"delta":${JSON.stringify(choice.delta)}`;
+  const written = `"delta":${JSON.stringify(delta)}`;
   const at = data.indexOf(written);
   if (at < 0 || data.indexOf(written, at + 1) >= 0) return undefined;
   const announced = `${data.slice(0, at)}"delta":{"content":"${PIECE}"}${data.slice(at + written.length)}`;
-  return StringSlots.learn(announced, slotValues(chunk, PIECE));
+  return StringSlots.learn(announced, slots);
 }
 
 /** No error, usage, finish or log probabilities: a chunk that only its delta can make count. */

@@ -398,6 +398,30 @@ describe("text chunks read without JSON.parse (src/protocols/shared/string-slots
     }
   });
 
+  test("the announced template is learned only once a text chunk may use it (a relay's tap sees none)", () => {
+    const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) };
+    const finish = { data: chunk([choice({}, { finish_reason: "stop" })]) };
+    const usage = {
+      data: chunk([], { usage: { prompt_tokens: 3, completion_tokens: 9, total_tokens: 12 } }),
+    };
+    const stringify = JSON.stringify;
+    let learned = 0;
+    JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+      learned++;
+      return stringify(...args);
+    }) as typeof stringify;
+    try {
+      const events = decodeAll(openaiChat.streamDecoder(), [role, finish, usage, { data: "[DONE]" }]);
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ["start", "finish", "usage"],
+      );
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(learned, 0, "the role chunk's delta was written out to learn a template no chunk used");
+  });
+
   test("a text chunk written otherwise than announced is parsed, and learned", () => {
     const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) };
     const other = (piece: string) => ({ data: chunk([{ delta: { content: piece }, index: 0 }]) });
