@@ -12,6 +12,8 @@ export interface Options {
   seconds: number;
   /** Seconds of unrecorded load per target before a scenario's rounds (JIT, pools, caches). */
   warmupSeconds: number;
+  /** Warm-up of a process's first scenario (run-scenario.ts). */
+  settleSeconds: number;
   idleStreams: number;
   /** How the idle-streams scenario's gateway calls its upstream. */
   idleUpstream: "h2c" | "http1";
@@ -34,6 +36,8 @@ export const USAGE = `npm run bench -- [flags]
   --rounds N            measured proxy/gateway pairs per scenario (default 5; quick 2)
   --duration S          seconds per measured run (default 3; quick 1)
   --warmup S            unrecorded seconds per target before the rounds (default 2; quick 0.5)
+  --settle S            unrecorded seconds of a process's first scenario instead, while its JIT
+                        settles (default 10; quick 0.5)
   --streams N           streams held open in the idle-streams scenario (default 10000; quick 1000)
   --idle-upstream P     h2c (default: the gateway's held streams share HTTP/2 connections upstream)
                         or http1 (one upstream connection per held stream)
@@ -55,6 +59,7 @@ export function parseOptions(argv: string[]): Options {
     rounds: quick ? 2 : 5,
     seconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 2,
+    settleSeconds: quick ? 0.5 : 10,
     idleStreams: quick ? 1000 : 10_000,
     idleUpstream: "h2c",
     chunks: 20,
@@ -93,6 +98,9 @@ export function parseOptions(argv: string[]): Options {
         break;
       case "--warmup":
         opts.warmupSeconds = number(0);
+        break;
+      case "--settle":
+        opts.settleSeconds = number(0);
         break;
       case "--streams":
         opts.idleStreams = Math.round(number(1));

@@ -66,7 +66,8 @@ async function main(): Promise<void> {
 async function suite(resources: Resources, opts: Options, machine: string, wrk: string): Promise<void> {
   say(
     `Method: load from ${wrk} (its own process), alternated runs (proxy, gateway, …), ${opts.rounds} rounds ` +
-      `of ${opts.seconds} s per scenario after ${opts.warmupSeconds} s of warm-up per target; medians of the ` +
+      `of ${opts.seconds} s per scenario after ${opts.warmupSeconds} s of warm-up per target (${opts.settleSeconds} s in a ` +
+      `process's first scenario); medians of the ` +
       `runs; ratios are medians of the per-round pairs. ${opts.chunks} content chunks per streamed answer. ` +
       `Pinning: ${describePinning()}.`,
   );
