@@ -4,8 +4,9 @@
 // carries only content. Every other event (the first, errors, anything unusual) is decoded as text,
 // read by the tap for the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
 
+import { upstreamEventTooLarge } from "../ir/errors.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import { SseReader } from "../protocols/shared/sse-reader.ts";
+import { SSE_EVENT_MAX_BYTES, SseReader } from "../protocols/shared/sse-reader.ts";
 import type {
   EncodeContext,
   RawSseEvent,
@@ -26,7 +27,7 @@ export class RelayStream {
   private readonly tap: StreamDecoder;
   private readonly encoder: StreamEncoder;
   /** Events are decoded as text from the reader (always for their fields, and for all once CR is seen). */
-  private readonly reader = new SseReader();
+  private readonly reader: SseReader;
   /** The upstream ends lines with CR (Google does): from then on every event is read as text. */
   private asText = false;
   /**
@@ -35,10 +36,21 @@ export class RelayStream {
    * copied and scanned once, not once per read.
    */
   private rest: Buffer[] = [];
+  /** The bytes in `rest`: past maxEvent the stream fails (an event that never ends). */
+  private restBytes = 0;
+  private readonly maxEvent: number;
   /** An error ended the stream: nothing after it is read. */
   failed = false;
 
-  constructor(relay: Relay, ctx: EncodeContext, tap: StreamDecoder, encoder: StreamEncoder) {
+  constructor(
+    relay: Relay,
+    ctx: EncodeContext,
+    tap: StreamDecoder,
+    encoder: StreamEncoder,
+    maxEventBytes = SSE_EVENT_MAX_BYTES,
+  ) {
+    this.maxEvent = maxEventBytes;
+    this.reader = new SseReader(maxEventBytes);
     this.relay = relay;
     this.ctx = ctx;
     this.tap = tap;
@@ -50,12 +62,24 @@ export class RelayStream {
     const out = new PieceBuilder();
     if (!this.asText && chunk.includes(CR)) {
       this.asText = true;
+      this.restBytes = 0;
       for (const part of this.rest.splice(0)) this.decodeAll(this.reader.read(part), out);
     }
     if (this.asText) this.decodeAll(this.reader.read(chunk), out);
-    else if (!this.completesEvent(chunk)) this.rest.push(chunk);
-    else this.cut(this.rest.length > 0 ? Buffer.concat([...this.rest.splice(0), chunk]) : chunk, out);
+    else if (!this.completesEvent(chunk)) this.keep(chunk);
+    else {
+      const joined = this.rest.length > 0 ? Buffer.concat([...this.rest.splice(0), chunk]) : chunk;
+      this.restBytes = 0;
+      this.cut(joined, out);
+    }
     return out.pieces();
+  }
+
+  /** Bytes of an event not yet complete; throws a 502 GatewayError once it outgrows the limit. */
+  private keep(bytes: Buffer): void {
+    this.rest.push(bytes);
+    this.restBytes += bytes.length;
+    if (this.restBytes > this.maxEvent) throw upstreamEventTooLarge(this.maxEvent);
   }
 
   /** The end of the upstream body: what it completes, and an error if the stream was cut short. */
@@ -89,7 +113,7 @@ export class RelayStream {
       from = next;
       if (this.failed) return;
     }
-    if (from < bytes.length) this.rest.push(bytes.subarray(from));
+    if (from < bytes.length) this.keep(bytes.subarray(from));
   }
 
   /** Whether this read holds a blank line (an event's end), one that began in the read before too. */

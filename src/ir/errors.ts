@@ -58,6 +58,18 @@ export function upstreamFrameNotJson(): GatewayError {
   return new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 });
 }
 
+/** An upstream stream event that outgrew `limitBytes` without ending (no blank line): a 502. */
+export function upstreamEventTooLarge(limitBytes: number): GatewayError {
+  return new GatewayError("api_error", `upstream sent a stream event longer than ${sizeText(limitBytes)}`, {
+    status: 502,
+  });
+}
+
+/** A size limit as people read it: whole MiB, or bytes below one. */
+export function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
+}
+
 /** A 400 naming the field at fault. */
 export function invalid(param: string, message: string): GatewayError {
   return new GatewayError("invalid_request", `${param}: ${message}`, { param });

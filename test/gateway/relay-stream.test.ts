@@ -250,3 +250,63 @@ test("what a stream learns from a read does not keep the read alive while the st
   const held = (process.memoryUsage().heapUsed - before) / streams.length;
   assert.ok(held < 64 * 1024, `${Math.round(held)} bytes held per open stream`);
 });
+
+describe("an upstream event that never ends", () => {
+  const limit = 4096;
+  const chunk = (text: string) => Buffer.from(text);
+  const tooLarge = (err: unknown) =>
+    err instanceof Error &&
+    (err as { status?: number }).status === 502 &&
+    err.message === "upstream sent a stream event longer than 4096 bytes";
+
+  for (const [name, lineEnd] of [
+    ["LF", "\n"],
+    ["CRLF (read as text)", "\r\n"],
+  ] as const)
+    test(`fails the stream once it outgrows the limit instead of buffering it (${name} line ends)`, () => {
+      const ctx = context();
+      const p = protocols["openai-chat"];
+      const stream = new RelayStream(
+        relays["openai-chat"],
+        ctx,
+        p.streamDecoder(),
+        p.streamEncoder(ctx),
+        limit,
+      );
+      const first = `data: {"id":"c","object":"chat.completion.chunk","choices":[]}${lineEnd}${lineEnd}`;
+      stream.read(chunk(first));
+      const endless = chunk(`data: {"id":"c","choices":[{"delta":{"content":"${"x".repeat(1000)}`);
+      let reads = 0;
+      assert.throws(() => {
+        for (; reads < 100; reads++) stream.read(endless);
+      }, tooLarge);
+      assert.ok(reads >= 3 && reads <= 5, `failed after ${reads} reads of 1 KB`);
+    });
+
+  test("events that each end are never limited, however long the stream", () => {
+    const ctx = context();
+    const p = protocols["openai-chat"];
+    const stream = new RelayStream(
+      relays["openai-chat"],
+      ctx,
+      p.streamDecoder(),
+      p.streamEncoder(ctx),
+      limit,
+    );
+    const event = (i: number) =>
+      chunk(
+        `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${"y".repeat(900)}${i}"}}]}\n\n`,
+      );
+    for (let i = 0; i < 50; i++) stream.read(event(i));
+    assert.equal(stream.failed, false);
+  });
+
+  test("the SSE reader (translated streams) fails the same way", () => {
+    const reader = new SseReader(limit);
+    assert.deepEqual(reader.read('data: {"a":1}\n\n').length, 1);
+    reader.read(`data: ${"z".repeat(3000)}`);
+    assert.throws(() => reader.read("z".repeat(3000)), tooLarge);
+    const ok = new SseReader(limit);
+    for (let i = 0; i < 20; i++) assert.equal(ok.read(`data: ${"w".repeat(3000)}\n\n`).length, 1);
+  });
+});

@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent } from "undici";
-import { post } from "../../src/providers/http/exchange.ts";
+import { GatewayError } from "../../src/ir/errors.ts";
+import { AnswerTooLarge, post, WHOLE_ANSWER_MAX_BYTES } from "../../src/providers/http/exchange.ts";
+import { transportError } from "../../src/providers/http/transport-errors.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -288,4 +290,107 @@ test("a dispatcher that refuses at once fails the request through the mapping, a
     (err) => (err as { mapped: unknown }).mapped === refused,
   );
   assert.equal(getEventListeners(aborter.signal, "abort").length, 0);
+});
+
+/** An upstream that writes until the client goes away or `limit` bytes are out; counts what it wrote. */
+function endlessUpstream(type: string, limit = Number.POSITIVE_INFINITY) {
+  const state = { written: 0 };
+  const start = upstream((req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": type });
+    const chunk = Buffer.alloc(16 * 1024, "a");
+    const pump = () => {
+      while (!res.destroyed && state.written < limit) {
+        state.written += chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  return { state, start };
+}
+
+test("a whole answer past its limit is cancelled with AnswerTooLarge, and the upstream stops writing", async () => {
+  const { state, start } = endlessUpstream("application/json", 8 * 1024 * 1024);
+  const up = await start;
+  const agent = new Agent();
+  try {
+    const answer = await post(
+      agent,
+      {
+        origin: up.origin,
+        path: "/v1/x",
+        headers: {},
+        body: "{}",
+        headersTimeout: 5000,
+        wholeAnswerMaxBytes: 256 * 1024,
+      },
+      new AbortController().signal,
+      failure,
+    );
+    await assert.rejects(answer.body.text(), (err) => {
+      const mapped = (err as { mapped: unknown }).mapped;
+      return mapped instanceof AnswerTooLarge && mapped.limitBytes === 256 * 1024;
+    });
+    await sleep(200);
+    const after = state.written;
+    await sleep(200);
+    assert.equal(state.written, after, "the upstream stopped");
+    assert.ok(after < 8 * 1024 * 1024, `the upstream wrote ${after} bytes: it was not cut off`);
+  } finally {
+    await agent.destroy();
+    await up.close();
+  }
+});
+
+test("the limit is a whole answer's: a stream read by read goes past it", async () => {
+  const { start } = endlessUpstream("text/event-stream", 1024 * 1024);
+  const up = await start;
+  const agent = new Agent();
+  try {
+    const answer = await post(
+      agent,
+      {
+        origin: up.origin,
+        path: "/v1/x",
+        headers: {},
+        body: "{}",
+        headersTimeout: 5000,
+        wholeAnswerMaxBytes: 64 * 1024,
+      },
+      new AbortController().signal,
+      failure,
+    );
+    let read = 0;
+    for await (const chunk of answer.body.chunks()) read += chunk.length;
+    assert.equal(read, 1024 * 1024);
+  } finally {
+    await agent.destroy();
+    await up.close();
+  }
+});
+
+test("the provider's caller gets a 502 naming the provider and the limit (64 MiB by default)", async () => {
+  const { state, start } = endlessUpstream("application/json", WHOLE_ANSWER_MAX_BYTES + 4 * 1024 * 1024);
+  const up = await start;
+  const agent = new Agent();
+  try {
+    const answer = await post(
+      agent,
+      { origin: up.origin, path: "/v1/x", headers: {}, body: "{}", headersTimeout: 5000 },
+      new AbortController().signal,
+      (err) => transportError(err, "big"),
+    );
+    await assert.rejects(answer.body.text(), (err) => {
+      assert.ok(err instanceof GatewayError);
+      assert.equal(err.status, 502);
+      assert.equal(err.message, "Provider 'big' answered with more than 64 MiB.");
+      return true;
+    });
+    assert.ok(state.written >= WHOLE_ANSWER_MAX_BYTES);
+  } finally {
+    await agent.destroy();
+    await up.close();
+  }
 });

@@ -15,6 +15,14 @@ import type { IncomingHeaders } from "../../protocols/types.ts";
 const QUEUED_BYTES_MAX = 64 * 1024;
 
 /**
+ * The most a whole (non-streamed) answer may hold. Past it the request is cancelled and the caller
+ * gets a 502 (transport-errors.ts): an upstream that keeps writing cannot fill the gateway's memory,
+ * nor make a string longer than V8 allows (~512 MiB). Generated images are the largest honest
+ * answers: a few base64 images fit many times over.
+ */
+export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
  * A request body larger than this is handed to undici as a one-read iterable. undici keeps a string
  * or Buffer body until the answer has ended (minutes, for a stream), so every open stream would hold
  * a copy of its prompt (agents send hundreds of KB); an iterable it lets go of once written.
@@ -27,6 +35,8 @@ export interface PostOptions {
   headers: Record<string, string>;
   body: string;
   headersTimeout: number;
+  /** WHOLE_ANSWER_MAX_BYTES unless given (tests). */
+  wholeAnswerMaxBytes?: number;
 }
 
 /** The head of an answer, and its body to be read once. */
@@ -54,7 +64,7 @@ export function post(
   failure: (err: unknown) => unknown,
 ): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
-    const exchange = new Exchange(signal, failure, resolve, reject);
+    const exchange = new Exchange(signal, failure, resolve, reject, opts.wholeAnswerMaxBytes);
     if (signal.aborted) return exchange.cancel(signal.reason);
     signal.addEventListener("abort", exchange, { once: true });
     const large = opts.body.length > KEPT_BODY_MAX;
@@ -113,13 +123,16 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
   private whole: { resolve: (text: string) => void; reject: (err: unknown) => void } | undefined;
   /** Read by read: a slow reader pauses the upstream (a whole body is wanted as fast as it comes). */
   private reading = false;
+  private readonly wholeMaxBytes: number;
 
   constructor(
     signal: AbortSignal,
     failed: (err: unknown) => unknown,
     resolve: (a: UpstreamAnswer) => void,
     reject: (err: unknown) => void,
+    wholeMaxBytes = WHOLE_ANSWER_MAX_BYTES,
   ) {
+    this.wholeMaxBytes = wholeMaxBytes;
     this.signal = signal;
     this.failed = failed;
     this.headResolve = resolve;
@@ -162,7 +175,13 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
     }
     this.queue.push(chunk);
     this.queued += chunk.length;
-    if (this.reading && this.queued > QUEUED_BYTES_MAX) controller.pause();
+    if (this.reading) {
+      if (this.queued > QUEUED_BYTES_MAX) controller.pause();
+    } else if (this.queued > this.wholeMaxBytes) {
+      this.cancel(new AnswerTooLarge(this.wholeMaxBytes));
+      this.queue.length = 0;
+      this.queued = 0;
+    }
   }
 
   onResponseEnd(): void {
@@ -246,6 +265,16 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
     if (!waiter) return;
     if (failure !== undefined) waiter.reject(failure);
     else waiter.resolve({ value: undefined, done: true });
+  }
+}
+
+/** A whole answer past its limit (WHOLE_ANSWER_MAX_BYTES); transport-errors.ts makes it a 502. */
+export class AnswerTooLarge extends Error {
+  readonly limitBytes: number;
+  constructor(limitBytes: number) {
+    super(`the answer exceeded ${limitBytes} bytes`);
+    this.name = "AnswerTooLarge";
+    this.limitBytes = limitBytes;
   }
 }
 

@@ -1,7 +1,8 @@
 // Network-level upstream failures (no HTTP answer, or an answer cut short) as GatewayErrors.
 // Messages never include the upstream URL's credentials or request headers.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, sizeText } from "../../ir/errors.ts";
+import { AnswerTooLarge } from "./exchange.ts";
 
 export function transportError(err: unknown, providerId: string): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -17,6 +18,12 @@ export function transportError(err: unknown, providerId: string): GatewayError {
     return new GatewayError("timeout", `Provider '${providerId}' did not start answering in time.`, {
       status: 504,
     });
+  if (err instanceof AnswerTooLarge)
+    return new GatewayError(
+      "api_error",
+      `Provider '${providerId}' answered with more than ${sizeText(err.limitBytes)}.`,
+      { status: 502 },
+    );
   if (code === "UND_ERR_BODY_TIMEOUT")
     return new GatewayError("timeout", `Provider '${providerId}' stalled in the middle of its answer.`, {
       status: 504,
