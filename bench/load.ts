@@ -29,7 +29,9 @@ export interface RunResult {
   requests: number;
   rps: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+  p999Ms: number;
   /** Failed requests: connection errors, timeouts and non-2xx answers. */
   failures: number;
   statusCodes: Record<string, number>;
@@ -75,9 +77,9 @@ ${headers}
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
-    'WRK {"requests":%d,"durationUs":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50Us":%d,"p99Us":%d}\\n',
+    'WRK {"requests":%d,"durationUs":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50Us":%d,"p90Us":%d,"p99Us":%d,"p999Us":%d}\\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(99)))
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
 end
 `;
 }
@@ -91,7 +93,9 @@ interface WrkSummary {
   status: number;
   timeout: number;
   p50Us: number;
+  p90Us: number;
   p99Us: number;
+  p999Us: number;
 }
 
 const scriptDir = mkdtempSync(join(tmpdir(), "switchyard-wrk-"));
@@ -140,7 +144,9 @@ export async function measure(
     requests: ok,
     rps: ok / (s.durationUs / 1e6),
     p50Ms: s.p50Us / 1000,
+    p90Ms: s.p90Us / 1000,
     p99Ms: s.p99Us / 1000,
+    p999Ms: s.p999Us / 1000,
     failures,
     statusCodes: s.status > 0 ? { "non-2xx": s.status } : {},
     cpuMsPerRequest: ok > 0 ? cpu / ok : Number.NaN,

@@ -30,7 +30,9 @@ export interface IdleOutcome {
 export interface Figures {
   rps: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+  p999Ms: number;
   cpuMsPerRequest: number;
   failures: number;
 }
@@ -54,7 +56,9 @@ export function figures(runs: RunResult[]): Figures | undefined {
   return {
     rps: median(runs.map((r) => r.rps)),
     p50Ms: median(runs.map((r) => r.p50Ms)),
+    p90Ms: median(runs.map((r) => r.p90Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
+    p999Ms: median(runs.map((r) => r.p999Ms)),
     cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
     failures: runs.reduce((n, r) => n + r.failures, 0),
   };
@@ -81,8 +85,8 @@ export function formatScenario(o: ScenarioOutcome, rounds: number, seconds: numb
   const gateway = figures(o.gatewayRuns);
   if (proxy || gateway) {
     lines.push(
-      `  ${"".padEnd(9)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}` +
-        `${"CPU ms/req".padStart(12)}${"failed".padStart(8)}`,
+      `  ${"".padEnd(9)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p90 ms".padStart(9)}` +
+        `${"p99 ms".padStart(9)}${"p99.9 ms".padStart(10)}${"CPU ms/req".padStart(12)}${"failed".padStart(8)}`,
     );
     for (const [name, f] of [
       ["proxy", proxy],
@@ -91,7 +95,8 @@ export function formatScenario(o: ScenarioOutcome, rounds: number, seconds: numb
       if (!f) continue;
       lines.push(
         `  ${name.padEnd(9)}${fixed(f.rps, 0).padStart(9)}${fixed(f.p50Ms, 2).padStart(9)}` +
-          `${fixed(f.p99Ms, 2).padStart(9)}${fixed(f.cpuMsPerRequest, 3).padStart(12)}${String(f.failures).padStart(8)}`,
+          `${fixed(f.p90Ms, 2).padStart(9)}${fixed(f.p99Ms, 2).padStart(9)}${fixed(f.p999Ms, 2).padStart(10)}` +
+          `${fixed(f.cpuMsPerRequest, 3).padStart(12)}${String(f.failures).padStart(8)}`,
       );
     }
   }
