@@ -120,13 +120,11 @@ const tracing =
       });
 const app = createApp(config, store, { adapterFor: () => upstream, tracing });
 
-const body = Buffer.from(
-  JSON.stringify({
-    model: MODELS.chat.id,
-    messages: [{ role: "user", content: "Hello" }],
-    ...(scenario === "stream" ? { stream: true, stream_options: { include_usage: true } } : {}),
-  }),
-);
+const body = JSON.stringify({
+  model: MODELS.chat.id,
+  messages: [{ role: "user", content: "Hello" }],
+  ...(scenario === "stream" ? { stream: true, stream_options: { include_usage: true } } : {}),
+});
 const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
 
 async function one(): Promise<void> {

@@ -35,7 +35,8 @@ import { sessionIdOf } from "./session-id.ts";
 import type { Settlement } from "./settlement.ts";
 
 export interface InferenceInput {
-  body: Buffer | undefined;
+  /** The request body as text (decoded as it arrived: src/server/inference-routes.ts readBody). */
+  body: string | undefined;
   headers: IncomingHeaders;
   query: Record<string, unknown>;
   /** content-generation: model and method from the path. */
@@ -425,9 +426,9 @@ function nameIgnored(headers: HeaderMap, route: Route): void {
   headers["x-switchyard-ignored"] = ignoredList(new Set(unsent));
 }
 
-export function bodyText(body: Buffer | undefined): string {
-  if (!body || body.length === 0) throw invalid("body", "the request body is empty; send a JSON object.");
-  return body.toString("utf8");
+export function bodyText(body: string | undefined): string {
+  if (!body) throw invalid("body", "the request body is empty; send a JSON object.");
+  return body;
 }
 
 /**

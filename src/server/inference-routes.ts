@@ -3,6 +3,7 @@
 // measurable share of a relay's CPU (see BENCHMARKS.md). Everything else stays on fastify.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { StringDecoder } from "node:string_decoder";
 import { errorAnswer } from "../gateway/error-answer.ts";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
 import type { Logger } from "../gateway/logger.ts";
@@ -197,18 +198,24 @@ function afterTheUpload(req: IncomingMessage, answer: () => void): void {
 }
 
 /**
- * The whole request body. Rejects with a GatewayError in every case: a 413 once it passes the limit,
- * a 400 when the client stops sending before the body is complete (a reset, a close, a broken chunk).
- * Its listeners leave the request once the body is whole: a stream holds its request for minutes, and
- * they would hold the body's chunks (and their closures) with it.
+ * The whole request body, as text. Rejects with a GatewayError in every case: a 413 once it passes
+ * the limit, a 400 when the client stops sending before the body is complete (a reset, a close, a
+ * broken chunk). Each read is decoded as it arrives (a character cut between two reads is kept whole
+ * by the decoder): a body of many megabytes is then never copied into one buffer and decoded in one
+ * go while every other request waits (about 25 ms of a 30 MiB body). Its listeners leave the request
+ * once the body is whole: a stream holds its request for minutes, and they would hold the body's
+ * chunks (and their closures) with it.
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const tooLarge = () =>
     new GatewayError("request_too_large", `The request body exceeds ${limit} bytes.`, { param: "body" });
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    // Most bodies come in one read: decoded once at the end, with no decoder made for them.
+    let first: Buffer | undefined;
+    let utf8: StringDecoder | undefined;
+    let text = "";
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -217,13 +224,22 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         reject(tooLarge());
         return;
       }
-      chunks.push(chunk);
+      if (size === chunk.length) {
+        first = chunk;
+        return;
+      }
+      if (!utf8) {
+        utf8 = new StringDecoder("utf8");
+        if (first) text = utf8.write(first);
+        first = undefined;
+      }
+      text += utf8.write(chunk);
     };
     const onEnd = () => {
       req.off("data", onData);
       req.off("error", incomplete);
       req.off("close", incomplete);
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      resolve(utf8 ? text + utf8.end() : (first?.toString("utf8") ?? ""));
     };
     // Every request that ends has these listeners removed first: the error (and its stack trace) is
     // built only when the body was cut short, not on the hot path.

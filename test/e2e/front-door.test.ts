@@ -285,3 +285,35 @@ describe("a body over the limit is refused on a connection that is then closed",
     agent.destroy();
   });
 });
+
+describe("a body that arrives in many reads", () => {
+  test("is decoded read by read, a character cut between two reads kept whole", async () => {
+    const body = Buffer.from(
+      JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "héllo 🚀 wörld" }] }),
+    );
+    const rocket = body.indexOf(Buffer.from("🚀"));
+    const e = body.indexOf(Buffer.from("é"));
+    // Cuts inside the two-byte é and the four-byte rocket, and a few more.
+    const cuts = [0, 10, e + 1, rocket + 1, rocket + 3, body.length];
+    const { port, hostname } = new URL(gw.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let got = "";
+      const socket = connect({ port: Number(port), host: hostname }, async () => {
+        socket.setNoDelay(true);
+        socket.write(post("/v1/chat/completions", body.length, "", "Connection: close\r\n"));
+        for (let i = 1; i < cuts.length; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          socket.write(body.subarray(cuts[i - 1], cuts[i]));
+        }
+      });
+      socket.on("data", (d) => {
+        got += d;
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(got));
+    });
+    assert.match(answer, /^HTTP\/1\.1 200/);
+    assert.ok(answer.includes("You said: héllo 🚀 wörld"), answer);
+    await assertAlive();
+  });
+});

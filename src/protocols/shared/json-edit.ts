@@ -28,14 +28,23 @@ export interface JsonEdits {
   remove?: string[];
 }
 
+/**
+ * From this length a text's top-level members are listed in one pass instead of its keys being
+ * searched for through the whole text: a client's body of many megabytes is mostly a few long
+ * strings, which the member scan jumps over (a native search for their closing quote) where the
+ * searches read every character (about 20 ms of a 30 MiB body, BENCHMARKS.md "Session 8").
+ */
+const LIST_MEMBERS_FROM = 1024 * 1024;
+
 /** Applies the edits to a JSON object text; returns the text unchanged when there is nothing to do. */
 export function editJson(text: string, edits: JsonEdits): string {
   const set = edits.set ?? {};
   const setKeys = Object.keys(set);
-  const remove = removable(text, edits.remove, set);
+  const long = text.length >= LIST_MEMBERS_FROM;
+  const remove = long ? toRemove(edits.remove, set) : removable(text, edits.remove, set);
   // With nothing to remove, the scan may stop as soon as every member to set was found (a stream
   // chunk's `id` and `model` come first, so most of the chunk is never scanned).
-  const members = memberList(text, remove || setKeys.length === 0 ? undefined : setKeys);
+  const members = memberList(text, long || remove || setKeys.length === 0 ? undefined : setKeys);
   const cuts: Cut[] = [];
   let additions = "";
   for (const key of setKeys) {
@@ -112,6 +121,12 @@ export function setMembers(text: string, set: Record<string, string>, memo: Open
   memo.opening = text.slice(0, at + 1);
   memo.edited = edited + text.slice(at, at + 1);
   return edited + text.slice(at);
+}
+
+/** The members to remove, none set as well; undefined when there are none. */
+function toRemove(keys: string[] | undefined, set: Record<string, string>): Set<string> | undefined {
+  const wanted = keys?.filter((key) => !(key in set)) ?? [];
+  return wanted.length > 0 ? new Set(wanted) : undefined;
 }
 
 /** The members to remove that the text may hold (none set as well); undefined when there are none. */

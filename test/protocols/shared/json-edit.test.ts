@@ -99,6 +99,21 @@ describe("editJson", () => {
     );
   });
 
+  test("a body of megabytes edits the same: members listed once, not searched for through the text", () => {
+    const long = "word ".repeat(300_000); // 1.5 MB: past the length where members are listed
+    const text =
+      `{"model":"a","\\u0075sage":1,"messages":[{"role":"user","content":"${long} \\"usage\\":2 \\"model\\":3"}],` +
+      `"provider":{"order":["x"]},"model":"b","reasoning":null}`;
+    const out = editJson(text, { set: { model: '"m"' }, remove: ["usage", "provider", "reasoning", "absent"] });
+    const parsed = JSON.parse(out);
+    assert.deepEqual(Object.keys(parsed), ["model", "messages"]);
+    assert.equal(parsed.model, "m");
+    assert.equal(parsed.messages[0].content, `${long} "usage":2 "model":3`);
+    assert.equal(out.match(/"model":"m"/g)?.length, 2, "both spellings of the key written twice are set");
+    const untouched = `{"messages":[{"content":"${long}"}]}`;
+    assert.equal(editJson(untouched, { remove: ["usage"] }), untouched);
+  });
+
   test("returns the same text when nothing applies", () => {
     const text = '{"a":1}';
     assert.equal(editJson(text, { remove: ["z"] }), text);
