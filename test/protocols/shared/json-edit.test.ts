@@ -104,7 +104,10 @@ describe("editJson", () => {
     const text =
       `{"model":"a","\\u0075sage":1,"messages":[{"role":"user","content":"${long} \\"usage\\":2 \\"model\\":3"}],` +
       `"provider":{"order":["x"]},"model":"b","reasoning":null}`;
-    const out = editJson(text, { set: { model: '"m"' }, remove: ["usage", "provider", "reasoning", "absent"] });
+    const out = editJson(text, {
+      set: { model: '"m"' },
+      remove: ["usage", "provider", "reasoning", "absent"],
+    });
     const parsed = JSON.parse(out);
     assert.deepEqual(Object.keys(parsed), ["model", "messages"]);
     assert.equal(parsed.model, "m");
