@@ -11,7 +11,6 @@ import type { Store } from "../ledger/types.ts";
 import type { BudgetCheck } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { apiOf } from "../protocols/names.ts";
-import { closingQuote } from "../protocols/shared/text.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
@@ -28,6 +27,7 @@ import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import { estimatePromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
+import { bodyText, parseJson } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
@@ -424,77 +424,6 @@ function nameIgnored(headers: HeaderMap, route: Route): void {
   if (unsent.length === 0) return;
   // Field names come from the client's body: encoded and bounded for a header (header-value.ts).
   headers["x-switchyard-ignored"] = ignoredList(new Set(unsent));
-}
-
-export function bodyText(body: string | undefined): string {
-  if (!body) throw invalid("body", "the request body is empty; send a JSON object.");
-  return body;
-}
-
-/**
- * What a body may hold: far past any real request (tool schemas stop at 64 levels of nesting; a
- * request object has tens of members, a JSON schema's `properties` hundreds; a long agent session
- * is thousands of messages of a few objects each). What parsing and reading a body costs grows with
- * its objects and arrays, not its bytes: 27 MB of 800,000 short messages held the event loop for
- * about 2 s, 27 MB of one base64 image costs milliseconds.
- */
-const BODY_LIMITS = { depth: 1000, members: 10_000, containers: 100_000 };
-/**
- * Bodies longer than this have their shape checked before they are parsed. JSON.parse takes any
- * shape, but slowly, and what reads the body afterwards works in proportion: a 2.5 MB body of nested
- * arrays held the event loop for about 0.4 s (then what walks the body recursed until the stack
- * overflowed), and a 4 MB body of 150,000 unknown keys for about 0.4 s (parsed, then each key named
- * by the decoder). A shorter body cannot cost much either way, so the check stays off the common path.
- */
-const SHAPE_CHECK_FROM = 256 * 1024;
-
-export function parseJson(text: string): unknown {
-  const costly = text.length > SHAPE_CHECK_FROM ? costlyShape(text, BODY_LIMITS) : undefined;
-  if (costly === "depth") throw invalid("body", "the JSON is nested too deeply.");
-  if (costly === "members")
-    throw invalid("body", `an object in the JSON has more than ${BODY_LIMITS.members} members.`);
-  if (costly === "containers")
-    throw invalid("body", `the JSON has more than ${BODY_LIMITS.containers} objects and arrays.`);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw invalid("body", `the request body is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-export interface ShapeLimits {
-  /** Arrays and objects inside one another. */
-  depth: number;
-  /** Members of one object. */
-  members: number;
-  /** Arrays and objects in all. */
-  containers: number;
-}
-
-/**
- * Which limit the JSON text passes, if any: more than `depth` arrays or objects inside one another,
- * an object with more than `members` members, more than `containers` arrays and objects in all. One
- * pass that stops at the first limit passed; brackets and commas inside strings do not count, and a
- * string is skipped by searching for its closing quote (a long one, an image's base64, costs what a
- * memory scan does). Malformed text is left to JSON.parse.
- */
-export function costlyShape(text: string, limits: ShapeLimits): keyof ShapeLimits | undefined {
-  let depth = 0;
-  let containers = 0;
-  // Commas seen so far in the object open at each depth; -1 for an array (its items are not limited).
-  const commas = new Int32Array(limits.depth + 2);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) i = closingQuote(text, i + 1);
-    else if (c === 0x2c) {
-      if (depth > 0 && commas[depth] >= 0 && ++commas[depth] >= limits.members) return "members";
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limits.depth) return "depth";
-      if (++containers > limits.containers) return "containers";
-      commas[depth] = c === 0x7b ? 0 : -1;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return undefined;
 }
 
 /** An error as the client will see it; anything but a GatewayError is a bug, logged with its generation. */

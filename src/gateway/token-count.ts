@@ -16,10 +16,11 @@ import { protocolOfConfig } from "../protocols/names.ts";
 import type { Protocol, ProtocolName } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter } from "../providers/types.ts";
 import { errorAnswer } from "./error-answer.ts";
-import { asGatewayError, bodyText, type InferenceInput, parseJson } from "./inference.ts";
+import { asGatewayError, type InferenceInput } from "./inference.ts";
 import type { WarningLogger } from "./logger.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
+import { bodyText, parseJson } from "./request-body.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
 export interface TokenCountDeps {

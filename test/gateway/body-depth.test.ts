@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { costlyShape, parseJson } from "../../src/gateway/inference.ts";
+import { costlyShape, parseJson } from "../../src/gateway/request-body.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 
 const UNLIMITED = { depth: 1e9, members: 1e9, containers: 1e9 };
