@@ -254,6 +254,12 @@ test("what a stream learns from a read does not keep the read alive while the st
 describe("an upstream event that never ends", () => {
   const limit = 4096;
   const chunk = (text: string) => Buffer.from(text);
+  /** A chat relay whose events may grow to `limit` bytes. */
+  const limitedChatStream = () => {
+    const ctx = context();
+    const p = protocols["openai-chat"];
+    return new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx), limit);
+  };
   const tooLarge = (err: unknown) =>
     err instanceof Error &&
     (err as { status?: number }).status === 502 &&
@@ -264,15 +270,7 @@ describe("an upstream event that never ends", () => {
     ["CRLF (read as text)", "\r\n"],
   ] as const)
     test(`fails the stream once it outgrows the limit instead of buffering it (${name} line ends)`, () => {
-      const ctx = context();
-      const p = protocols["openai-chat"];
-      const stream = new RelayStream(
-        relays["openai-chat"],
-        ctx,
-        p.streamDecoder(),
-        p.streamEncoder(ctx),
-        limit,
-      );
+      const stream = limitedChatStream();
       const first = `data: {"id":"c","object":"chat.completion.chunk","choices":[]}${lineEnd}${lineEnd}`;
       stream.read(chunk(first));
       const endless = chunk(`data: {"id":"c","choices":[{"delta":{"content":"${"x".repeat(1000)}`);
@@ -284,15 +282,7 @@ describe("an upstream event that never ends", () => {
     });
 
   test("events that each end are never limited, however long the stream", () => {
-    const ctx = context();
-    const p = protocols["openai-chat"];
-    const stream = new RelayStream(
-      relays["openai-chat"],
-      ctx,
-      p.streamDecoder(),
-      p.streamEncoder(ctx),
-      limit,
-    );
+    const stream = limitedChatStream();
     const event = (i: number) =>
       chunk(
         `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${"y".repeat(900)}${i}"}}]}\n\n`,

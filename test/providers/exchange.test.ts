@@ -311,24 +311,22 @@ function endlessUpstream(type: string, limit = Number.POSITIVE_INFINITY) {
   return { state, start };
 }
 
+/** A POST whose whole answer may hold `wholeAnswerMaxBytes`. */
+function limitedCall(origin: string, agent: Agent, wholeAnswerMaxBytes: number) {
+  return post(
+    agent,
+    { origin, path: "/v1/x", headers: {}, body: "{}", headersTimeout: 5000, wholeAnswerMaxBytes },
+    new AbortController().signal,
+    failure,
+  );
+}
+
 test("a whole answer past its limit is cancelled with AnswerTooLarge, and the upstream stops writing", async () => {
   const { state, start } = endlessUpstream("application/json", 8 * 1024 * 1024);
   const up = await start;
   const agent = new Agent();
   try {
-    const answer = await post(
-      agent,
-      {
-        origin: up.origin,
-        path: "/v1/x",
-        headers: {},
-        body: "{}",
-        headersTimeout: 5000,
-        wholeAnswerMaxBytes: 256 * 1024,
-      },
-      new AbortController().signal,
-      failure,
-    );
+    const answer = await limitedCall(up.origin, agent, 256 * 1024);
     await assert.rejects(answer.body.text(), (err) => {
       const mapped = (err as { mapped: unknown }).mapped;
       return mapped instanceof AnswerTooLarge && mapped.limitBytes === 256 * 1024;
@@ -349,19 +347,7 @@ test("the limit is a whole answer's: a stream read by read goes past it", async 
   const up = await start;
   const agent = new Agent();
   try {
-    const answer = await post(
-      agent,
-      {
-        origin: up.origin,
-        path: "/v1/x",
-        headers: {},
-        body: "{}",
-        headersTimeout: 5000,
-        wholeAnswerMaxBytes: 64 * 1024,
-      },
-      new AbortController().signal,
-      failure,
-    );
+    const answer = await limitedCall(up.origin, agent, 64 * 1024);
     let read = 0;
     for await (const chunk of answer.body.chunks()) read += chunk.length;
     assert.equal(read, 1024 * 1024);
