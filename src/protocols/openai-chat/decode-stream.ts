@@ -346,8 +346,11 @@ function textTemplate(data: string, chunk: Json, choice: Json | undefined): Stri
   return StringSlots.learn(data, slotValues(chunk, delta.content));
 }
 
-/** How a text chunk's delta begins, as OpenAI writes it (an announced template fits no other). */
-const TEXT_DELTA = '"delta":{"content":"';
+/**
+ * How a text chunk's delta begins, as OpenAI writes it: an announced template fits no other, and the
+ * relay learns its content shape from the chunks that hold it (relay.ts).
+ */
+export const TEXT_DELTA = '"delta":{"content":"';
 
 /** A quiet chunk's text, its delta, and the slot values a text chunk announced by it would have. */
 interface Announcement {

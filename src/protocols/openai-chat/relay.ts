@@ -13,6 +13,7 @@ import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
 import { closingQuote, latin1Copy, startsAt } from "../shared/text.ts";
 import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
+import { TEXT_DELTA } from "./decode-stream.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
@@ -132,7 +133,6 @@ function isDoneLine({ view, from, end }: RawSseEvent): boolean {
 const contentShapes = new WeakMap<EncodeContext, ContentShape>();
 
 const DATA = "data: ";
-const CONTENT_KEY = '"delta":{"content":"';
 
 /**
  * A text chunk as everything but its text: the bytes before the content string (opening included)
@@ -161,9 +161,9 @@ class ContentShape {
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
   static of(event: RawSseEvent, opening: string, passed: PassedBytes): ContentShape | undefined {
     const { view, from, end } = event;
-    const key = event.find(CONTENT_KEY);
+    const key = event.find(TEXT_DELTA);
     if (key < 0) return undefined;
-    const start = key + CONTENT_KEY.length;
+    const start = key + TEXT_DELTA.length;
     const close = closingQuote(view, start);
     if (close >= end) return undefined;
     return new ContentShape(
