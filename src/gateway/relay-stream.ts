@@ -7,6 +7,7 @@
 import { upstreamEventTooLarge } from "../ir/errors.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { SSE_EVENT_MAX_BYTES, SseReader } from "../protocols/shared/sse-reader.ts";
+import { startsAt } from "../protocols/shared/text.ts";
 import type {
   EncodeContext,
   RawSseEvent,
@@ -18,6 +19,7 @@ import type {
 import type { Piece } from "./route.ts";
 
 const CR = 13;
+
 const LF = 10;
 const BLANK_LINE = Buffer.from("\n\n");
 
@@ -26,8 +28,11 @@ export class RelayStream {
   private readonly ctx: EncodeContext;
   private readonly tap: StreamDecoder;
   private readonly encoder: StreamEncoder;
-  /** Events are decoded as text from the reader (always for their fields, and for all once CR is seen). */
-  private readonly reader: SseReader;
+  /**
+   * Events are decoded as text from the reader: all of them once CR is seen, and before that any
+   * whose layout plainEvent does not read. Made when first needed: most streams never need it.
+   */
+  private reader: SseReader | undefined;
   /** The upstream ends lines with CR (Google does): from then on every event is read as text. */
   private asText = false;
   /**
@@ -50,7 +55,6 @@ export class RelayStream {
     maxEventBytes = SSE_EVENT_MAX_BYTES,
   ) {
     this.maxEvent = maxEventBytes;
-    this.reader = new SseReader(maxEventBytes);
     this.relay = relay;
     this.ctx = ctx;
     this.tap = tap;
@@ -60,17 +64,28 @@ export class RelayStream {
   /** The pieces for one network read: one, or two when an error cuts it (what came before, then the error). */
   read(chunk: Buffer): Piece[] {
     const out = new PieceBuilder();
+    // The usual read: whole events (it ends with a blank line), nothing kept from the read before.
+    // Its view is made at once, and is searched for CR instead of the bytes (a string search is
+    // cheaper than a Buffer's). A read that ends elsewhere may be a piece of a long event: its bytes
+    // are searched, and a view made only once the event is whole.
+    if (!this.asText && this.rest.length === 0 && endsWithBlankLine(chunk)) {
+      const event = new EventView(chunk);
+      if (!event.view.includes("\r")) {
+        this.cut(event, out);
+        return out.pieces();
+      }
+    }
     if (!this.asText && chunk.includes(CR)) {
       this.asText = true;
       this.restBytes = 0;
-      for (const part of this.rest.splice(0)) this.decodeAll(this.reader.read(part), out);
+      for (const part of this.rest.splice(0)) this.decodeAll(this.textReader().read(part), out);
     }
-    if (this.asText) this.decodeAll(this.reader.read(chunk), out);
+    if (this.asText) this.decodeAll(this.textReader().read(chunk), out);
     else if (!this.completesEvent(chunk)) this.keep(chunk);
     else {
       const joined = this.rest.length > 0 ? Buffer.concat([...this.rest.splice(0), chunk]) : chunk;
       this.restBytes = 0;
-      this.cut(joined, out);
+      this.cut(new EventView(joined), out);
     }
     return out.pieces();
   }
@@ -86,7 +101,7 @@ export class RelayStream {
   end(): Piece[] {
     const out = new PieceBuilder();
     // Bytes without their blank line are not an event (the parser drops them, as a client would).
-    this.decodeAll(this.reader.end(), out);
+    if (this.reader) this.decodeAll(this.reader.end(), out);
     if (!this.failed) {
       const tail = this.tap.end();
       for (const e of tail) if (e.type === "error") out.utf8(this.encoder.encode(e));
@@ -96,15 +111,14 @@ export class RelayStream {
   }
 
   /** Cuts whole events out of the bytes read so far: each passed on as bytes, or decoded. */
-  private cut(bytes: Buffer, out: PieceBuilder): void {
-    const event = new EventView(bytes);
-    const { view } = event;
+  private cut(event: EventView, out: PieceBuilder): void {
+    const { view, bytes } = event;
     let from = 0;
     for (let end = eventEnd(view, 0); end >= 0; end = eventEnd(view, from)) {
       event.at(from, end);
       const next = end + 2;
       const passed = this.relay.passBytes?.(event, this.ctx);
-      if (!passed) this.decodeAll(this.reader.read(bytes.subarray(from, next)), out);
+      if (!passed) this.decode(event, bytes.subarray(from, next), out);
       else if (!passed.tap || this.tapped(passed.tap, out)) {
         if (passed.by) out.latin1(passed.by);
         out.span(view, from + (passed.replace ?? 0), next);
@@ -121,6 +135,18 @@ export class RelayStream {
     if (chunk.includes(BLANK_LINE)) return true;
     const last = this.rest.at(-1);
     return last !== undefined && last[last.length - 1] === LF && chunk[0] === LF;
+  }
+
+  /** An event the relay does not pass as bytes, decoded as text: by plainEvent, else by the reader. */
+  private decode(event: EventView, bytes: Buffer, out: PieceBuilder): void {
+    const plain = plainEvent(event);
+    if (!plain) this.decodeAll(this.textReader().read(bytes), out);
+    else if (this.tapped(plain, out)) out.utf8(this.relay.streamEvent(plain, this.ctx));
+  }
+
+  private textReader(): SseReader {
+    this.reader ??= new SseReader(this.maxEvent);
+    return this.reader;
   }
 
   private decodeAll(events: SseEvent[], out: PieceBuilder): void {
@@ -148,6 +174,11 @@ export class RelayStream {
   }
 }
 
+function endsWithBlankLine(chunk: Buffer): boolean {
+  const n = chunk.length;
+  return n >= 2 && chunk[n - 1] === LF && chunk[n - 2] === LF;
+}
+
 /**
  * Where the event that begins at `from` ends (the blank line after it), or -1. Most events are one
  * line, so the first line end usually is the event's end: one single-character search.
@@ -158,12 +189,35 @@ function eventEnd(view: string, from: number): number {
   return view.charCodeAt(lineEnd + 1) === LF ? lineEnd : view.indexOf("\n\n", lineEnd + 1);
 }
 
+const DATA_LINE = "data: ";
+const EVENT_LINE = "event: ";
+
+/**
+ * An event of one `data: …` line, or of an `event: …` line and a `data: …` line (every provider's
+ * layout), read as the SSE parser would read it but without it; undefined for any other layout
+ * (comments, `id:`, several data lines, no space after the colon), which the parser reads.
+ */
+function plainEvent(event: EventView): SseEvent | undefined {
+  const { view, from, end } = event;
+  const lineEnd = view.indexOf("\n", from);
+  if (lineEnd === end)
+    return startsAt(view, DATA_LINE, from)
+      ? { event: undefined, data: event.utf8(from + DATA_LINE.length, end) }
+      : undefined;
+  if (!startsAt(view, EVENT_LINE, from) || !startsAt(view, DATA_LINE, lineEnd + 1)) return undefined;
+  if (view.indexOf("\n", lineEnd + 1) !== end) return undefined;
+  return {
+    event: event.utf8(from + EVENT_LINE.length, lineEnd),
+    data: event.utf8(lineEnd + 1 + DATA_LINE.length, end),
+  };
+}
+
 /** One event of a read, seen through a one-byte (latin1) string of the read's bytes. */
 class EventView implements RawSseEvent {
   readonly view: string;
   from = 0;
   end = 0;
-  private readonly bytes: Buffer;
+  readonly bytes: Buffer;
   /** The event's own text (a slice of the view), made when first searched. */
   private text: string | undefined;
 

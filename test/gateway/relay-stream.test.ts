@@ -15,7 +15,7 @@ import type { Request } from "../../src/ir/request.ts";
 import { protocols } from "../../src/protocols/index.ts";
 import { relays } from "../../src/protocols/relays.ts";
 import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
-import type { EncodeContext, ProtocolName } from "../../src/protocols/types.ts";
+import type { EncodeContext, ProtocolName, RawSseEvent } from "../../src/protocols/types.ts";
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 
@@ -182,6 +182,41 @@ describe("relayed stream", () => {
         if (passes) assert.equal(outcome(pieces).text.split('"id":"gen-test-1"').length - 1, reads.length);
       }
     }
+  });
+
+  test("a stream's text chunks take the shape the last stream learned, unsearched; others are still read", () => {
+    const chunk = (id: string, text: string, tail = "") =>
+      `data: {"id":"${id}","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]${tail}}\n\n`;
+    const p = protocols["openai-chat"];
+    const relay = relays["openai-chat"];
+    const opened = (id: string) => {
+      const ctx = context();
+      const stream = new RelayStream(relay, ctx, p.streamDecoder(), p.streamEncoder(ctx));
+      stream.read(Buffer.from(chunk(id, ""))); // decoded: it leaves the stream's identity opening
+      return { ctx, stream };
+    };
+    opened("first").stream.read(Buffer.from(chunk("first", "learned here")));
+    // The next stream's text chunk, seen as passBytes sees it, counting the searches made in it.
+    const { ctx, stream } = opened("second");
+    let searches = 0;
+    const event = (text: string): RawSseEvent => {
+      const view = Buffer.from(text).toString("latin1");
+      return {
+        view,
+        from: 0,
+        end: view.length - 2,
+        find: (what) => {
+          searches++;
+          return view.indexOf(what);
+        },
+        utf8: (from, to) => Buffer.from(view, "latin1").toString("utf8", from, to),
+      };
+    };
+    assert.deepEqual(relay.passBytes?.(event(chunk("second", "hello")), ctx)?.tap, undefined);
+    assert.equal(searches, 0, "the chunk was searched for the members the meter reads");
+    // A chunk of the same shape but for what follows its choices is the meter's: decoded.
+    const usage = chunk("second", "x", ',"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}');
+    assert.equal(outcome(stream.read(Buffer.from(usage))).usage.completionTokens, 2);
   });
 
   test("a tool call's argument pieces pass on as bytes too", () => {

@@ -81,25 +81,37 @@ export const openaiChatRelay: Relay = {
 
   // A chunk that opens like the last decoded one (same id, model, created), one data line shaped as
   // an object: its identity edit is a swap of that opening, so its bytes go on. It is decoded for the
-  // meter too unless it has the shape of the stream's earlier text chunks, or, before the stream has
-  // such a shape, holds nothing the meter counts (contentOnly). The usage chunk the client did not
-  // ask for takes the decoding path, which withholds it; so does every chunk when reasoning is removed.
+  // meter too unless it has the shape of the stream's earlier text chunks (or of the last stream's,
+  // under this stream's opening), or, before the stream has such a shape, holds nothing the meter
+  // counts (contentOnly). The usage chunk the client did not ask for takes the decoding path, which
+  // withholds it; so does every chunk when reasoning is removed.
   passBytes(event, ctx) {
+    // Most of a stream: a text chunk of the shape learned, under the identity it was learned with.
+    const learned = contentShapes.get(ctx);
+    if (learned?.holds(ctx) && learned.fits(event)) return learned.passed;
     if (isDoneLine(event)) return DONE_PASSED;
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, "id", "model", DATA);
     if (!opening) return undefined;
-    const learned = contentShapes.get(ctx);
     // (A shape's bytes begin with the opening it was learned under.)
     const shape = learned?.opening === opening.text ? learned : undefined;
-    if (shape?.fits(event)) return shape.passed;
     if (!startsAt(event.view, opening.text, event.from) || !objectDataLine(event, event.from))
       return undefined;
     const passed = { replace: opening.text.length, by: opening.edited };
-    if (!shape && contentOnly(event)) {
-      const first = ContentShape.of(event, opening.text, passed);
-      if (first) contentShapes.set(ctx, first);
-      return passed;
+    if (!shape) {
+      const known = ContentShape.ofLastStream(event, ctx, opening.text, passed);
+      if (known) {
+        contentShapes.set(ctx, known);
+        return passed;
+      }
+      if (contentOnly(event)) {
+        const first = ContentShape.of(event, ctx, opening.text, passed);
+        if (first) {
+          contentShapes.set(ctx, first);
+          lastStreamShape = first.withoutOpening();
+        }
+        return passed;
+      }
     }
     const data = event.utf8(event.from + DATA.length, event.end);
     if (!ctx.request.streamUsage && isUsageOnlyChunk(data)) return undefined;
@@ -135,6 +147,12 @@ const contentShapes = new WeakMap<EncodeContext, ContentShape>();
 const DATA = "data: ";
 
 /**
+ * The text chunks' shape last learned, after its opening: the next stream tries it first
+ * (ContentShape.ofLastStream), since an upstream writes every stream's text chunks alike.
+ */
+let lastStreamShape: { middle: string; tail: string } | undefined;
+
+/**
  * A text chunk as everything but its text: the bytes before the content string (opening included)
  * and after it. A chunk with the same bytes around a string free of quotes and line ends holds what
  * the chunk it was learned from held, so it is content only; checking that takes two comparisons
@@ -150,16 +168,32 @@ class ContentShape {
   private readonly prefix: string;
   /** `"},"logprobs":null,"finish_reason":null}]…}` */
   private readonly tail: string;
+  /** The identity edits (identity.ts) in force when it was learned, and their memo's opening then. */
+  private readonly identity: EncodeContext["identityEdits"];
+  private readonly memoOpening: string | undefined;
 
-  private constructor(opening: string, passed: PassedBytes, prefix: string, tail: string) {
+  private constructor(
+    ctx: EncodeContext,
+    opening: string,
+    passed: PassedBytes,
+    prefix: string,
+    tail: string,
+  ) {
     this.opening = opening;
     this.passed = passed;
     this.prefix = prefix;
     this.tail = tail;
+    this.identity = ctx.identityEdits;
+    this.memoOpening = ctx.identityEdits?.memo.opening;
   }
 
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
-  static of(event: RawSseEvent, opening: string, passed: PassedBytes): ContentShape | undefined {
+  static of(
+    event: RawSseEvent,
+    ctx: EncodeContext,
+    opening: string,
+    passed: PassedBytes,
+  ): ContentShape | undefined {
     const { view, from, end } = event;
     const key = event.find(TEXT_DELTA);
     if (key < 0) return undefined;
@@ -167,10 +201,50 @@ class ContentShape {
     const close = closingQuote(view, start);
     if (close >= end) return undefined;
     return new ContentShape(
+      ctx,
       opening,
       passed,
       latin1Copy(view.slice(from, start)),
       latin1Copy(view.slice(close, end)),
+    );
+  }
+
+  /**
+   * The last stream's shape under this stream's opening, when this chunk fits it: its bytes are then
+   * those of a content-only chunk but for the text, as if learned here (without searching it).
+   */
+  static ofLastStream(
+    event: RawSseEvent,
+    ctx: EncodeContext,
+    opening: string,
+    passed: PassedBytes,
+  ): ContentShape | undefined {
+    if (!lastStreamShape) return undefined;
+    const shape = new ContentShape(
+      ctx,
+      opening,
+      passed,
+      opening + lastStreamShape.middle,
+      lastStreamShape.tail,
+    );
+    return shape.fits(event) ? shape : undefined;
+  }
+
+  /** The shape after the opening: what another stream of the same upstream may share. */
+  withoutOpening(): { middle: string; tail: string } {
+    return { middle: latin1Copy(this.prefix.slice(this.opening.length)), tail: this.tail };
+  }
+
+  /**
+   * Whether the identity opening is still the one the shape was learned under: the same edits (the
+   * model unchanged) and the same opening remembered (a decoded event may have changed it).
+   */
+  holds(ctx: EncodeContext): boolean {
+    const identity = ctx.identityEdits;
+    return (
+      identity === this.identity &&
+      identity?.model === ctx.model &&
+      identity.memo.opening === this.memoOpening
     );
   }
 
