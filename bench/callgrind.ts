@@ -11,6 +11,8 @@
 //     --target     what runs under valgrind (default gateway); the upstream runs at full speed
 //     --warmup     requests before counting starts (JIT, caches), default 3000
 //     --requests   requests counted, default 1000; 8 at a time
+//     --keep FILE  keep callgrind's own output there, for callgrind_annotate (builtins and the
+//                  C++ runtime by name; JIT-compiled JavaScript shows only as addresses)
 // Needs valgrind (Debian's package).
 
 import { execFileSync, spawn } from "node:child_process";
@@ -32,6 +34,7 @@ const scenarioName = flag("--scenario", "relay-c50");
 const target = flag("--target", "gateway");
 const warmup = Number(flag("--warmup", "3000"));
 const requests = Number(flag("--requests", "1000"));
+const keep = flag("--keep", "");
 const scenario = LOAD_SCENARIOS.find((s) => s.name === scenarioName && !s.peer);
 if (!scenario) throw new Error(`unknown scenario '${scenarioName}'`);
 if (target !== "gateway" && target !== "proxy") throw new Error("--target is gateway or proxy");
@@ -55,10 +58,17 @@ try {
     `${scenarioName} (${target}): ${Math.round(instructions / requests)} instructions per request ` +
       `(${requests} counted after ${warmup})`,
   );
+  if (keep) keepOutput(keep);
 } finally {
   measured.kill("SIGTERM");
   await upstream.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Callgrind's output files (one per thread) concatenated into `file`: callgrind_annotate reads them all. */
+function keepOutput(file: string): void {
+  const outputs = readdirSync(dir).filter((f) => f.startsWith("callgrind.out"));
+  writeFileSync(file, outputs.map((f) => readFileSync(join(dir, f), "utf8")).join(""));
 }
 
 function configFile(): string {
