@@ -11,8 +11,8 @@
 //                       [--key-limits] (the bench key has rpm and concurrency limits, never reached)
 //                       [--key-tpm]    (… and a tpm limit: each request's prompt is counted for it)
 //                       [--redis URL]  (… kept in that Redis, under a prefix of this run's own)
-//   node bench/micro.ts --scenario translated …   (a translated stream's decode and encode alone:
-//                                                   bench/micro-translated.ts)
+//   node bench/micro.ts --scenario translated|relayed …   (a stream's own work alone, translated or
+//                                                          relayed: bench/micro-streams.ts)
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -27,7 +27,7 @@ import type { RelayingAdapter } from "../src/providers/types.ts";
 import { createApp } from "../src/server/app.ts";
 import { summarizeProfile } from "./cpu-profile.ts";
 import { BENCH_KEY, gatewayConfig, MODELS } from "./gateway.ts";
-import { translatedMicro } from "./micro-translated.ts";
+import { streamMicro } from "./micro-streams.ts";
 import { formatProfile } from "./profile.ts";
 import { answerIds, CHAT_ID, chatCompletion, chatStream } from "./servers/upstream-bodies.ts";
 
@@ -38,8 +38,8 @@ function flag(name: string, fallback: string): string {
 const requests = Number(flag("--requests", "50000"));
 const concurrency = Number(flag("--concurrency", "50"));
 const scenario = flag("--scenario", "relay");
-if (scenario === "translated") {
-  await translatedMicro(flag);
+if (scenario === "translated" || scenario === "relayed") {
+  await streamMicro(scenario, flag);
   process.exit(0); // the pipeline below is not built
 }
 const profile = process.argv.includes("--profile");
