@@ -217,6 +217,7 @@ function buildProviders(
       },
       chunkDelayMs: p.chunk_delay_ms,
       ...(legacyMaxTokens(p.max_tokens_field, known) ? { legacyMaxTokens: true } : {}),
+      ...(streamUsageUnasked(p.stream_usage, known) ? { streamUsageUnasked: true } : {}),
       ...http2Of(p, protocol, path, fail),
     });
   }
@@ -240,6 +241,10 @@ function http2Of(
 
 function legacyMaxTokens(field: string | undefined, known: ProviderConfig | undefined): boolean {
   return field === undefined ? known?.legacyMaxTokens === true : field === "max_tokens";
+}
+
+function streamUsageUnasked(way: string | undefined, known: ProviderConfig | undefined): boolean {
+  return way === undefined ? known?.streamUsageUnasked === true : way === "always";
 }
 
 /**

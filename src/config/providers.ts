@@ -26,6 +26,8 @@ export interface ProviderConfig {
   chunkDelayMs?: number;
   /** openai protocol: send the output limit as `max_tokens`, not `max_completion_tokens`. */
   legacyMaxTokens?: boolean;
+  /** openai protocol: the upstream reports a stream's usage unasked and refuses `stream_options`. */
+  streamUsageUnasked?: boolean;
   /** Set: call the upstream over HTTP/2 (h2 by ALPN over https, h2c over http), this many streams a connection. */
   http2?: { maxStreams: number };
 }
@@ -47,6 +49,7 @@ interface BuiltinProvider {
   /** Environment variables holding the key, first found wins. */
   env: string[];
   legacyMaxTokens?: boolean;
+  streamUsageUnasked?: boolean;
 }
 
 export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
@@ -76,6 +79,9 @@ export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
     baseUrl: "https://api.mistral.ai/v1",
     env: ["MISTRAL_API_KEY"],
     legacyMaxTokens: true,
+    // Its API refuses any field it does not know (`stream_options` with a 422) and puts usage in the
+    // stream's last chunk without being asked.
+    streamUsageUnasked: true,
   },
   { id: "xai", protocol: "openai", baseUrl: "https://api.x.ai/v1", env: ["XAI_API_KEY"] },
   { id: "groq", protocol: "openai", baseUrl: "https://api.groq.com/openai/v1", env: ["GROQ_API_KEY"] },
@@ -101,6 +107,7 @@ export function providersFromEnv(env: NodeJS.ProcessEnv): ProviderConfig[] {
       enabled: p.protocol === "local" || apiKey !== undefined,
       timeouts: { ...DEFAULT_TIMEOUTS },
       ...(p.legacyMaxTokens ? { legacyMaxTokens: true } : {}),
+      ...(p.streamUsageUnasked ? { streamUsageUnasked: true } : {}),
     };
   });
 }

@@ -205,6 +205,16 @@ const provider = z.strictObject(
         defaultText:
           "`max_tokens` for the built-in deepseek, mistral and together; else `max_completion_tokens`",
       }),
+    stream_usage: z
+      .enum(["stream_options", "always"])
+      .optional()
+      .meta({
+        description:
+          "`openai` protocol: how a stream's usage is had from the upstream. `stream_options`: asked for with " +
+          "`stream_options.include_usage` (OpenAI's way). `always`: the upstream reports it in its last chunk " +
+          "unasked and refuses `stream_options` (Mistral answers it with a 422), so it is not sent.",
+        defaultText: "`always` for the built-in mistral; else `stream_options`",
+      }),
   },
   { error: notAMapping("must be a mapping (a provider)") },
 );

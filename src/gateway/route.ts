@@ -134,6 +134,7 @@ class RelayedRoute implements Route {
       model: this.target.upstreamModel,
       stream,
       legacyMaxTokens: this.target.provider.legacyMaxTokens,
+      streamUsageUnasked: this.target.provider.streamUsageUnasked,
     });
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }

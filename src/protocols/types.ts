@@ -185,6 +185,11 @@ export interface UpstreamTarget {
    * refuses `max_completion_tokens` with a 422; DeepSeek and Together document only `max_tokens`).
    */
   legacyMaxTokens?: boolean;
+  /**
+   * chat-completions: the provider reports a stream's usage in its last chunk unasked, and refuses
+   * `stream_options` (Mistral, with a 422): the request carries none.
+   */
+  streamUsageUnasked?: boolean;
 }
 
 export interface Relay {

@@ -326,6 +326,27 @@ describe("what is left out gets its documented default", () => {
     );
   });
 
+  test("a stream's usage: asked for with stream_options, but for the built-in mistral; settable per provider", () => {
+    const unasked = (config: Config, id: string) =>
+      config.providers.find((p) => p.id === id)!.streamUsageUnasked === true;
+    const builtins = loadConfig(undefined, {});
+    assert.deepEqual(
+      ["openai", "mistral", "deepseek", "together", "groq", "xai"].map((id) => unasked(builtins, id)),
+      [false, true, false, false, false, false],
+    );
+    const config = load({
+      providers: [
+        { id: "mistral", stream_usage: "stream_options" },
+        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", stream_usage: "always" },
+        { id: "other", protocol: "openai", base_url: "http://127.0.0.1:9/v1" },
+      ],
+    });
+    assert.deepEqual(
+      ["mistral", "vllm", "other"].map((id) => unasked(config, id)),
+      [false, true, false],
+    );
+  });
+
   test("http2: off unless set, 100 streams a connection unless told", () => {
     const config = load({
       providers: [

@@ -36,6 +36,12 @@ export interface FakeOptions {
    * matched (vLLM `stop_reason`, SGLang `matched_stop`); OpenAI itself sends neither.
    */
   stopField?: "stop_reason" | "matched_stop";
+  /**
+   * openai only: speak as Mistral's OpenAI-style API does where it differs: fields it does not know
+   * (`stream_options`, `max_completion_tokens`) are refused with its 422, and a stream's usage comes
+   * unasked on its last chunk, the one with the finish reason.
+   */
+  vendor?: "mistral";
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

@@ -102,6 +102,10 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (typeof body.model !== "string" || !body.model) {
     return reject(400, error(400, "you must provide a model parameter", null));
   }
+  if (options.vendor === "mistral") {
+    const unknown = MISTRAL_REFUSES.find((field) => field in body);
+    if (unknown) return reject(422, mistralExtraForbidden(unknown, body[unknown]));
+  }
   if (!Array.isArray(body.messages)) {
     return reject(
       400,
@@ -117,6 +121,24 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       responseId: randomId("chatcmpl-", 29),
       created: Math.floor(Date.now() / 1000),
     },
+  };
+}
+
+/** Fields of OpenAI's request that Mistral's API does not take (it refuses any it does not know). */
+const MISTRAL_REFUSES = ["stream_options", "max_completion_tokens"];
+
+/** Mistral's answer to a field it does not know: a 422 with its validator's detail. */
+function mistralExtraForbidden(field: string, input: unknown): Json {
+  return {
+    object: "error",
+    message: {
+      detail: [
+        { type: "extra_forbidden", loc: ["body", field], msg: "Extra inputs are not permitted", input },
+      ],
+    },
+    type: "invalid_request_error",
+    param: null,
+    code: null,
   };
 }
 
@@ -247,7 +269,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply);
   const frame = (data: Json) => `data: ${JSON.stringify(withExtra(data, reply))}\n\n`;
-  const chunk = (delta: Json, finishReason: string | null = null, extra: Json = {}) =>
+  const chunk = (delta: Json, finishReason: string | null = null, extra: Json = {}, top: Json = {}) =>
     frame({
       id: x.responseId,
       object: "chat.completion.chunk",
@@ -258,6 +280,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...extra }],
       // With include_usage, every chunk but the last carries `usage: null`, as OpenAI sends it.
       ...(x.includeUsage ? { usage: null } : {}),
+      ...top,
     });
 
   const frames: string[] = [];
@@ -319,7 +342,9 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
     }
     // redacted_thinking has no chat-completions form: left out.
   }
-  frames.push(chunk({}, FINISH[finishOf(reply)], matched(reply, options)));
+  // Mistral puts the usage on this last chunk, unasked.
+  const lastUsage = options.vendor === "mistral" ? { usage: usage(reply) } : {};
+  frames.push(chunk({}, FINISH[finishOf(reply)], matched(reply, options), lastUsage));
   let terminal = 2;
   if (x.includeUsage) {
     frames.push(

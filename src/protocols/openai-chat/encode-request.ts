@@ -33,7 +33,7 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
   const body: Json = { model: target.model, messages };
   if (target.stream) {
     body.stream = true;
-    body.stream_options = { include_usage: true };
+    if (!target.streamUsageUnasked) body.stream_options = { include_usage: true };
   }
   // Only the client's limit: this protocol does not require one, so the catalog's output limit
   // (`target.maxOutputTokens`, which Anthropic-style upstreams need) is not imposed here.

@@ -30,7 +30,9 @@ export const openaiChatRelay: Relay = {
     const set: Record<string, string> = { model: JSON.stringify(target.model) };
     const remove = [...GATEWAY_ONLY, ...request.ignored];
     // The gateway always asks for streamed usage; the client sees it only if it asked (streamEvent).
-    if (target.stream) set.stream_options = '{"include_usage":true}';
+    // An upstream that reports it unasked refuses the field, the client's own included.
+    if (target.stream && target.streamUsageUnasked) remove.push("stream_options");
+    else if (target.stream) set.stream_options = '{"include_usage":true}';
     // `reasoning: {enabled, effort, max_tokens}` is the gateway's field; the chat protocol's own is
     // `reasoning_effort`, mapped exactly as a translated request maps it (docs/translation.md §4).
     // `exclude` is honoured on the way back (response, streamEvent).

@@ -114,6 +114,7 @@ export class HttpProvider implements RelayingAdapter {
       stream,
       maxOutputTokens: target.model.maxOutputTokens,
       legacyMaxTokens: target.provider.legacyMaxTokens,
+      streamUsageUnasked: target.provider.streamUsageUnasked,
     });
     if (report && call.dropped) report.dropped = call.dropped;
     return call;
