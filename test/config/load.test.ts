@@ -305,46 +305,53 @@ describe("what is left out gets its documented default", () => {
     });
   });
 
-  test("the output-limit field: max_tokens for the built-ins that refuse or ignore the newer one, settable per provider", () => {
-    const legacy = (config: Config, id: string) =>
-      config.providers.find((p) => p.id === id)!.legacyMaxTokens === true;
-    const builtins = loadConfig(undefined, {});
-    assert.deepEqual(
-      ["openai", "mistral", "deepseek", "together", "groq", "xai"].map((id) => legacy(builtins, id)),
-      [false, true, true, true, false, false],
-    );
+  /**
+   * A chat provider's switch, per provider id: in the built-in providers, then with the built-in
+   * mistral given `builtinSetting` and a self-hosted one `otherSetting` (a third left to the default).
+   */
+  function providerSwitch(
+    flag: "legacyMaxTokens" | "streamUsageUnasked",
+    builtinSetting: Record<string, string>,
+    otherSetting: Record<string, string>,
+  ) {
+    const on = (config: Config, ids: string[]) =>
+      ids.map((id) => config.providers.find((p) => p.id === id)![flag] === true);
+    const builtins = on(loadConfig(undefined, {}), [
+      "openai",
+      "mistral",
+      "deepseek",
+      "together",
+      "groq",
+      "xai",
+    ]);
     const config = load({
       providers: [
-        { id: "mistral", max_tokens_field: "max_completion_tokens" },
-        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", max_tokens_field: "max_tokens" },
+        { id: "mistral", ...builtinSetting },
+        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", ...otherSetting },
         { id: "other", protocol: "openai", base_url: "http://127.0.0.1:9/v1" },
       ],
     });
-    assert.deepEqual(
-      ["mistral", "vllm", "other"].map((id) => legacy(config, id)),
-      [false, true, false],
+    return { builtins, set: on(config, ["mistral", "vllm", "other"]) };
+  }
+
+  test("the output-limit field: max_tokens for the built-ins that refuse or ignore the newer one, settable per provider", () => {
+    const { builtins, set } = providerSwitch(
+      "legacyMaxTokens",
+      { max_tokens_field: "max_completion_tokens" },
+      { max_tokens_field: "max_tokens" },
     );
+    assert.deepEqual(builtins, [false, true, true, true, false, false]);
+    assert.deepEqual(set, [false, true, false]);
   });
 
   test("a stream's usage: asked for with stream_options, but for the built-in mistral; settable per provider", () => {
-    const unasked = (config: Config, id: string) =>
-      config.providers.find((p) => p.id === id)!.streamUsageUnasked === true;
-    const builtins = loadConfig(undefined, {});
-    assert.deepEqual(
-      ["openai", "mistral", "deepseek", "together", "groq", "xai"].map((id) => unasked(builtins, id)),
-      [false, true, false, false, false, false],
+    const { builtins, set } = providerSwitch(
+      "streamUsageUnasked",
+      { stream_usage: "stream_options" },
+      { stream_usage: "always" },
     );
-    const config = load({
-      providers: [
-        { id: "mistral", stream_usage: "stream_options" },
-        { id: "vllm", protocol: "openai", base_url: "http://127.0.0.1:9/v1", stream_usage: "always" },
-        { id: "other", protocol: "openai", base_url: "http://127.0.0.1:9/v1" },
-      ],
-    });
-    assert.deepEqual(
-      ["mistral", "vllm", "other"].map((id) => unasked(config, id)),
-      [false, true, false],
-    );
+    assert.deepEqual(builtins, [false, true, false, false, false, false]);
+    assert.deepEqual(set, [false, true, false]);
   });
 
   test("http2: off unless set, 100 streams a connection unless told", () => {
