@@ -19,7 +19,6 @@ import type {
 import type { Piece } from "./route.ts";
 
 const CR = 13;
-
 const LF = 10;
 const BLANK_LINE = Buffer.from("\n\n");
 
@@ -174,6 +173,7 @@ export class RelayStream {
   }
 }
 
+/** The read ends where an event does (its last bytes are a blank line's). */
 function endsWithBlankLine(chunk: Buffer): boolean {
   const n = chunk.length;
   return n >= 2 && chunk[n - 1] === LF && chunk[n - 2] === LF;
