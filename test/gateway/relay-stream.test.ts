@@ -219,6 +219,43 @@ describe("relayed stream", () => {
     assert.equal(outcome(stream.read(Buffer.from(usage))).usage.completionTokens, 2);
   });
 
+  test("OpenAI's padding of random length on every chunk does not stop its text chunks passing as bytes", () => {
+    const chunk = (delta: string, padding: string, finish = "null", usage = "null") =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}],"usage":${usage},"obfuscation":"${padding}"}\n\n`;
+    const text = (piece: string, padding: string) => chunk(`{"content":"${piece}"}`, padding);
+    const reads = [
+      chunk('{"role":"assistant","content":""}', "Qup1BsQ3"),
+      text("Hel", "x"),
+      text("lo", "abcdefghijk"),
+      text(" there", ""),
+      // Not text alone: the padding hides a quote, and another chunk has more after its padding.
+      text("!", 'a\\"b'),
+      chunk('{"content":"?"}', "pad").replace('"}\n', '","x":1}\n'),
+      chunk("{}", "Zz", '"stop"'),
+      chunk("{}", "y", "null", '{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}').replace(
+        '"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":null}]',
+        '"choices":[]',
+      ),
+      "data: [DONE]\n\n",
+    ];
+    const body = Buffer.from(reads.join(""));
+    const expected = outcome(decodedEveryEvent("openai-chat", body));
+    assert.equal(expected.usage.completionTokens, 5);
+    const p = protocols["openai-chat"];
+    const ctx = context();
+    const stream = new RelayStream(relays["openai-chat"], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+    const pieces = reads.flatMap((read) => stream.read(Buffer.from(read)));
+    pieces.push(...stream.end());
+    assert.deepEqual(outcome(pieces), expected);
+    // Each read a piece: the three text chunks pass undecoded, whatever their padding; no other does.
+    assert.deepEqual(
+      pieces.map((piece) => piece.content === true),
+      [false, true, true, true, false, false, false, false, false],
+    );
+    // In one read, too.
+    assert.deepEqual(outcome(relayed("openai-chat", body, 0).pieces), expected);
+  });
+
   test("a tool call's argument pieces pass on as bytes too", () => {
     const call = (args: string) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(args)}}}]},"finish_reason":null}]}\n\n`;

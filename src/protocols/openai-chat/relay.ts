@@ -152,7 +152,13 @@ const DATA = "data: ";
  * The text chunks' shape last learned, after its opening: the next stream tries it first
  * (ContentShape.ofLastStream), since an upstream writes every stream's text chunks alike.
  */
-let lastStreamShape: { middle: string; tail: string } | undefined;
+let lastStreamShape: { middle: string; tail: string; afterPadding: string | undefined } | undefined;
+
+/**
+ * OpenAI pads every streamed chunk with a string of random length (`stream_options.include_obfuscation`,
+ * on unless turned off): a shape holds it as a slot, like the text, or no two chunks would fit it.
+ */
+const PADDING = '"obfuscation":"';
 
 /**
  * A text chunk as everything but its text: the bytes before the content string (opening included)
@@ -168,8 +174,10 @@ class ContentShape {
   readonly passed: PassedBytes;
   /** `data: {…"delta":{"content":"` */
   private readonly prefix: string;
-  /** `"},"logprobs":null,"finish_reason":null}]…}` */
+  /** `"},"logprobs":null,"finish_reason":null}]…}`, or up to the padding's opening quote when padded */
   private readonly tail: string;
+  /** A padded chunk's bytes after its padding, from the padding's closing quote: `"}` */
+  private readonly afterPadding: string | undefined;
   /** The identity edits (identity.ts) in force when it was learned, and their memo's opening then. */
   private readonly identity: EncodeContext["identityEdits"];
   private readonly memoOpening: string | undefined;
@@ -180,11 +188,13 @@ class ContentShape {
     passed: PassedBytes,
     prefix: string,
     tail: string,
+    afterPadding: string | undefined,
   ) {
     this.opening = opening;
     this.passed = passed;
     this.prefix = prefix;
     this.tail = tail;
+    this.afterPadding = afterPadding;
     this.identity = ctx.identityEdits;
     this.memoOpening = ctx.identityEdits?.memo.opening;
   }
@@ -202,13 +212,16 @@ class ContentShape {
     const start = key + TEXT_DELTA.length;
     const close = closingQuote(view, start);
     if (close >= end) return undefined;
-    return new ContentShape(
-      ctx,
-      opening,
-      passed,
-      latin1Copy(view.slice(from, start)),
-      latin1Copy(view.slice(close, end)),
-    );
+    const prefix = latin1Copy(view.slice(from, start));
+    // (A member name: its quotes would be escaped inside a string.)
+    const padding = view.slice(close, end).indexOf(PADDING);
+    if (padding < 0)
+      return new ContentShape(ctx, opening, passed, prefix, latin1Copy(view.slice(close, end)), undefined);
+    const paddingStart = close + padding + PADDING.length;
+    const paddingEnd = closingQuote(view, paddingStart);
+    if (paddingEnd >= end) return undefined;
+    const tail = latin1Copy(view.slice(close, paddingStart));
+    return new ContentShape(ctx, opening, passed, prefix, tail, latin1Copy(view.slice(paddingEnd, end)));
   }
 
   /**
@@ -228,13 +241,15 @@ class ContentShape {
       passed,
       opening + lastStreamShape.middle,
       lastStreamShape.tail,
+      lastStreamShape.afterPadding,
     );
     return shape.fits(event) ? shape : undefined;
   }
 
   /** The shape after the opening: what another stream of the same upstream may share. */
-  withoutOpening(): { middle: string; tail: string } {
-    return { middle: latin1Copy(this.prefix.slice(this.opening.length)), tail: this.tail };
+  withoutOpening(): NonNullable<typeof lastStreamShape> {
+    const middle = latin1Copy(this.prefix.slice(this.opening.length));
+    return { middle, tail: this.tail, afterPadding: this.afterPadding };
   }
 
   /**
@@ -254,12 +269,29 @@ class ContentShape {
     const start = from + this.prefix.length;
     // The text's first quote is its closing one, not escaped, and no line ends before the event's end.
     const close = view.indexOf('"', start);
+    if (this.afterPadding !== undefined) return this.fitsPadded(view, from, end, start, close);
     return (
       close + this.tail.length === end &&
       view.charCodeAt(close - 1) !== BACKSLASH &&
       view.indexOf("\n", start) === end &&
       startsAt(view, this.prefix, from) &&
       startsAt(view, this.tail, close)
+    );
+  }
+
+  /** The same with a padding after the text, held to the same rule as the text (first quote, not escaped). */
+  private fitsPadded(view: string, from: number, end: number, start: number, close: number): boolean {
+    const after = this.afterPadding ?? "";
+    const padding = close + this.tail.length;
+    const paddingEnd = view.indexOf('"', padding);
+    return (
+      paddingEnd + after.length === end &&
+      view.charCodeAt(close - 1) !== BACKSLASH &&
+      view.charCodeAt(paddingEnd - 1) !== BACKSLASH &&
+      view.indexOf("\n", start) === end &&
+      startsAt(view, this.prefix, from) &&
+      startsAt(view, this.tail, close) &&
+      startsAt(view, after, paddingEnd)
     );
   }
 }
