@@ -72,9 +72,13 @@ export function chatCompletion(model: string): string {
 /**
  * A `chat.completion.chunk` stream as SSE frames: the role chunk, one chunk per word, the finish
  * chunk, the usage chunk (`choices: []`) when the request asked for it, and `[DONE]`. With usage
- * requested, every other chunk carries `"usage": null`, as OpenAI sends it.
+ * requested, every other chunk carries `"usage": null`, as OpenAI sends it. Every chunk ends with
+ * OpenAI's `obfuscation` padding, of a length of its own (OpenAI sends it unless the request turns
+ * it off with `stream_options.include_obfuscation: false`, which neither the gateway nor the proxy
+ * does; since 2026-11-27).
  */
 export function chatStream(model: string, count: number, includeUsage: boolean): string[] {
+  let chunks = 0;
   const chunk = (choices: unknown[], usage?: unknown) =>
     `data: ${JSON.stringify({
       id: CHAT_ID,
@@ -85,6 +89,7 @@ export function chatStream(model: string, count: number, includeUsage: boolean):
       system_fingerprint: "fp_bench",
       choices,
       ...(includeUsage ? { usage: usage ?? null } : {}),
+      obfuscation: padding(chunks++),
     })}\n\n`;
   const delta = (d: unknown, finish: string | null = null) => ({
     index: 0,
@@ -98,6 +103,11 @@ export function chatStream(model: string, count: number, includeUsage: boolean):
   if (includeUsage) frames.push(chunk([], chatUsage(count)));
   frames.push("data: [DONE]\n\n");
   return frames;
+}
+
+/** Padding of 1 to 16 letters, of a length that varies from chunk to chunk (OpenAI's is random). */
+function padding(n: number): string {
+  return "Qup1BsQ3mF3xKd9Z".slice(0, 1 + ((n * 7) % 16));
 }
 
 /** A non-streamed messages-protocol `message`. */
