@@ -6,8 +6,8 @@
 
 import { upstreamEventTooLarge } from "../ir/errors.ts";
 import type { StreamEvent } from "../ir/stream.ts";
+import { plainEvent } from "../protocols/shared/sse.ts";
 import { SSE_EVENT_MAX_BYTES, SseReader } from "../protocols/shared/sse-reader.ts";
-import { startsAt } from "../protocols/shared/text.ts";
 import type {
   EncodeContext,
   RawSseEvent,
@@ -187,29 +187,6 @@ function eventEnd(view: string, from: number): number {
   const lineEnd = view.indexOf("\n", from);
   if (lineEnd < 0) return -1;
   return view.charCodeAt(lineEnd + 1) === LF ? lineEnd : view.indexOf("\n\n", lineEnd + 1);
-}
-
-const DATA_LINE = "data: ";
-const EVENT_LINE = "event: ";
-
-/**
- * An event of one `data: …` line, or of an `event: …` line and a `data: …` line (every provider's
- * layout), read as the SSE parser would read it but without it; undefined for any other layout
- * (comments, `id:`, several data lines, no space after the colon), which the parser reads.
- */
-function plainEvent(event: EventView): SseEvent | undefined {
-  const { view, from, end } = event;
-  const lineEnd = view.indexOf("\n", from);
-  if (lineEnd === end)
-    return startsAt(view, DATA_LINE, from)
-      ? { event: undefined, data: event.utf8(from + DATA_LINE.length, end) }
-      : undefined;
-  if (!startsAt(view, EVENT_LINE, from) || !startsAt(view, DATA_LINE, lineEnd + 1)) return undefined;
-  if (view.indexOf("\n", lineEnd + 1) !== end) return undefined;
-  return {
-    event: event.utf8(from + EVENT_LINE.length, lineEnd),
-    data: event.utf8(lineEnd + 1 + DATA_LINE.length, end),
-  };
 }
 
 /** One event of a read, seen through a one-byte (latin1) string of the read's bytes. */

@@ -152,7 +152,14 @@ const DATA = "data: ";
  * The text chunks' shape last learned, after its opening: the next stream tries it first
  * (ContentShape.ofLastStream), since an upstream writes every stream's text chunks alike.
  */
-let lastStreamShape: { middle: string; tail: string; afterPadding: string | undefined } | undefined;
+let lastStreamShape: ShapeAfterOpening | undefined;
+
+/** A content shape without its stream's opening: the prefix's rest, and the tail (ContentShape). */
+interface ShapeAfterOpening {
+  middle: string;
+  tail: string;
+  afterPadding: string | undefined;
+}
 
 /**
  * OpenAI pads every streamed chunk with a string of random length (`stream_options.include_obfuscation`,
@@ -247,7 +254,7 @@ class ContentShape {
   }
 
   /** The shape after the opening: what another stream of the same upstream may share. */
-  withoutOpening(): NonNullable<typeof lastStreamShape> {
+  withoutOpening(): ShapeAfterOpening {
     const middle = latin1Copy(this.prefix.slice(this.opening.length));
     return { middle, tail: this.tail, afterPadding: this.afterPadding };
   }
@@ -267,31 +274,20 @@ class ContentShape {
 
   fits({ view, from, end }: RawSseEvent): boolean {
     const start = from + this.prefix.length;
-    // The text's first quote is its closing one, not escaped, and no line ends before the event's end.
+    // The text's first quote is its closing one, not escaped, and no line ends before the event's end;
+    // a padding after it is held to the same rule.
     const close = view.indexOf('"', start);
-    if (this.afterPadding !== undefined) return this.fitsPadded(view, from, end, start, close);
+    const padded = this.afterPadding !== undefined;
+    const last = padded ? view.indexOf('"', close + this.tail.length) : close;
+    const rest = this.afterPadding ?? this.tail;
     return (
-      close + this.tail.length === end &&
+      last + rest.length === end &&
       view.charCodeAt(close - 1) !== BACKSLASH &&
-      view.indexOf("\n", start) === end &&
-      startsAt(view, this.prefix, from) &&
-      startsAt(view, this.tail, close)
-    );
-  }
-
-  /** The same with a padding after the text, held to the same rule as the text (first quote, not escaped). */
-  private fitsPadded(view: string, from: number, end: number, start: number, close: number): boolean {
-    const after = this.afterPadding ?? "";
-    const padding = close + this.tail.length;
-    const paddingEnd = view.indexOf('"', padding);
-    return (
-      paddingEnd + after.length === end &&
-      view.charCodeAt(close - 1) !== BACKSLASH &&
-      view.charCodeAt(paddingEnd - 1) !== BACKSLASH &&
+      (!padded || view.charCodeAt(last - 1) !== BACKSLASH) &&
       view.indexOf("\n", start) === end &&
       startsAt(view, this.prefix, from) &&
       startsAt(view, this.tail, close) &&
-      startsAt(view, after, paddingEnd)
+      (!padded || startsAt(view, rest, last))
     );
   }
 }
