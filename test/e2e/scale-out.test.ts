@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateways } from "../support/gateway.ts";
 import { lookupSettled } from "../support/lookup.ts";
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from "../support/postgres.ts";
 
@@ -18,7 +18,7 @@ test("two processes share one PostgreSQL ledger", async (t) => {
   const config = baseConfig(dir, { storage: { url: `${PG_URL}?schema=${schema}` } });
   const gateways: RunningGateway[] = [];
   try {
-    gateways.push(...(await Promise.all([startGateway(config), startGateway(config)])));
+    gateways.push(...(await startGateways(config, 2)));
     const [a, b] = gateways;
     const client = new Anthropic({ apiKey: PAYG_KEY, baseURL: a.url, maxRetries: 0 });
     const msg = await client.messages.create({

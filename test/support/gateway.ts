@@ -41,6 +41,26 @@ export function baseConfig(dir: string, extra: Record<string, unknown> = {}): Re
   };
 }
 
+/**
+ * `count` gateways on one configuration (a scale-out test's processes), started one after another:
+ * two processes creating one new SQLite file at once can find it locked while the first switches it
+ * to WAL. If one fails to start, those already running are stopped before the error is thrown: left
+ * running, they would keep the test runner waiting on them for good.
+ */
+export async function startGateways(
+  config: Record<string, unknown>,
+  count: number,
+): Promise<RunningGateway[]> {
+  const started: RunningGateway[] = [];
+  try {
+    for (let i = 0; i < count; i++) started.push(await startGateway(config));
+    return started;
+  } catch (error) {
+    await Promise.all(started.map((gw) => gw.stop()));
+    throw error;
+  }
+}
+
 export async function startGateway(
   config?: Record<string, unknown>,
   opts: { env?: NodeJS.ProcessEnv; dir?: string; args?: string[] } = {},

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fakeModel } from "../../support/config.ts";
 import { freePort } from "../../support/free-port.ts";
-import { type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { type RunningGateway, startGateway, startGateways } from "../../support/gateway.ts";
 import { REDIS_URL, requireRedis } from "../../support/redis.ts";
 
 const KEY = "sk-test-shared-rpm-0123456789";
@@ -48,7 +48,7 @@ test("two processes on one Redis share a key's requests per minute", async (t) =
   if (!(await requireRedis(t))) return;
   // A prefix of this run's own: nothing left in Redis by another run counts.
   const shared = config(REDIS_URL, `switchyard-test-${randomUUID()}:`);
-  const gateways = await Promise.all([startGateway(shared), startGateway(shared)]);
+  const gateways = await startGateways(shared, 2);
   try {
     const [one, two] = gateways;
     assert.equal((await ask(one)).status, 200);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startFakeUpstream } from "../../fakes/index.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateways } from "../../support/gateway.ts";
 import { REDIS_URL, requireRedis } from "../../support/redis.ts";
 
 test("two processes share round-robin turns and breakers through Redis", async (t) => {
@@ -49,7 +49,7 @@ test("two processes share round-robin turns and breakers through Redis", async (
   });
   const gateways: RunningGateway[] = [];
   try {
-    gateways.push(...(await Promise.all([startGateway(config), startGateway(config)])));
+    gateways.push(...(await startGateways(config, 2)));
     const [one, two] = gateways;
     const ask = async (gw: RunningGateway, routing: Record<string, unknown>) => {
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
