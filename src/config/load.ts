@@ -218,6 +218,7 @@ function buildProviders(
       chunkDelayMs: p.chunk_delay_ms,
       ...(legacyMaxTokens(p.max_tokens_field, known) ? { legacyMaxTokens: true } : {}),
       ...(streamUsageUnasked(p.stream_usage, known) ? { streamUsageUnasked: true } : {}),
+      ...requestFields(p.request_fields, known),
       ...http2Of(p, protocol, path, fail),
     });
   }
@@ -245,6 +246,14 @@ function legacyMaxTokens(field: string | undefined, known: ProviderConfig | unde
 
 function streamUsageUnasked(way: string | undefined, known: ProviderConfig | undefined): boolean {
   return way === undefined ? known?.streamUsageUnasked === true : way === "always";
+}
+
+function requestFields(
+  fields: "any" | "mistral" | undefined,
+  known: ProviderConfig | undefined,
+): Pick<ProviderConfig, "requestFields"> {
+  const chosen = fields === undefined ? known?.requestFields : fields === "any" ? undefined : fields;
+  return chosen ? { requestFields: chosen } : {};
 }
 
 /**

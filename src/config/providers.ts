@@ -2,6 +2,7 @@
 // environment (or given in the file); `local` is always on unless a file switches it off.
 
 import type { ConfigProtocolName } from "../protocols/names.ts";
+import type { RequestFields } from "../protocols/openai-chat/request-fields.ts";
 
 /** `providers[].protocol`: a wire protocol by its config name (protocols/names.ts), or the built-in demo. */
 export type UpstreamProtocol = ConfigProtocolName | "local";
@@ -28,6 +29,8 @@ export interface ProviderConfig {
   legacyMaxTokens?: boolean;
   /** openai protocol: the upstream reports a stream's usage unasked and refuses `stream_options`. */
   streamUsageUnasked?: boolean;
+  /** openai protocol: the upstream refuses request members outside its vendor's list. */
+  requestFields?: RequestFields;
   /** Set: call the upstream over HTTP/2 (h2 by ALPN over https, h2c over http), this many streams a connection. */
   http2?: { maxStreams: number };
 }
@@ -50,6 +53,7 @@ interface BuiltinProvider {
   env: string[];
   legacyMaxTokens?: boolean;
   streamUsageUnasked?: boolean;
+  requestFields?: RequestFields;
 }
 
 export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
@@ -82,6 +86,7 @@ export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
     // Its API refuses any field it does not know (`stream_options` with a 422) and puts usage in the
     // stream's last chunk without being asked.
     streamUsageUnasked: true,
+    requestFields: "mistral",
   },
   { id: "xai", protocol: "openai", baseUrl: "https://api.x.ai/v1", env: ["XAI_API_KEY"] },
   { id: "groq", protocol: "openai", baseUrl: "https://api.groq.com/openai/v1", env: ["GROQ_API_KEY"] },
@@ -108,6 +113,7 @@ export function providersFromEnv(env: NodeJS.ProcessEnv): ProviderConfig[] {
       timeouts: { ...DEFAULT_TIMEOUTS },
       ...(p.legacyMaxTokens ? { legacyMaxTokens: true } : {}),
       ...(p.streamUsageUnasked ? { streamUsageUnasked: true } : {}),
+      ...(p.requestFields ? { requestFields: p.requestFields } : {}),
     };
   });
 }

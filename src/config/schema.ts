@@ -215,6 +215,17 @@ const provider = z.strictObject(
           "unasked and refuses `stream_options` (Mistral answers it with a 422), so it is not sent.",
         defaultText: "`always` for the built-in mistral; else `stream_options`",
       }),
+    request_fields: z
+      .enum(["any", "mistral"])
+      .optional()
+      .meta({
+        description:
+          "`openai` protocol: which request members the upstream takes. `any`: every member OpenAI defines " +
+          "(OpenAI and most compatible vendors ignore what they do not use). `mistral`: only the members of " +
+          "Mistral's API, which answers any other with a 422; `seed` is sent as `random_seed`, and what is " +
+          "left out (`user`, `logprobs`, `verbosity`, `web_search_options`, …) is named in `x-switchyard-ignored`.",
+        defaultText: "`mistral` for the built-in mistral; else `any`",
+      }),
   },
   { error: notAMapping("must be a mapping (a provider)") },
 );

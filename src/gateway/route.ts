@@ -90,6 +90,8 @@ class RelayedRoute implements Route {
   private readonly target: Target;
   private readonly call: RouteCall;
   private readonly relay: Relay;
+  /** Members this upstream refuses, removed from the body it was sent (Relay.request). */
+  private refused: string[] | undefined;
 
   constructor(adapter: RelayingAdapter, target: Target, call: RouteCall, relay: Relay) {
     this.adapter = adapter;
@@ -100,7 +102,8 @@ class RelayedRoute implements Route {
 
   unsent(): string[] {
     // What the relay strips from the client's body (the chat relay: what the client face set aside).
-    return this.relay.unsent(this.call.request);
+    const unsent = this.relay.unsent(this.call.request);
+    return this.refused ? [...unsent, ...this.refused] : unsent;
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {
@@ -130,12 +133,14 @@ class RelayedRoute implements Route {
     const { call, relay } = this;
     if (call.rawBody === undefined)
       throw new Error("the client's body was released: an endpoint has answered");
-    const { path, body } = relay.request(call.rawBody, call.request, {
+    const { path, body, refused } = relay.request(call.rawBody, call.request, {
       model: this.target.upstreamModel,
       stream,
       legacyMaxTokens: this.target.provider.legacyMaxTokens,
       streamUsageUnasked: this.target.provider.streamUsageUnasked,
+      requestFields: this.target.provider.requestFields,
     });
+    this.refused = refused;
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }
 

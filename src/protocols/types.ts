@@ -7,6 +7,7 @@ import type { Request } from "../ir/request.ts";
 import type { FinishReason, Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
+import type { RequestFields } from "./openai-chat/request-fields.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
 export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
@@ -190,13 +191,25 @@ export interface UpstreamTarget {
    * `stream_options` (Mistral, with a 422): the request carries none.
    */
   streamUsageUnasked?: boolean;
+  /**
+   * chat-completions: the provider refuses request members outside its vendor's list (Mistral, with a
+   * 422): the request carries only those (openai-chat/request-fields.ts).
+   */
+  requestFields?: RequestFields;
 }
 
 export interface Relay {
-  /** The upstream call: the client's body with only the model (and gateway-only fields) changed. */
-  request(raw: string, request: Request, target: UpstreamTarget): { path: string; body: string };
   /**
-   * The fields `request` removes from the client's body, named in `x-switchyard-ignored`: those the
+   * The upstream call: the client's body with only the model (and gateway-only fields) changed.
+   * `refused`: members removed because this upstream refuses them (UpstreamTarget.requestFields).
+   */
+  request(
+    raw: string,
+    request: Request,
+    target: UpstreamTarget,
+  ): { path: string; body: string; refused?: string[] };
+  /**
+   * The fields `request` removes from any upstream's body, named in `x-switchyard-ignored`: those the
    * client face set aside (`Request.ignored`) for chat, a few the spec refuses for messages, none
    * for a relay that forwards every byte.
    */

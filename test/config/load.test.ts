@@ -310,12 +310,12 @@ describe("what is left out gets its documented default", () => {
    * mistral given `builtinSetting` and a self-hosted one `otherSetting` (a third left to the default).
    */
   function providerSwitch(
-    flag: "legacyMaxTokens" | "streamUsageUnasked",
+    flag: "legacyMaxTokens" | "streamUsageUnasked" | "requestFields",
     builtinSetting: Record<string, string>,
     otherSetting: Record<string, string>,
   ) {
     const on = (config: Config, ids: string[]) =>
-      ids.map((id) => config.providers.find((p) => p.id === id)![flag] === true);
+      ids.map((id) => Boolean(config.providers.find((p) => p.id === id)![flag]));
     const builtins = on(loadConfig(undefined, {}), [
       "openai",
       "mistral",
@@ -352,6 +352,19 @@ describe("what is left out gets its documented default", () => {
     );
     assert.deepEqual(builtins, [false, true, false, false, false, false]);
     assert.deepEqual(set, [false, true, false]);
+  });
+
+  test("request members: Mistral's alone for the built-in mistral, every one for the others; settable per provider", () => {
+    const { builtins, set } = providerSwitch(
+      "requestFields",
+      { request_fields: "any" },
+      { request_fields: "mistral" },
+    );
+    assert.deepEqual(builtins, [false, true, false, false, false, false]);
+    assert.deepEqual(set, [false, true, false]);
+    const mistral = loadConfig(undefined, {}).providers.find((p) => p.id === "mistral");
+    assert.equal(mistral?.requestFields, "mistral");
+    assert.throws(() => load({ providers: [{ id: "mistral", request_fields: "strict" }] }), /request_fields/);
   });
 
   test("http2: off unless set, 100 streams a connection unless told", () => {

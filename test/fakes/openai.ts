@@ -103,7 +103,7 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     return reject(400, error(400, "you must provide a model parameter", null));
   }
   if (options.vendor === "mistral") {
-    const unknown = MISTRAL_REFUSES.find((field) => field in body);
+    const unknown = Object.keys(body).find((field) => !MISTRAL_TAKES.has(field));
     if (unknown) return reject(422, mistralExtraForbidden(unknown, body[unknown]));
   }
   if (!Array.isArray(body.messages)) {
@@ -124,8 +124,36 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   };
 }
 
-/** Fields of OpenAI's request that Mistral's API does not take (it refuses any it does not know). */
-const MISTRAL_REFUSES = ["stream_options", "max_completion_tokens"];
+/**
+ * The members of Mistral's chat completion request (its API reference; the SDKs' ChatCompletionRequest,
+ * 2026). It refuses any other, OpenAI's `stream_options`, `max_completion_tokens`, `seed` (its name
+ * is `random_seed`), `user`, `logprobs` and `verbosity` among them. Written here from Mistral's
+ * reference, not imported from the gateway's own list (request-fields.ts): the fake is the oracle.
+ */
+const MISTRAL_TAKES = new Set([
+  "model",
+  "messages",
+  "temperature",
+  "top_p",
+  "max_tokens",
+  "stream",
+  "stop",
+  "random_seed",
+  "metadata",
+  "response_format",
+  "tools",
+  "tool_choice",
+  "presence_penalty",
+  "frequency_penalty",
+  "n",
+  "prediction",
+  "parallel_tool_calls",
+  "reasoning_effort",
+  "prompt_mode",
+  "guardrails",
+  "prompt_cache_key",
+  "safe_prompt",
+]);
 
 /** Mistral's answer to a field it does not know: a 422 with its validator's detail. */
 function mistralExtraForbidden(field: string, input: unknown): Json {

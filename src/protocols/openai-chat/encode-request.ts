@@ -21,6 +21,7 @@ import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
+import { fitBody } from "./request-fields.ts";
 
 export { reasoningEffort };
 
@@ -60,7 +61,9 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
   }
   if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
-  return upstreamCall("/chat/completions", body, droppedFields(request, effort));
+  const dropped = droppedFields(request, effort);
+  if (target.requestFields) for (const name of fitBody(body, target.requestFields)) dropped.add(name);
+  return upstreamCall("/chat/completions", body, dropped);
 }
 
 function encodeTool(tool: ToolDefinition): Json {

@@ -8,6 +8,7 @@ import {
   editJsonArrayItems,
   editJsonMember,
   parseObject,
+  topLevelMembers,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
@@ -18,6 +19,7 @@ import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
+import { type RequestFields, refusedMembers as refusedBy } from "./request-fields.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -45,6 +47,8 @@ export const openaiChatRelay: Relay = {
       set[field] = JSON.stringify(request.maxOutputTokens);
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
+    const refused = target.requestFields ? refusedMembers(raw, set, remove, target.requestFields) : [];
+    remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
     // A trailing assistant message (a prefill) is answered afresh by OpenAI: ask for its continuation.
     if (prefillText(request) !== undefined)
@@ -53,7 +57,9 @@ export const openaiChatRelay: Relay = {
         "messages",
         JSON.stringify({ role: "user", content: CONTINUE_INSTRUCTION }),
       );
-    return { path: "/chat/completions", body };
+    return refused.length > 0
+      ? { path: "/chat/completions", body, refused }
+      : { path: "/chat/completions", body };
   },
 
   unsent: (request) => request.ignored,
@@ -120,6 +126,20 @@ export const openaiChatRelay: Relay = {
     return { ...passed, tap: { data } };
   },
 };
+
+/**
+ * The client's members an upstream that refuses unknown ones would refuse, beyond those the relay
+ * sets or removes anyway.
+ */
+function refusedMembers(
+  raw: string,
+  set: Record<string, string>,
+  remove: string[],
+  fields: RequestFields,
+): string[] {
+  const kept = [...topLevelMembers(raw).keys()].filter((key) => !(key in set) && !remove.includes(key));
+  return refusedBy(kept, fields);
+}
 
 /**
  * A chunk still under way (`finish_reason` null) that holds

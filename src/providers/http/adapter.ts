@@ -115,6 +115,7 @@ export class HttpProvider implements RelayingAdapter {
       maxOutputTokens: target.model.maxOutputTokens,
       legacyMaxTokens: target.provider.legacyMaxTokens,
       streamUsageUnasked: target.provider.streamUsageUnasked,
+      requestFields: target.provider.requestFields,
     });
     if (report && call.dropped) report.dropped = call.dropped;
     return call;

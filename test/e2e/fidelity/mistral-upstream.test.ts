@@ -1,0 +1,209 @@
+// Mistral's OpenAI-style API differs from OpenAI's in two ways a gateway must follow:
+// - it refuses any request member outside its own list with a 422 ("extra_forbidden"), where OpenAI
+//   accepts or ignores it: the built-in `mistral` provider (`request_fields: mistral`) is sent only
+//   Mistral's members, a seed as `random_seed`, and what Mistral has no member for (`user`,
+//   `logprobs`, a member nobody defined) is left out and named in `x-switchyard-ignored`, translated
+//   and relayed alike;
+// - `stream_options` among the refused, it puts a stream's usage on its last chunk without being
+//   asked: the provider is called without it (`stream_usage: always`), and its streams are still
+//   metered.
+// Any other chat upstream still gets every member and is asked for usage. The fake takes exactly
+// Mistral's documented members and speaks its stream (test/fakes/openai.ts, `vendor: "mistral"`).
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
+import OpenAI from "openai";
+import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { fakeModel, fakeProvider } from "../../support/config.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { lookupSettled } from "../../support/lookup.ts";
+
+let gw: RunningGateway;
+let mistral: FakeUpstream;
+let openaiFake: FakeUpstream;
+let openai: OpenAI;
+
+before(async () => {
+  [mistral, openaiFake] = await Promise.all([
+    startFakeUpstream("openai", { vendor: "mistral" }),
+    startFakeUpstream("openai"),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-mistral-"));
+  gw = await startGateway(
+    baseConfig(dir, {
+      // The built-in id: its defaults (max_tokens, stream usage unasked) apply to this base URL.
+      providers: [fakeProvider("mistral", mistral), fakeProvider("fo", openaiFake)],
+      models: [fakeModel("mistral/m", ["mistral"]), fakeModel("fo/m", ["fo"])],
+    }),
+    { dir },
+  );
+  openai = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+});
+after(async () => {
+  await gw?.stop();
+  await Promise.all([mistral?.close(), openaiFake?.close()]);
+});
+
+function sent(fake: FakeUpstream): Record<string, unknown> {
+  return fake.requests.at(-1)!.body as Record<string, unknown>;
+}
+
+test("the fake refuses stream_options as Mistral does (422), so a gateway that sent it would fail", async () => {
+  const res = await fetch(`${mistral.url}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer k", "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  });
+  assert.equal(res.status, 422);
+  const body = (await res.json()) as any;
+  assert.deepEqual(body.message.detail[0].loc, ["body", "stream_options"]);
+  assert.equal(body.message.detail[0].type, "extra_forbidden");
+});
+
+test("a relayed chat stream reaches Mistral without stream_options, the client's own included, and is metered", async () => {
+  const stream = await openai.chat.completions.create({
+    model: "mistral/m",
+    messages: [{ role: "user", content: "hi" }],
+    max_completion_tokens: 50,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = "";
+  let id = "";
+  let usage: OpenAI.CompletionUsage | undefined | null;
+  for await (const chunk of stream) {
+    id = chunk.id;
+    text += chunk.choices[0]?.delta?.content ?? "";
+    usage = chunk.usage ?? usage;
+  }
+  assert.ok(text.length > 0);
+  assert.equal("stream_options" in sent(mistral), false);
+  assert.equal(sent(mistral).max_tokens, 50);
+  assert.ok(usage && usage.completion_tokens > 0, "the client asked for usage and has it");
+  const record = await lookupSettled(gw.url, id, PAYG_KEY);
+  assert.equal(record.nativeTokens.completion_tokens, usage.completion_tokens);
+  assert.equal(record.nativeTokens.prompt_tokens, usage.prompt_tokens);
+  assert.ok(record.usage !== undefined, "rated: the upstream's usage reached the meter");
+});
+
+test("a translated stream (messages client) reaches Mistral without stream_options and is metered", async () => {
+  const anthropic = new Anthropic({
+    apiKey: PAYG_KEY,
+    baseURL: gw.url,
+    maxRetries: 0,
+    defaultHeaders: { "anthropic-version": "2023-06-01" },
+  });
+  const stream = anthropic.messages.stream({
+    model: "mistral/m",
+    max_tokens: 100,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  const message = await stream.finalMessage();
+  assert.equal("stream_options" in sent(mistral), false);
+  assert.ok(message.usage.output_tokens > 0);
+  const record = await lookupSettled(gw.url, message.id, PAYG_KEY);
+  assert.equal(record.nativeTokens.completion_tokens, message.usage.output_tokens);
+  assert.ok(record.usage !== undefined, "rated: the upstream's usage reached the meter");
+});
+
+test("any other chat upstream is still asked for the stream's usage", async () => {
+  const stream = await openai.chat.completions.create({
+    model: "fo/m",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+  });
+  for await (const _ of stream);
+  assert.deepEqual(sent(openaiFake).stream_options, { include_usage: true });
+});
+
+function ignored(headers: Headers): string[] {
+  return (headers.get("x-switchyard-ignored") ?? "").split(", ").filter(Boolean).sort();
+}
+
+test("the fake refuses what Mistral refuses (422 extra_forbidden), so a gateway that sent it would fail", async () => {
+  for (const member of [{ seed: 7 }, { user: "u" }, { logprobs: true }, { verbosity: "low" }]) {
+    const res = await fetch(`${mistral.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...member }),
+    });
+    assert.equal(res.status, 422, JSON.stringify(member));
+    const body = (await res.json()) as any;
+    assert.equal(body.message.detail[0].type, "extra_forbidden");
+  }
+});
+
+test("a content-generation client's seed reaches Mistral as random_seed", async () => {
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  const answer = await ai.models.generateContent({
+    model: "mistral/m",
+    contents: "hi",
+    config: { seed: 42, temperature: 0.5 },
+  });
+  assert.ok((answer.text ?? "").length > 0);
+  assert.equal(sent(mistral).random_seed, 42);
+  assert.equal("seed" in sent(mistral), false);
+  assert.equal(sent(mistral).temperature, 0.5);
+});
+
+test("a Responses client's user and logprobs are left out for Mistral and named; the answer streams", async () => {
+  const { data: stream, response } = await openai.responses
+    .create({
+      model: "mistral/m",
+      input: "hi",
+      safety_identifier: "user-123",
+      include: ["message.output_text.logprobs"],
+      top_logprobs: 2,
+      stream: true,
+    })
+    .withResponse();
+  let text = "";
+  for await (const event of stream) if (event.type === "response.output_text.delta") text += event.delta;
+  assert.ok(text.length > 0);
+  const body = sent(mistral);
+  for (const member of ["user", "logprobs", "top_logprobs"]) assert.equal(member in body, false, member);
+  assert.deepEqual(ignored(response.headers), ["logprobs", "user"]);
+});
+
+test("a relayed chat request's logprobs and unknown members are left out for Mistral and named", async () => {
+  const { data, response } = await openai.chat.completions
+    .create({
+      model: "mistral/m",
+      messages: [{ role: "user", content: "hi" }],
+      logprobs: true,
+      top_logprobs: 2,
+      parallel_tool_calls: false,
+      // A member OpenAI may add tomorrow: passed to OpenAI-compatible upstreams, refused by Mistral.
+      ...({ future_member: { on: true } } as object),
+    })
+    .withResponse();
+  assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+  const body = sent(mistral);
+  for (const member of ["logprobs", "top_logprobs", "future_member"])
+    assert.equal(member in body, false, member);
+  assert.equal(body.parallel_tool_calls, false, "a member Mistral takes is sent");
+  assert.deepEqual(ignored(response.headers), ["future_member", "logprobs", "top_logprobs"]);
+});
+
+test("any other chat upstream still gets every member, seed and logprobs included", async () => {
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  await ai.models.generateContent({ model: "fo/m", contents: "hi", config: { seed: 42 } });
+  assert.equal(sent(openaiFake).seed, 42);
+  assert.equal("random_seed" in sent(openaiFake), false);
+  await openai.chat.completions.create({
+    model: "fo/m",
+    messages: [{ role: "user", content: "hi" }],
+    logprobs: true,
+  });
+  assert.equal(sent(openaiFake).logprobs, true);
+});
