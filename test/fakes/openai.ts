@@ -103,8 +103,8 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     return reject(400, error(400, "you must provide a model parameter", null));
   }
   if (options.vendor === "mistral") {
-    const unknown = Object.keys(body).find((field) => !MISTRAL_TAKES.has(field));
-    if (unknown) return reject(422, mistralExtraForbidden(unknown, body[unknown]));
+    const refused = mistralRefuses(body);
+    if (refused) return reject(422, mistralRefusal(refused));
   }
   if (!Array.isArray(body.messages)) {
     return reject(
@@ -155,15 +155,43 @@ const MISTRAL_TAKES = new Set([
   "safe_prompt",
 ]);
 
-/** Mistral's answer to a field it does not know: a 422 with its validator's detail. */
-function mistralExtraForbidden(field: string, input: unknown): Json {
+/** The members of each role's message in Mistral's request (a role it does not know is refused too). */
+const MISTRAL_MESSAGE_TAKES: Record<string, Set<string>> = {
+  system: new Set(["role", "content"]),
+  user: new Set(["role", "content"]),
+  assistant: new Set(["role", "content", "tool_calls", "prefix"]),
+  tool: new Set(["role", "content", "tool_call_id", "name"]),
+};
+
+/** The first member Mistral's validator would refuse, where it is (`loc`) and its value; or none. */
+function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown; type?: string } | undefined {
+  const field = Object.keys(body).find((key) => !MISTRAL_TAKES.has(key));
+  if (field) return { loc: ["body", field], input: body[field] };
+  if (!Array.isArray(body.messages)) return undefined;
+  for (const [i, message] of (body.messages as Json[]).entries()) {
+    const role = String(message?.role);
+    const takes = MISTRAL_MESSAGE_TAKES[role];
+    if (!takes) return { loc: ["body", "messages", i], input: message?.role, type: "union_tag_invalid" };
+    const member = Object.keys(message).find((key) => !takes.has(key));
+    if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };
+  }
+  return undefined;
+}
+
+/** Mistral's answer to a member (or role) it does not know: a 422 with its validator's detail. */
+function mistralRefusal({
+  loc,
+  input,
+  type = "extra_forbidden",
+}: {
+  loc: (string | number)[];
+  input: unknown;
+  type?: string;
+}): Json {
+  const msg = type === "extra_forbidden" ? "Extra inputs are not permitted" : "Input tag does not match";
   return {
     object: "error",
-    message: {
-      detail: [
-        { type: "extra_forbidden", loc: ["body", field], msg: "Extra inputs are not permitted", input },
-      ],
-    },
+    message: { detail: [{ type, loc, msg, input }] },
     type: "invalid_request_error",
     param: null,
     code: null,

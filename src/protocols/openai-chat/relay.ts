@@ -19,7 +19,7 @@ import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
-import { type RequestFields, refusedMembers as refusedBy } from "./request-fields.ts";
+import { fitRelayedMessage, type RequestFields, refusedMembers as refusedBy } from "./request-fields.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -47,9 +47,12 @@ export const openaiChatRelay: Relay = {
       set[field] = JSON.stringify(request.maxOutputTokens);
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
-    const refused = target.requestFields ? refusedMembers(raw, set, remove, target.requestFields) : [];
+    const fields = target.requestFields;
+    const refused = fields ? refusedMembers(raw, set, remove, fields) : [];
     remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
+    if (fields)
+      body = editJsonArrayItems(body, "messages", (m, i) => fitRelayedMessage(m, i, fields, refused));
     // A trailing assistant message (a prefill) is answered afresh by OpenAI: ask for its continuation.
     if (prefillText(request) !== undefined)
       body = appendJsonArrayItem(

@@ -207,3 +207,75 @@ test("any other chat upstream still gets every member, seed and logprobs include
   });
   assert.equal(sent(openaiFake).logprobs, true);
 });
+
+test("the fake refuses a message member or role Mistral does not know (a replayed reasoning_content, developer)", async () => {
+  const refused = [
+    [{ role: "assistant", content: "a", reasoning_content: "r" }],
+    [{ role: "developer", content: "be brief" }],
+  ];
+  for (const messages of refused) {
+    const res = await fetch(`${mistral.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [...messages, { role: "user", content: "hi" }] }),
+    });
+    assert.equal(res.status, 422, JSON.stringify(messages));
+  }
+});
+
+test("a relayed conversation reaches Mistral with its messages fitted: developer as system, other members left out and named", async () => {
+  const first = await openai.chat.completions.create({
+    model: "fo/m",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  // The OpenAI SDK's usual loop: the answer's message goes back as it came (refusal, annotations).
+  const replayed = first.choices[0]!.message;
+  const { data, response } = await openai.chat.completions
+    .create({
+      model: "mistral/m",
+      messages: [
+        { role: "developer", content: "Be brief." },
+        { role: "user", content: "hi", name: "ada" },
+        replayed,
+        { role: "user", content: "again" },
+      ],
+    })
+    .withResponse();
+  assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+  const messages = sent(mistral).messages as Array<Record<string, unknown>>;
+  assert.deepEqual(
+    messages.map((m) => m.role),
+    ["system", "user", "assistant", "user"],
+  );
+  assert.deepEqual(Object.keys(messages[1]!).sort(), ["content", "role"]);
+  assert.deepEqual(Object.keys(messages[2]!).sort(), ["content", "role"]);
+  assert.equal(messages[2]!.content, replayed.content);
+  const named = ignored(response.headers);
+  for (const member of ["messages[1].name", "messages[2].refusal", "messages[2].annotations"])
+    assert.ok(named.includes(member), `${member} in ${named}`);
+});
+
+test("a translated conversation's earlier thinking is left out for Mistral and named", async () => {
+  const anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+  const { data, response } = await anthropic.messages
+    .create({
+      model: "mistral/m",
+      max_tokens: 100,
+      messages: [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "The user greets me.", signature: "c2lnbmF0dXJl" },
+            { type: "text", text: "Hello!" },
+          ],
+        },
+        { role: "user", content: "again" },
+      ],
+    })
+    .withResponse();
+  assert.ok(data.content.length > 0);
+  const messages = sent(mistral).messages as Array<Record<string, unknown>>;
+  assert.deepEqual(Object.keys(messages[1]!).sort(), ["content", "role"]);
+  assert.ok(ignored(response.headers).includes("thinking"));
+});
