@@ -10,6 +10,7 @@ import { hashKey } from "../auth/keys.ts";
 import { CatalogError, loadBuiltinCatalog, mergeRecords } from "../catalog/load.ts";
 import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
+import type { RequestFields } from "../protocols/openai-chat/request-fields.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
 import { DEFAULT_HTTP2_MAX_STREAMS, type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
@@ -249,7 +250,7 @@ function streamUsageUnasked(way: string | undefined, known: ProviderConfig | und
 }
 
 function requestFields(
-  fields: "any" | "mistral" | undefined,
+  fields: "any" | RequestFields | undefined,
   known: ProviderConfig | undefined,
 ): Pick<ProviderConfig, "requestFields"> {
   const chosen = fields === undefined ? known?.requestFields : fields === "any" ? undefined : fields;

@@ -89,7 +89,14 @@ export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
     requestFields: "mistral",
   },
   { id: "xai", protocol: "openai", baseUrl: "https://api.x.ai/v1", env: ["XAI_API_KEY"] },
-  { id: "groq", protocol: "openai", baseUrl: "https://api.groq.com/openai/v1", env: ["GROQ_API_KEY"] },
+  {
+    id: "groq",
+    protocol: "openai",
+    baseUrl: "https://api.groq.com/openai/v1",
+    env: ["GROQ_API_KEY"],
+    // Its API answers logprobs, top_logprobs, logit_bias and a message's name with a 400.
+    requestFields: "groq",
+  },
   {
     id: "together",
     protocol: "openai",

@@ -216,15 +216,16 @@ const provider = z.strictObject(
         defaultText: "`always` for the built-in mistral; else `stream_options`",
       }),
     request_fields: z
-      .enum(["any", "mistral"])
+      .enum(["any", "mistral", "groq"])
       .optional()
       .meta({
         description:
           "`openai` protocol: which request members the upstream takes. `any`: every member OpenAI defines " +
           "(OpenAI and most compatible vendors ignore what they do not use). `mistral`: only the members of " +
           "Mistral's API, which answers any other with a 422; `seed` is sent as `random_seed`, and what is " +
-          "left out (`user`, `logprobs`, `verbosity`, `web_search_options`, …) is named in `x-switchyard-ignored`.",
-        defaultText: "`mistral` for the built-in mistral; else `any`",
+          "left out (`user`, `logprobs`, `verbosity`, `web_search_options`, …) is named in `x-switchyard-ignored`. " +
+          "`groq`: all but those Groq answers with a 400 (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`).",
+        defaultText: "`mistral` for the built-in mistral, `groq` for the built-in groq; else `any`",
       }),
   },
   { error: notAMapping("must be a mapping (a provider)") },

@@ -354,16 +354,17 @@ describe("what is left out gets its documented default", () => {
     assert.deepEqual(set, [false, true, false]);
   });
 
-  test("request members: Mistral's alone for the built-in mistral, every one for the others; settable per provider", () => {
+  test("request members: the vendor's own for the built-in mistral and groq, every one for the others; settable per provider", () => {
     const { builtins, set } = providerSwitch(
       "requestFields",
       { request_fields: "any" },
       { request_fields: "mistral" },
     );
-    assert.deepEqual(builtins, [false, true, false, false, false, false]);
+    assert.deepEqual(builtins, [false, true, false, false, true, false]);
     assert.deepEqual(set, [false, true, false]);
-    const mistral = loadConfig(undefined, {}).providers.find((p) => p.id === "mistral");
-    assert.equal(mistral?.requestFields, "mistral");
+    const builtin = (id: string) => loadConfig(undefined, {}).providers.find((p) => p.id === id);
+    assert.equal(builtin("mistral")?.requestFields, "mistral");
+    assert.equal(builtin("groq")?.requestFields, "groq");
     assert.throws(() => load({ providers: [{ id: "mistral", request_fields: "strict" }] }), /request_fields/);
   });
 

@@ -37,11 +37,13 @@ export interface FakeOptions {
    */
   stopField?: "stop_reason" | "matched_stop";
   /**
-   * openai only: speak as Mistral's OpenAI-style API does where it differs: fields it does not know
-   * (`stream_options`, `max_completion_tokens`) are refused with its 422, and a stream's usage comes
-   * unasked on its last chunk, the one with the finish reason.
+   * openai only: speak as a vendor's OpenAI-style API does where it differs from OpenAI's.
+   * `mistral`: a member outside its documented request (`stream_options`, `max_completion_tokens`,
+   * `seed`, a message's `name`…) is refused with its 422, and a stream's usage comes unasked on its
+   * last chunk, the one with the finish reason. `groq`: the members its compatibility page lists
+   * (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`) are refused with a 400.
    */
-  vendor?: "mistral";
+  vendor?: "mistral" | "groq";
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

@@ -106,6 +106,11 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     const refused = mistralRefuses(body);
     if (refused) return reject(422, mistralRefusal(refused));
   }
+  if (options.vendor === "groq") {
+    const refused = groqRefuses(body);
+    if (refused)
+      return reject(400, error(400, `\`${refused}\` is not supported with this model`, null, refused));
+  }
   if (!Array.isArray(body.messages)) {
     return reject(
       400,
@@ -176,6 +181,16 @@ function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown;
     if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };
   }
   return undefined;
+}
+
+/** Groq's compatibility page: these "will result in a 400 error if they are supplied". */
+const GROQ_REFUSES = ["logprobs", "top_logprobs", "logit_bias"];
+
+function groqRefuses(body: Json): string | undefined {
+  const field = GROQ_REFUSES.find((key) => key in body);
+  if (field) return field;
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  return messages.some((m) => m && typeof m === "object" && "name" in m) ? "messages[].name" : undefined;
 }
 
 /** Mistral's answer to a member (or role) it does not know: a 422 with its validator's detail. */

@@ -1,7 +1,8 @@
-// OpenAI-compatible vendors that refuse request members they do not know. Mistral's API answers any
-// member outside its own list with a 422 ("extra_forbidden"), where OpenAI ignores or accepts them; so
-// a request for such an upstream carries only members of the vendor's list, under the vendor's names,
-// and what was left out is named in `x-switchyard-ignored` (docs/translation.md §4b).
+// OpenAI-compatible vendors that refuse request members OpenAI defines. OpenAI and most compatible
+// vendors accept or ignore a member they have no use for; Mistral answers any member outside its own
+// list with a 422 ("extra_forbidden"), and Groq documents a few it answers with a 400. A request for
+// such an upstream carries only what the vendor takes, under the vendor's names, and what was left
+// out is named in `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that refuse…").
 // `stream_options` and the output limit's name have their own provider settings (stream_usage,
 // max_tokens_field) and are handled where they are set.
 
@@ -9,55 +10,71 @@ import type { DroppedField } from "../shared/dropped-fields.ts";
 import { editJson, topLevelMembers } from "../shared/json-edit.ts";
 
 /** A vendor's rules: `providers[].request_fields` (docs/configuration.md). */
-export type RequestFields = "mistral";
+export type RequestFields = "mistral" | "groq";
 
 interface Rules {
-  /** Top-level members the vendor takes, by its names. */
-  accepted: ReadonlySet<string>;
+  /** Whether the vendor takes a top-level member (by its own name). */
+  takes(member: string): boolean;
   /** OpenAI's name → the vendor's, for a member it takes under another name. */
   renamed: Readonly<Record<string, string>>;
-  /** The members a message of each role may have (the vendor refuses others inside messages too). */
-  messageMembers: Readonly<Record<string, ReadonlySet<string>>>;
+  /**
+   * Whether a message of this role may carry this member (vendors check inside messages too);
+   * undefined for a role the vendor does not know, which is left for it to refuse.
+   */
+  messageTakes(role: string, member: string): boolean | undefined;
   /** OpenAI's roles the vendor knows by another name. */
   roles: Readonly<Record<string, string>>;
 }
 
+// Mistral's chat completion request (its API reference; its SDKs' ChatCompletionRequest, 2026).
+const MISTRAL_MEMBERS = new Set([
+  "model",
+  "messages",
+  "temperature",
+  "top_p",
+  "max_tokens",
+  "stream",
+  "stop",
+  "random_seed",
+  "metadata",
+  "response_format",
+  "tools",
+  "tool_choice",
+  "presence_penalty",
+  "frequency_penalty",
+  "n",
+  "prediction",
+  "parallel_tool_calls",
+  "reasoning_effort",
+  "prompt_mode",
+  "guardrails",
+  "prompt_cache_key",
+  "safe_prompt",
+]);
+
+const MISTRAL_MESSAGE_MEMBERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  system: new Set(["role", "content"]),
+  user: new Set(["role", "content"]),
+  assistant: new Set(["role", "content", "tool_calls", "prefix"]),
+  tool: new Set(["role", "content", "tool_call_id", "name"]),
+};
+
+// Groq's OpenAI compatibility page: these "will result in a 400 error if they are supplied".
+const GROQ_REFUSES = new Set(["logprobs", "top_logprobs", "logit_bias"]);
+
 const RULES: Record<RequestFields, Rules> = {
-  // Mistral's chat completion request (its API reference and SDKs' ChatCompletionRequest, 2026).
   mistral: {
-    accepted: new Set([
-      "model",
-      "messages",
-      "temperature",
-      "top_p",
-      "max_tokens",
-      "stream",
-      "stop",
-      "random_seed",
-      "metadata",
-      "response_format",
-      "tools",
-      "tool_choice",
-      "presence_penalty",
-      "frequency_penalty",
-      "n",
-      "prediction",
-      "parallel_tool_calls",
-      "reasoning_effort",
-      "prompt_mode",
-      "guardrails",
-      "prompt_cache_key",
-      "safe_prompt",
-    ]),
+    takes: (member) => MISTRAL_MEMBERS.has(member),
     renamed: { seed: "random_seed" },
-    messageMembers: {
-      system: new Set(["role", "content"]),
-      user: new Set(["role", "content"]),
-      assistant: new Set(["role", "content", "tool_calls", "prefix"]),
-      tool: new Set(["role", "content", "tool_call_id", "name"]),
-    },
+    messageTakes: (role, member) => MISTRAL_MESSAGE_MEMBERS[role]?.has(member),
     // OpenAI's newer name for the system role.
     roles: { developer: "system" },
+  },
+  groq: {
+    takes: (member) => !GROQ_REFUSES.has(member),
+    renamed: {},
+    messageTakes: (_role, member) => member !== "name",
+    roles: {},
   },
 };
 
@@ -86,8 +103,8 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
   const rules = RULES[fields];
   const dropped: DroppedField[] = [];
   for (const key of Object.keys(body)) {
-    if (rules.accepted.has(key)) continue;
     const name = rules.renamed[key];
+    if (name === undefined && rules.takes(key)) continue;
     if (name !== undefined) body[name] = body[key];
     else if (DROPPED_AS[key]) dropped.push(DROPPED_AS[key]);
     delete body[key];
@@ -95,10 +112,8 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
   for (const message of body.messages as Json[]) {
     const role = rules.roles[message.role as string];
     if (role) message.role = role;
-    const members = rules.messageMembers[message.role as string];
-    if (!members) continue;
     for (const key of Object.keys(message)) {
-      if (members.has(key)) continue;
+      if (rules.messageTakes(message.role as string, key) !== false) continue;
       if (MESSAGE_MEMBER_DROPPED_AS[key]) dropped.push(MESSAGE_MEMBER_DROPPED_AS[key]);
       delete message[key];
     }
@@ -112,8 +127,8 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
  * face sets `seed` aside before the relay sees it.)
  */
 export function refusedMembers(keys: string[], fields: RequestFields): string[] {
-  const { accepted } = RULES[fields];
-  return keys.filter((key) => !accepted.has(key));
+  const { takes } = RULES[fields];
+  return keys.filter((key) => !takes(key));
 }
 
 /**
@@ -134,9 +149,8 @@ export function fitRelayedMessage(
   const sentRole = role ? JSON.parse(message.slice(role.valueStart, role.end)) : undefined;
   if (typeof sentRole !== "string") return message;
   const renamed = rules.roles[sentRole];
-  const allowed = rules.messageMembers[renamed ?? sentRole];
-  if (!allowed) return message;
-  const remove = [...members.keys()].filter((key) => !allowed.has(key));
+  const remove = [...members.keys()].filter((key) => rules.messageTakes(renamed ?? sentRole, key) === false);
+  if (!renamed && remove.length === 0) return message;
   for (const key of remove) refused.push(`messages[${index}].${key}`);
   return editJson(message, { set: renamed ? { role: JSON.stringify(renamed) } : {}, remove });
 }

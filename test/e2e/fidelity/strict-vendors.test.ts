@@ -1,15 +1,17 @@
-// Mistral's OpenAI-style API differs from OpenAI's in two ways a gateway must follow:
-// - it refuses any request member outside its own list with a 422 ("extra_forbidden"), where OpenAI
-//   accepts or ignores it: the built-in `mistral` provider (`request_fields: mistral`) is sent only
-//   Mistral's members, a seed as `random_seed`, and what Mistral has no member for (`user`,
-//   `logprobs`, a member nobody defined) is left out and named in `x-switchyard-ignored`, translated
-//   and relayed alike;
+// OpenAI-compatible vendors that refuse request members OpenAI defines, where OpenAI accepts or
+// ignores them; a gateway must send each only what it takes.
+// Mistral's API differs in two ways:
+// - it refuses any request member outside its own list with a 422 ("extra_forbidden"), inside
+//   messages too: the built-in `mistral` provider (`request_fields: mistral`) is sent only Mistral's
+//   members, a seed as `random_seed`, a developer message as system; what Mistral has no member for
+//   (`user`, `logprobs`, a message's `refusal`, a member nobody defined) is left out and named in
+//   `x-switchyard-ignored`, translated and relayed alike;
 // - `stream_options` among the refused, it puts a stream's usage on its last chunk without being
 //   asked: the provider is called without it (`stream_usage: always`), and its streams are still
 //   metered.
-// Any other chat upstream still gets every member and is asked for usage. The fake takes exactly
-// Mistral's documented members and speaks its stream (test/fakes/openai.ts, `vendor: "mistral"`).
-
+// Groq answers the few members its compatibility page lists with a 400 (`request_fields: groq`).
+// Any other chat upstream still gets every member and is asked for usage. The fakes take exactly
+// what each vendor documents (test/fakes/openai.ts, `vendor`).
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,20 +27,26 @@ import { lookupSettled } from "../../support/lookup.ts";
 
 let gw: RunningGateway;
 let mistral: FakeUpstream;
+let groq: FakeUpstream;
 let openaiFake: FakeUpstream;
 let openai: OpenAI;
 
 before(async () => {
-  [mistral, openaiFake] = await Promise.all([
+  [mistral, groq, openaiFake] = await Promise.all([
     startFakeUpstream("openai", { vendor: "mistral" }),
+    startFakeUpstream("openai", { vendor: "groq" }),
     startFakeUpstream("openai"),
   ]);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-mistral-"));
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-strict-vendors-"));
   gw = await startGateway(
     baseConfig(dir, {
-      // The built-in id: its defaults (max_tokens, stream usage unasked) apply to this base URL.
-      providers: [fakeProvider("mistral", mistral), fakeProvider("fo", openaiFake)],
-      models: [fakeModel("mistral/m", ["mistral"]), fakeModel("fo/m", ["fo"])],
+      // The built-in ids: their defaults (max_tokens, stream usage unasked, members) apply to these URLs.
+      providers: [
+        fakeProvider("mistral", mistral),
+        fakeProvider("groq", groq),
+        fakeProvider("fo", openaiFake),
+      ],
+      models: [fakeModel("mistral/m", ["mistral"]), fakeModel("groq/m", ["groq"]), fakeModel("fo/m", ["fo"])],
     }),
     { dir },
   );
@@ -46,7 +54,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([mistral?.close(), openaiFake?.close()]);
+  await Promise.all([mistral?.close(), groq?.close(), openaiFake?.close()]);
 });
 
 function sent(fake: FakeUpstream): Record<string, unknown> {
@@ -278,4 +286,47 @@ test("a translated conversation's earlier thinking is left out for Mistral and n
   const messages = sent(mistral).messages as Array<Record<string, unknown>>;
   assert.deepEqual(Object.keys(messages[1]!).sort(), ["content", "role"]);
   assert.ok(ignored(response.headers).includes("thinking"));
+});
+
+test("the Groq fake answers what Groq documents as unsupported with a 400", async () => {
+  for (const member of [{ logprobs: true }, { messages: [{ role: "user", content: "hi", name: "ada" }] }]) {
+    const res = await fetch(`${groq.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...member }),
+    });
+    assert.equal(res.status, 400, JSON.stringify(member));
+  }
+});
+
+test("Groq: a relayed request's logprobs and a message's name are left out and named; the rest is sent", async () => {
+  const { data, response } = await openai.chat.completions
+    .create({
+      model: "groq/m",
+      messages: [{ role: "user", content: "hi", name: "ada" }],
+      logprobs: true,
+      top_logprobs: 2,
+      temperature: 0.3,
+    })
+    .withResponse();
+  assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+  const body = sent(groq);
+  for (const member of ["logprobs", "top_logprobs"]) assert.equal(member in body, false, member);
+  assert.equal(body.temperature, 0.3);
+  assert.deepEqual((body.messages as Array<Record<string, unknown>>)[0], { role: "user", content: "hi" });
+  assert.deepEqual(ignored(response.headers), ["logprobs", "messages[0].name", "top_logprobs"]);
+});
+
+test("Groq: a translated request's logprobs are left out and named; its seed is sent as OpenAI names it", async () => {
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  const answer = await ai.models.generateContent({
+    model: "groq/m",
+    contents: "hi",
+    config: { seed: 7, responseLogprobs: true, logprobs: 2 },
+  });
+  assert.ok((answer.text ?? "").length > 0);
+  const body = sent(groq);
+  assert.equal(body.seed, 7);
+  assert.equal("logprobs" in body, false);
+  assert.equal(answer.sdkHttpResponse?.headers?.["x-switchyard-ignored"], "logprobs");
 });
