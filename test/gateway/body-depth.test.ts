@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { costlyShape, parseJson } from "../../src/gateway/request-body.ts";
+import { costlyShape, parseJson, parseLongJson } from "../../src/gateway/request-body.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 
 const UNLIMITED = { depth: 1e9, members: 1e9, containers: 1e9 };
@@ -117,5 +117,29 @@ test("27 MB of 800,000 short messages is refused before it is parsed, naming the
     () => parseJson(text),
     (err: unknown) =>
       err instanceof GatewayError && err.param === "body" && /objects and arrays/.test(err.message),
+  );
+});
+
+test("a long body is checked and parsed in two turns: other work runs between them", async () => {
+  const text = JSON.stringify({ model: "m", messages: [{ role: "user", content: "x".repeat(2_000_000) }] });
+  let ranBetween = false;
+  setImmediate(() => {
+    ranBetween = true;
+  });
+  const parsed = (await parseLongJson(text)) as { messages: Array<{ content: string }> };
+  assert.ok(ranBetween, "a callback queued before the parse ran before it ended");
+  assert.equal(parsed.messages[0]?.content.length, 2_000_000);
+});
+
+test("a long body is refused as parseJson refuses it: its shape before the turn, bad JSON after", async () => {
+  const item = JSON.stringify({ role: "user", content: "Hello" });
+  const costly = `{"model":"m","messages":[${Array.from({ length: 200_000 }, () => item).join(",")}]}`;
+  await assert.rejects(
+    parseLongJson(costly),
+    (err: unknown) => err instanceof GatewayError && err.param === "body",
+  );
+  await assert.rejects(
+    parseLongJson(`{"s":"${"x".repeat(2_000_000)}"`),
+    (err: unknown) => err instanceof GatewayError && /not valid JSON/.test(err.message),
   );
 });

@@ -10,7 +10,12 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Agent } from "undici";
 import { GatewayError } from "../../src/ir/errors.ts";
-import { AnswerTooLarge, post, WHOLE_ANSWER_MAX_BYTES } from "../../src/providers/http/exchange.ts";
+import {
+  AnswerTooLarge,
+  encodedInTurns,
+  post,
+  WHOLE_ANSWER_MAX_BYTES,
+} from "../../src/providers/http/exchange.ts";
 import { transportError } from "../../src/providers/http/transport-errors.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -270,6 +275,27 @@ test("a large body reaches the upstream whole, with its length, and is not kept 
     await agent.destroy();
     await up.close();
   }
+});
+
+test("a long body is encoded a slice a turn: other work runs between slices, and a surrogate pair is never cut", async () => {
+  // Slices of 3 characters: the rocket's two halves fall either side of several slice ends.
+  const text = `ab🚀c🚀d${"é".repeat(10)}🚀`;
+  let ranBetween = false;
+  setImmediate(() => {
+    ranBetween = true;
+  });
+  const parts = await encodedInTurns(text, new AbortController().signal, 3);
+  assert.ok(parts.length > 3);
+  assert.ok(ranBetween, "a callback queued before the encoding ran before it ended");
+  assert.deepEqual(Buffer.concat(parts), Buffer.from(text));
+  for (const part of parts) assert.equal(part.includes(Buffer.from("\uFFFD")), false);
+});
+
+test("encoding a long body stops with the signal's reason once it is aborted", async () => {
+  const abort = new AbortController();
+  const encoding = encodedInTurns("x".repeat(100), abort.signal, 10);
+  abort.abort(new Error("client left"));
+  await assert.rejects(encoding, /client left/);
 });
 
 test("a dispatcher that refuses at once fails the request through the mapping, and lets go of the signal", async () => {

@@ -8,6 +8,7 @@
 // and an aborted signal or an abandoned reader cancels the request.
 
 import type { Readable } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Dispatcher, errors } from "undici";
 import type { IncomingHeaders } from "../../protocols/types.ts";
 
@@ -28,6 +29,15 @@ export const WHOLE_ANSWER_MAX_BYTES = 64 * 1024 * 1024;
  * a copy of its prompt (agents send hundreds of KB); an iterable it lets go of once written.
  */
 const KEPT_BODY_MAX = 16 * 1024;
+
+/**
+ * From this length a body is encoded a slice at a time, each slice in a turn of the event loop of its
+ * own: encoding 30 MiB at once held the loop for 35–45 ms, and every other request waited
+ * (BENCHMARKS.md, "Session 10: large bodies").
+ */
+const ENCODED_IN_TURNS_FROM = 1024 * 1024;
+/** Characters encoded in one turn (1–3 MiB of UTF-8, about a millisecond). */
+const ENCODE_SLICE = 1024 * 1024;
 
 export interface PostOptions {
   origin: string;
@@ -67,33 +77,75 @@ export function post(
     const exchange = new Exchange(signal, failure, resolve, reject, opts.wholeAnswerMaxBytes);
     if (signal.aborted) return exchange.cancel(signal.reason);
     signal.addEventListener("abort", exchange, { once: true });
-    const large = opts.body.length > KEPT_BODY_MAX;
-    const bytes = large ? Buffer.from(opts.body) : undefined;
-    try {
-      dispatcher.dispatch(
-        {
-          origin: opts.origin,
-          path: opts.path,
-          method: "POST",
-          headers: bytes ? { ...opts.headers, "content-length": String(bytes.length) } : opts.headers,
-          // (undici takes an iterable body, as its documentation says; its types omit it.)
-          body: bytes ? (sentOnce([bytes]) as unknown as Readable) : opts.body,
-          headersTimeout: opts.headersTimeout,
-        },
-        exchange,
+    const { body } = opts;
+    if (body.length <= KEPT_BODY_MAX) dispatch(dispatcher, opts, body, exchange);
+    else if (body.length < ENCODED_IN_TURNS_FROM) dispatch(dispatcher, opts, [Buffer.from(body)], exchange);
+    else
+      encodedInTurns(body, signal).then(
+        (parts) => dispatch(dispatcher, opts, parts, exchange),
+        (error) => exchange.cancel(error),
       );
-    } catch (error) {
-      // A dispatcher that refuses at once (a pool closed by a configuration reload) fails the
-      // request the way a failed connection does, never as an error no one mapped.
-      exchange.cancel(error);
-    }
   });
 }
 
-/** The body's one read; once taken, nothing here refers to it. */
-function* sentOnce(bytes: Buffer[]): Generator<Buffer> {
-  const read = bytes.pop();
-  if (read) yield read;
+/** Hands the request to undici: a short body as it is, a longer one as Buffers it lets go of once written. */
+function dispatch(
+  dispatcher: Dispatcher,
+  opts: PostOptions,
+  body: string | Buffer[],
+  exchange: Exchange,
+): void {
+  const parts = typeof body === "string" ? undefined : body;
+  const length = parts?.reduce((sum, part) => sum + part.length, 0);
+  try {
+    dispatcher.dispatch(
+      {
+        origin: opts.origin,
+        path: opts.path,
+        method: "POST",
+        headers: parts ? { ...opts.headers, "content-length": String(length) } : opts.headers,
+        // (undici takes an iterable body, as its documentation says; its types omit it.)
+        body: parts ? (sentOnce(parts) as unknown as Readable) : (body as string),
+        headersTimeout: opts.headersTimeout,
+      },
+      exchange,
+    );
+  } catch (error) {
+    // A dispatcher that refuses at once (a pool closed by a configuration reload) fails the
+    // request the way a failed connection does, never as an error no one mapped.
+    exchange.cancel(error);
+  }
+}
+
+/** The body's reads, each let go of once taken. */
+function* sentOnce(parts: Buffer[]): Generator<Buffer> {
+  for (let part = parts.shift(); part; part = parts.shift()) yield part;
+}
+
+/**
+ * A long body's UTF-8 bytes, a slice a turn (ENCODED_IN_TURNS_FROM). A slice never ends between the
+ * two halves of a surrogate pair, which would each be encoded as U+FFFD. Stops with the signal's
+ * reason once it is aborted.
+ */
+export async function encodedInTurns(
+  text: string,
+  signal: AbortSignal,
+  slice = ENCODE_SLICE,
+): Promise<Buffer[]> {
+  const parts: Buffer[] = [];
+  for (let from = 0; from < text.length; ) {
+    if (from > 0) await nextTurn();
+    if (signal.aborted) throw signal.reason;
+    let to = Math.min(text.length, from + slice);
+    if (isHighSurrogate(text.charCodeAt(to - 1)) && to < text.length) to++;
+    parts.push(Buffer.from(text.slice(from, to)));
+    from = to;
+  }
+  return parts;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The URL undici would refuse, refused the way it refuses one (a transport error). */
