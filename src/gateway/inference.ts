@@ -27,7 +27,7 @@ import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import { estimatePromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
-import { bodyText, PARSED_IN_TURNS_FROM, parseJson, parseLongJson } from "./request-body.ts";
+import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
@@ -102,7 +102,8 @@ export class InferencePipeline {
       // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
       let rawBody: string | undefined = bodyText(input.body);
       input.body = undefined;
-      const json = rawBody.length < PARSED_IN_TURNS_FROM ? parseJson(rawBody) : await parseLongJson(rawBody);
+      let json = parseBody(rawBody);
+      if (json instanceof Promise) json = await json;
       const request = protocol.decodeRequest(json, {
         headers: input.headers,
         pathModel: input.pathModel,

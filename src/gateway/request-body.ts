@@ -33,11 +33,19 @@ const SHAPE_CHECK_FROM = 256 * 1024;
  * Done at once, the two held every other request for the sum (BENCHMARKS.md, "Session 10: large
  * bodies").
  */
-export const PARSED_IN_TURNS_FROM = 1024 * 1024;
+const PARSED_IN_TURNS_FROM = 1024 * 1024;
 
 export function parseJson(text: string): unknown {
   if (text.length > SHAPE_CHECK_FROM) checkShape(text);
   return parsed(text);
+}
+
+/**
+ * A client's body as JSON: parsed at once when short, in turns when long (a promise then; JSON.parse
+ * never returns one, so `instanceof Promise` tells them apart without an await on the common path).
+ */
+export function parseBody(text: string): unknown {
+  return text.length < PARSED_IN_TURNS_FROM ? parseJson(text) : parseLongJson(text);
 }
 
 /** parseJson for a body of PARSED_IN_TURNS_FROM or more: the check, a turn, the parse. */

@@ -20,7 +20,7 @@ import { asGatewayError, type InferenceInput } from "./inference.ts";
 import type { WarningLogger } from "./logger.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
-import { bodyText, parseJson } from "./request-body.ts";
+import { bodyText, parseBody } from "./request-body.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
 export interface TokenCountDeps {
@@ -51,7 +51,9 @@ export class TokenCounter {
       const counting = protocol.tokenCounting;
       if (!counting) throw new Error(`the ${face} protocol has no token counting`);
       await this.deps.auth.authenticate(presentedKey(face as Face, input.headers, input.query));
-      const request = counting.decodeCountRequest(parseJson(bodyText(input.body)), {
+      let json = parseBody(bodyText(input.body));
+      if (json instanceof Promise) json = await json;
+      const request = counting.decodeCountRequest(json, {
         headers: input.headers,
         pathModel: input.pathModel,
         anthropicVersions: this.deps.anthropicVersions,
