@@ -175,7 +175,7 @@ function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown;
   if (!Array.isArray(body.messages)) return undefined;
   for (const [i, message] of (body.messages as Json[]).entries()) {
     const role = String(message?.role);
-    const takes = MISTRAL_MESSAGE_TAKES[role];
+    const takes = Object.hasOwn(MISTRAL_MESSAGE_TAKES, role) ? MISTRAL_MESSAGE_TAKES[role] : undefined;
     if (!takes) return { loc: ["body", "messages", i], input: message?.role, type: "union_tag_invalid" };
     const member = Object.keys(message).find((key) => !takes.has(key));
     if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };

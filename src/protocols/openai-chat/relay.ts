@@ -19,7 +19,7 @@ import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
-import { fitRelayedMessage, type RequestFields, refusedMembers as refusedBy } from "./request-fields.ts";
+import { fitRelayedMessage, type RequestFields, refusedMembers } from "./request-fields.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -48,7 +48,7 @@ export const openaiChatRelay: Relay = {
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
     const fields = target.requestFields;
-    const refused = fields ? refusedMembers(raw, set, remove, fields) : [];
+    const refused = fields ? refusedOfBody(raw, set, remove, fields) : [];
     remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
     if (fields)
@@ -134,14 +134,16 @@ export const openaiChatRelay: Relay = {
  * The client's members an upstream that refuses unknown ones would refuse, beyond those the relay
  * sets or removes anyway.
  */
-function refusedMembers(
+function refusedOfBody(
   raw: string,
   set: Record<string, string>,
   remove: string[],
   fields: RequestFields,
 ): string[] {
-  const kept = [...topLevelMembers(raw).keys()].filter((key) => !(key in set) && !remove.includes(key));
-  return refusedBy(kept, fields);
+  const kept = [...topLevelMembers(raw).keys()].filter(
+    (key) => !Object.hasOwn(set, key) && !remove.includes(key),
+  );
+  return refusedMembers(kept, fields);
 }
 
 /**

@@ -16,14 +16,14 @@ interface Rules {
   /** Whether the vendor takes a top-level member (by its own name). */
   takes(member: string): boolean;
   /** OpenAI's name → the vendor's, for a member it takes under another name. */
-  renamed: Readonly<Record<string, string>>;
+  renamed: ReadonlyMap<string, string>;
   /**
    * Whether a message of this role may carry this member (vendors check inside messages too);
    * undefined for a role the vendor does not know, which is left for it to refuse.
    */
   messageTakes(role: string, member: string): boolean | undefined;
   /** OpenAI's roles the vendor knows by another name. */
-  roles: Readonly<Record<string, string>>;
+  roles: ReadonlyMap<string, string>;
 }
 
 // Mistral's chat completion request (its API reference; its SDKs' ChatCompletionRequest, 2026).
@@ -52,12 +52,13 @@ const MISTRAL_MEMBERS = new Set([
   "safe_prompt",
 ]);
 
-const MISTRAL_MESSAGE_MEMBERS: Readonly<Record<string, ReadonlySet<string>>> = {
-  system: new Set(["role", "content"]),
-  user: new Set(["role", "content"]),
-  assistant: new Set(["role", "content", "tool_calls", "prefix"]),
-  tool: new Set(["role", "content", "tool_call_id", "name"]),
-};
+// (Maps, not objects: a role or member a client names, `constructor` say, must not find a prototype's.)
+const MISTRAL_MESSAGE_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["system", new Set(["role", "content"])],
+  ["user", new Set(["role", "content"])],
+  ["assistant", new Set(["role", "content", "tool_calls", "prefix"])],
+  ["tool", new Set(["role", "content", "tool_call_id", "name"])],
+]);
 
 // Groq's OpenAI compatibility page: these "will result in a 400 error if they are supplied".
 const GROQ_REFUSES = new Set(["logprobs", "top_logprobs", "logit_bias"]);
@@ -65,33 +66,33 @@ const GROQ_REFUSES = new Set(["logprobs", "top_logprobs", "logit_bias"]);
 const RULES: Record<RequestFields, Rules> = {
   mistral: {
     takes: (member) => MISTRAL_MEMBERS.has(member),
-    renamed: { seed: "random_seed" },
-    messageTakes: (role, member) => MISTRAL_MESSAGE_MEMBERS[role]?.has(member),
+    renamed: new Map([["seed", "random_seed"]]),
+    messageTakes: (role, member) => MISTRAL_MESSAGE_MEMBERS.get(role)?.has(member),
     // OpenAI's newer name for the system role.
-    roles: { developer: "system" },
+    roles: new Map([["developer", "system"]]),
   },
   groq: {
     takes: (member) => !GROQ_REFUSES.has(member),
-    renamed: {},
+    renamed: new Map(),
     messageTakes: (_role, member) => member !== "name",
-    roles: {},
+    roles: new Map(),
   },
 };
 
 /** How a member the encoder writes is named in `x-switchyard-ignored` when the vendor refuses it. */
-const DROPPED_AS: Readonly<Record<string, DroppedField>> = {
-  logprobs: "logprobs",
-  top_logprobs: "logprobs",
-  user: "user",
-  verbosity: "verbosity",
-  web_search_options: "web_search",
-  seed: "seed",
-};
+const DROPPED_AS: ReadonlyMap<string, DroppedField> = new Map([
+  ["logprobs", "logprobs"],
+  ["top_logprobs", "logprobs"],
+  ["user", "user"],
+  ["verbosity", "verbosity"],
+  ["web_search_options", "web_search"],
+  ["seed", "seed"],
+]);
 
 /** How a message member the encoder writes is named when the vendor refuses it. */
-const MESSAGE_MEMBER_DROPPED_AS: Readonly<Record<string, DroppedField>> = {
-  reasoning_details: "thinking",
-};
+const MESSAGE_MEMBER_DROPPED_AS: ReadonlyMap<string, DroppedField> = new Map([
+  ["reasoning_details", "thinking"],
+]);
 
 type Json = Record<string, unknown>;
 
@@ -103,18 +104,22 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
   const rules = RULES[fields];
   const dropped: DroppedField[] = [];
   for (const key of Object.keys(body)) {
-    const name = rules.renamed[key];
+    const name = rules.renamed.get(key);
     if (name === undefined && rules.takes(key)) continue;
     if (name !== undefined) body[name] = body[key];
-    else if (DROPPED_AS[key]) dropped.push(DROPPED_AS[key]);
+    else {
+      const as = DROPPED_AS.get(key);
+      if (as) dropped.push(as);
+    }
     delete body[key];
   }
   for (const message of body.messages as Json[]) {
-    const role = rules.roles[message.role as string];
+    const role = rules.roles.get(message.role as string);
     if (role) message.role = role;
     for (const key of Object.keys(message)) {
       if (rules.messageTakes(message.role as string, key) !== false) continue;
-      if (MESSAGE_MEMBER_DROPPED_AS[key]) dropped.push(MESSAGE_MEMBER_DROPPED_AS[key]);
+      const as = MESSAGE_MEMBER_DROPPED_AS.get(key);
+      if (as) dropped.push(as);
       delete message[key];
     }
   }
@@ -148,7 +153,7 @@ export function fitRelayedMessage(
   const role = members.get("role");
   const sentRole = role ? JSON.parse(message.slice(role.valueStart, role.end)) : undefined;
   if (typeof sentRole !== "string") return message;
-  const renamed = rules.roles[sentRole];
+  const renamed = rules.roles.get(sentRole);
   const remove = [...members.keys()].filter((key) => rules.messageTakes(renamed ?? sentRole, key) === false);
   if (!renamed && remove.length === 0) return message;
   for (const key of remove) refused.push(`messages[${index}].${key}`);

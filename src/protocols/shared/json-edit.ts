@@ -125,7 +125,7 @@ export function setMembers(text: string, set: Record<string, string>, memo: Open
 
 /** The members to remove, none set as well; undefined when there are none. */
 function toRemove(keys: string[] | undefined, set: Record<string, string>): Set<string> | undefined {
-  const wanted = keys?.filter((key) => !(key in set)) ?? [];
+  const wanted = keys?.filter((key) => !Object.hasOwn(set, key)) ?? [];
   return wanted.length > 0 ? new Set(wanted) : undefined;
 }
 
@@ -136,7 +136,7 @@ function removable(
   set: Record<string, string>,
 ): Set<string> | undefined {
   if (!keys || keys.length === 0) return undefined;
-  const wanted = keys.filter((key) => !(key in set));
+  const wanted = keys.filter((key) => !Object.hasOwn(set, key));
   if (wanted.length === 0) return undefined;
   // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything,
   // \/ a solidus): one search for all of them, through the text once.

@@ -330,3 +330,20 @@ test("Groq: a translated request's logprobs are left out and named; its seed is 
   assert.equal("logprobs" in body, false);
   assert.equal(answer.sdkHttpResponse?.headers?.["x-switchyard-ignored"], "logprobs");
 });
+
+test("members named like an object's own properties (toString, constructor) are refused like any other, not a 500", async () => {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "mistral/m",
+      toString: 1,
+      messages: [{ role: "user", content: "hi", constructor: "x" }],
+    }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  const body = sent(mistral);
+  assert.equal(Object.hasOwn(body, "toString"), false);
+  assert.deepEqual(Object.keys((body.messages as object[])[0]!).sort(), ["content", "role"]);
+  assert.deepEqual(ignored(res.headers), ["messages[0].constructor", "toString"]);
+});

@@ -178,7 +178,7 @@ function expected(text: string, edits: JsonEdits): unknown {
   const value = parse(text) as Record<string, unknown>;
   const set = edits.set ?? {};
   for (const [k, v] of Object.entries(set)) define(value, k, parse(v));
-  for (const k of edits.remove ?? []) if (!(k in set)) delete value[k];
+  for (const k of edits.remove ?? []) if (!Object.hasOwn(set, k)) delete value[k];
   return value;
 }
 
@@ -282,7 +282,7 @@ test(`setMembers, reusing the last opening, means what editJson means (seed ${SE
       if (rng.chance(0.15)) opening = write(rng, randomObject(rng, 0), 0);
       const taken = new Set(Object.keys(parse(opening) as object));
       const tail = Object.fromEntries(
-        Object.entries(randomObject(rng, 1)).filter(([k]) => !taken.has(k) && !(k in set)),
+        Object.entries(randomObject(rng, 1)).filter(([k]) => !taken.has(k) && !Object.hasOwn(set, k)),
       );
       const rest = write(rng, tail, 1).slice(1);
       const cut = opening.lastIndexOf("}");
