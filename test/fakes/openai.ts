@@ -105,6 +105,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (options.vendor === "mistral") {
     const refused = mistralRefuses(body);
     if (refused) return reject(422, mistralRefusal(refused));
+    const badId = mistralBadToolCallId(body);
+    if (badId !== undefined)
+      return reject(
+        400,
+        error(400, `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`, null),
+      );
   }
   if (options.vendor === "groq") {
     const refused = groqRefuses(body);
@@ -193,6 +199,17 @@ function groqRefuses(body: Json): string | undefined {
   return messages.some((m) => m && typeof m === "object" && "name" in m) ? "messages[].name" : undefined;
 }
 
+/** A tool call's id (a call's, or a result's) that Mistral refuses: it takes nine letters and digits. */
+function mistralBadToolCallId(body: Json): string | undefined {
+  const ids: unknown[] = [];
+  for (const message of Array.isArray(body.messages) ? (body.messages as Json[]) : []) {
+    if (message.tool_call_id !== undefined) ids.push(message.tool_call_id);
+    for (const call of Array.isArray(message.tool_calls) ? (message.tool_calls as Json[]) : [])
+      ids.push(call?.id);
+  }
+  return ids.find((id) => typeof id !== "string" || !/^[a-zA-Z0-9]{9}$/.test(id)) as string | undefined;
+}
+
 /** Mistral's answer to a member (or role) it does not know: a 422 with its validator's detail. */
 function mistralRefusal({
   loc,
@@ -234,10 +251,11 @@ function usage(reply: Reply): Json {
   };
 }
 
-/** Tool-call ids, fixed once per reply so the streamed and whole renderings agree. */
-function toolCallIds(reply: Reply): Map<ToolCallBlock, string> {
+/** Tool-call ids, fixed once per reply so the streamed and whole renderings agree (Mistral's: nine alphanumerics). */
+function toolCallIds(reply: Reply, options: FakeOptions): Map<ToolCallBlock, string> {
   const ids = new Map<ToolCallBlock, string>();
-  for (const b of blocksOf(reply)) if (b.type === "tool_call") ids.set(b, b.id ?? randomId("call_", 24));
+  const fresh = () => (options.vendor === "mistral" ? randomId("", 9) : randomId("call_", 24));
+  for (const b of blocksOf(reply)) if (b.type === "tool_call") ids.set(b, b.id ?? fresh());
   return ids;
 }
 
@@ -281,7 +299,7 @@ function matched(reply: Reply, options: FakeOptions): Json {
 
 function response(reply: Reply, x: Exchange, options: FakeOptions): object {
   const blocks = blocksOf(reply);
-  const ids = toolCallIds(reply);
+  const ids = toolCallIds(reply, options);
   const field = options.reasoningField ?? "reasoning";
   const texts = blocks.flatMap((b) => (b.type === "text" ? [b.text] : []));
   const thinking = blocks.flatMap((b) => (b.type === "thinking" ? [b] : []));
@@ -338,7 +356,7 @@ function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
   const field = options.reasoningField ?? "reasoning";
   const count = reply.chunks ?? DEFAULT_CHUNKS;
   const blocks = blocksOf(reply);
-  const ids = toolCallIds(reply);
+  const ids = toolCallIds(reply, options);
   const frame = (data: Json) => `data: ${JSON.stringify(withExtra(data, reply))}\n\n`;
   const chunk = (delta: Json, finishReason: string | null = null, extra: Json = {}, top: Json = {}) =>
     frame({

@@ -6,8 +6,9 @@
 // `stream_options` and the output limit's name have their own provider settings (stream_usage,
 // max_tokens_field) and are handled where they are set.
 
+import { createHash } from "node:crypto";
 import type { DroppedField } from "../shared/dropped-fields.ts";
-import { editJson, topLevelMembers } from "../shared/json-edit.ts";
+import { editJson, editJsonArrayItems, topLevelMembers } from "../shared/json-edit.ts";
 
 /** A vendor's rules: `providers[].request_fields` (docs/configuration.md). */
 export type RequestFields = "mistral" | "groq";
@@ -24,6 +25,11 @@ interface Rules {
   messageTakes(role: string, member: string): boolean | undefined;
   /** OpenAI's roles the vendor knows by another name. */
   roles: ReadonlyMap<string, string>;
+  /**
+   * A tool call's id as the vendor takes it, when it takes only some (the same id in, the same id out,
+   * so that a call and its result still pair up).
+   */
+  toolCallId?: (id: string) => string;
 }
 
 // Mistral's chat completion request (its API reference; its SDKs' ChatCompletionRequest, 2026).
@@ -70,6 +76,7 @@ const RULES: Record<RequestFields, Rules> = {
     messageTakes: (role, member) => MISTRAL_MESSAGE_MEMBERS.get(role)?.has(member),
     // OpenAI's newer name for the system role.
     roles: new Map([["developer", "system"]]),
+    toolCallId: nineAlphanumerics,
   },
   groq: {
     takes: (member) => !GROQ_REFUSES.has(member),
@@ -78,6 +85,23 @@ const RULES: Record<RequestFields, Rules> = {
     roles: new Map(),
   },
 };
+
+const NINE_ALPHANUMERICS = /^[a-zA-Z0-9]{9}$/;
+const ALPHANUMERICS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * Mistral takes a tool call's id only as nine letters and digits ("Tool call id was … but must be
+ * a-z, A-Z, 0-9, with a length of 9", a 400), and a conversation begun with another provider has
+ * ids of its own (`call_…`, `toolu_…`). Any other id is replaced by nine characters of its SHA-256:
+ * the same for a call and its result, unlikely to meet another id of the conversation (62⁹ values).
+ */
+function nineAlphanumerics(id: string): string {
+  if (NINE_ALPHANUMERICS.test(id)) return id;
+  const digest = createHash("sha256").update(id).digest();
+  let out = "";
+  for (let i = 0; i < 9; i++) out += ALPHANUMERICS[digest[i]! % ALPHANUMERICS.length];
+  return out;
+}
 
 /** How a member the encoder writes is named in `x-switchyard-ignored` when the vendor refuses it. */
 const DROPPED_AS: ReadonlyMap<string, DroppedField> = new Map([
@@ -116,6 +140,7 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
   for (const message of body.messages as Json[]) {
     const role = rules.roles.get(message.role as string);
     if (role) message.role = role;
+    if (rules.toolCallId) fitToolCallIds(message, rules.toolCallId);
     for (const key of Object.keys(message)) {
       if (rules.messageTakes(message.role as string, key) !== false) continue;
       const as = MESSAGE_MEMBER_DROPPED_AS.get(key);
@@ -124,6 +149,13 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
     }
   }
   return dropped;
+}
+
+/** A translated message's tool call ids (its calls', or the result's) as the vendor takes them. */
+function fitToolCallIds(message: Json, fit: (id: string) => string): void {
+  if (typeof message.tool_call_id === "string") message.tool_call_id = fit(message.tool_call_id);
+  if (!Array.isArray(message.tool_calls)) return;
+  for (const call of message.tool_calls as Json[]) if (typeof call.id === "string") call.id = fit(call.id);
 }
 
 /**
@@ -155,7 +187,26 @@ export function fitRelayedMessage(
   if (typeof sentRole !== "string") return message;
   const renamed = rules.roles.get(sentRole);
   const remove = [...members.keys()].filter((key) => rules.messageTakes(renamed ?? sentRole, key) === false);
-  if (!renamed && remove.length === 0) return message;
+  const set: Record<string, string> = renamed ? { role: JSON.stringify(renamed) } : {};
+  const fit = rules.toolCallId;
+  const resultOf = members.get("tool_call_id");
+  if (fit && resultOf) {
+    const id = JSON.parse(message.slice(resultOf.valueStart, resultOf.end));
+    if (typeof id === "string" && fit(id) !== id) set.tool_call_id = JSON.stringify(fit(id));
+  }
   for (const key of remove) refused.push(`messages[${index}].${key}`);
-  return editJson(message, { set: renamed ? { role: JSON.stringify(renamed) } : {}, remove });
+  const edited =
+    remove.length > 0 || Object.keys(set).length > 0 ? editJson(message, { set, remove }) : message;
+  return fit && members.has("tool_calls") ? withToolCallIds(edited, fit) : edited;
+}
+
+/** A relayed assistant message with each of its calls' ids as the vendor takes them. */
+function withToolCallIds(message: string, fit: (id: string) => string): string {
+  return editJsonArrayItems(message, "tool_calls", (call) => {
+    const at = call.startsWith("{") ? topLevelMembers(call).get("id") : undefined;
+    const id = at ? JSON.parse(call.slice(at.valueStart, at.end)) : undefined;
+    return typeof id === "string" && fit(id) !== id
+      ? editJson(call, { set: { id: JSON.stringify(fit(id)) } })
+      : call;
+  });
 }

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
@@ -346,4 +346,86 @@ test("members named like an object's own properties (toString, constructor) are 
   assert.equal(Object.hasOwn(body, "toString"), false);
   assert.deepEqual(Object.keys((body.messages as object[])[0]!).sort(), ["content", "role"]);
   assert.deepEqual(ignored(res.headers), ["messages[0].constructor", "toString"]);
+});
+
+describe("Mistral takes a tool call's id only as nine letters and digits", () => {
+  const call = (id: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: "get_weather", arguments: "{}" },
+  });
+  const tools = [
+    { type: "function" as const, function: { name: "get_weather", parameters: { type: "object" } } },
+  ];
+  const idsSent = () =>
+    (sent(mistral).messages as Array<Record<string, any>>).flatMap((m) => [
+      ...(m.tool_calls ?? []).map((c: { id: string }) => c.id),
+      ...(m.tool_call_id ? [m.tool_call_id] : []),
+    ]);
+
+  test("the fake refuses another id with Mistral's 400", async () => {
+    const res = await fetch(`${mistral.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        messages: [
+          { role: "user", content: "weather?" },
+          { role: "assistant", content: null, tool_calls: [call("call_abc123")] },
+          { role: "tool", tool_call_id: "call_abc123", content: "sunny" },
+        ],
+      }),
+    });
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as any).error.message, /must be a-z, A-Z, 0-9, with a length of 9/);
+  });
+
+  test("relayed: another provider's ids are replaced, a call and its result alike; Mistral's own are kept", async () => {
+    const data = await openai.chat.completions.create({
+      model: "mistral/m",
+      tools,
+      messages: [
+        { role: "user", content: "weather?" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [call("call_Xy12ab34cd56ef78gh90ij12"), call("D681PevKs")],
+        },
+        { role: "tool", tool_call_id: "call_Xy12ab34cd56ef78gh90ij12", content: "sunny" },
+        { role: "tool", tool_call_id: "D681PevKs", content: "rainy" },
+      ],
+    });
+    assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+    const [first, kept, result, keptResult] = idsSent();
+    assert.match(first!, /^[a-zA-Z0-9]{9}$/);
+    assert.equal(result, first, "the result names the call it answers");
+    assert.equal(kept, "D681PevKs");
+    assert.equal(keptResult, "D681PevKs");
+  });
+
+  test("translated: a messages client's tool_use ids are replaced, each call and its result alike", async () => {
+    const anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+    const answer = await anthropic.messages.create({
+      model: "mistral/m",
+      max_tokens: 100,
+      tools: [{ name: "get_weather", input_schema: { type: "object" } }],
+      messages: [
+        { role: "user", content: "weather?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: {} },
+          ],
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "sunny" }],
+        },
+      ],
+    });
+    assert.ok(answer.content.length > 0);
+    const [callId, resultId] = idsSent();
+    assert.match(callId!, /^[a-zA-Z0-9]{9}$/);
+    assert.equal(resultId, callId);
+  });
 });
