@@ -57,20 +57,25 @@ after(async () => {
   await Promise.all([mistral?.close(), groq?.close(), openaiFake?.close()]);
 });
 
+/** A request straight to a fake, as the gateway would send it: what the vendor itself answers. */
+function callFake(fake: FakeUpstream, body: unknown): Promise<Response> {
+  return fetch(`${fake.url}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer k", "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 function sent(fake: FakeUpstream): Record<string, unknown> {
   return fake.requests.at(-1)!.body as Record<string, unknown>;
 }
 
 test("the fake refuses stream_options as Mistral does (422), so a gateway that sent it would fail", async () => {
-  const res = await fetch(`${mistral.url}/chat/completions`, {
-    method: "POST",
-    headers: { authorization: "Bearer k", "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "m",
-      messages: [{ role: "user", content: "hi" }],
-      stream: true,
-      stream_options: { include_usage: true },
-    }),
+  const res = await callFake(mistral, {
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+    stream_options: { include_usage: true },
   });
   assert.equal(res.status, 422);
   const body = (await res.json()) as any;
@@ -140,10 +145,10 @@ function ignored(headers: Headers): string[] {
 
 test("the fake refuses what Mistral refuses (422 extra_forbidden), so a gateway that sent it would fail", async () => {
   for (const member of [{ seed: 7 }, { user: "u" }, { logprobs: true }, { verbosity: "low" }]) {
-    const res = await fetch(`${mistral.url}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer k", "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...member }),
+    const res = await callFake(mistral, {
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      ...member,
     });
     assert.equal(res.status, 422, JSON.stringify(member));
     const body = (await res.json()) as any;
@@ -222,10 +227,9 @@ test("the fake refuses a message member or role Mistral does not know (a replaye
     [{ role: "developer", content: "be brief" }],
   ];
   for (const messages of refused) {
-    const res = await fetch(`${mistral.url}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer k", "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", messages: [...messages, { role: "user", content: "hi" }] }),
+    const res = await callFake(mistral, {
+      model: "m",
+      messages: [...messages, { role: "user", content: "hi" }],
     });
     assert.equal(res.status, 422, JSON.stringify(messages));
   }
@@ -290,11 +294,7 @@ test("a translated conversation's earlier thinking is left out for Mistral and n
 
 test("the Groq fake answers what Groq documents as unsupported with a 400", async () => {
   for (const member of [{ logprobs: true }, { messages: [{ role: "user", content: "hi", name: "ada" }] }]) {
-    const res = await fetch(`${groq.url}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer k", "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], ...member }),
-    });
+    const res = await callFake(groq, { model: "m", messages: [{ role: "user", content: "hi" }], ...member });
     assert.equal(res.status, 400, JSON.stringify(member));
   }
 });
@@ -364,17 +364,13 @@ describe("Mistral takes a tool call's id only as nine letters and digits", () =>
     ]);
 
   test("the fake refuses another id with Mistral's 400", async () => {
-    const res = await fetch(`${mistral.url}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer k", "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "m",
-        messages: [
-          { role: "user", content: "weather?" },
-          { role: "assistant", content: null, tool_calls: [call("call_abc123")] },
-          { role: "tool", tool_call_id: "call_abc123", content: "sunny" },
-        ],
-      }),
+    const res = await callFake(mistral, {
+      model: "m",
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: null, tool_calls: [call("call_abc123")] },
+        { role: "tool", tool_call_id: "call_abc123", content: "sunny" },
+      ],
     });
     assert.equal(res.status, 400);
     assert.match(((await res.json()) as any).error.message, /must be a-z, A-Z, 0-9, with a length of 9/);
