@@ -425,3 +425,21 @@ describe("Mistral takes a tool call's id only as nine letters and digits", () =>
     assert.equal(resultId, callId);
   });
 });
+
+test("a refused member's name reaches x-switchyard-ignored encoded, however it is spelled", async () => {
+  const names = ["line\r\nbreak", "ключ", "a,b%"];
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "mistral/m",
+      messages: [{ role: "user", content: "hi" }],
+      ...Object.fromEntries(names.map((name) => [name, 1])),
+    }),
+  });
+  assert.equal(res.status, 200);
+  const header = res.headers.get("x-switchyard-ignored") ?? "";
+  assert.match(header, /^[\x21-\x7e, ]+$/, "visible ASCII only");
+  assert.deepEqual(header.split(", ").map(decodeURIComponent).sort(), [...names].sort());
+  for (const name of names) assert.equal(name in sent(mistral), false);
+});
