@@ -76,6 +76,9 @@ export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
     baseUrl: "https://api.deepseek.com/v1",
     env: ["DEEPSEEK_API_KEY"],
     legacyMaxTokens: true,
+    // Its thinking mode wants an assistant turn's reasoning back as `reasoning_content` (a 400 after
+    // tool calls without it).
+    requestFields: "deepseek",
   },
   {
     id: "mistral",

@@ -216,7 +216,7 @@ const provider = z.strictObject(
         defaultText: "`always` for the built-in mistral; else `stream_options`",
       }),
     request_fields: z
-      .enum(["any", "mistral", "groq"])
+      .enum(["any", "mistral", "groq", "deepseek"])
       .optional()
       .meta({
         description:
@@ -224,8 +224,10 @@ const provider = z.strictObject(
           "(OpenAI and most compatible vendors ignore what they do not use). `mistral`: only the members of " +
           "Mistral's API, which answers any other with a 422; `seed` is sent as `random_seed`, and what is " +
           "left out (`user`, `logprobs`, `verbosity`, `web_search_options`, …) is named in `x-switchyard-ignored`. " +
-          "`groq`: all but those Groq answers with a 400 (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`).",
-        defaultText: "`mistral` for the built-in mistral, `groq` for the built-in groq; else `any`",
+          "`groq`: all but those Groq answers with a 400 (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`). " +
+          "`deepseek`: every member, and an assistant turn's reasoning goes back as `reasoning_content`, which " +
+          "DeepSeek's thinking mode requires after tool calls.",
+        defaultText: "the built-in mistral, groq and deepseek: their own; else `any`",
       }),
   },
   { error: notAMapping("must be a mapping (a provider)") },

@@ -42,8 +42,10 @@ export interface FakeOptions {
    * `seed`, a message's `name`…) is refused with its 422, and a stream's usage comes unasked on its
    * last chunk, the one with the finish reason. `groq`: the members its compatibility page lists
    * (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`) are refused with a 400.
+   * `deepseek` (thinking mode, its default): reasoning comes as `reasoning_content`, and an assistant
+   * turn with tool calls must carry its `reasoning_content` back (a 400 naming its index otherwise).
    */
-  vendor?: "mistral" | "groq";
+  vendor?: "mistral" | "groq" | "deepseek";
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

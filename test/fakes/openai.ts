@@ -112,6 +112,18 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
         error(400, `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`, null),
       );
   }
+  if (options.vendor === "deepseek") {
+    const at = deepseekMissingReasoning(body);
+    if (at !== undefined)
+      return reject(
+        400,
+        error(
+          400,
+          `Missing \`reasoning_content\` field in the assistant message at message index ${at}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
+          "invalid_request_error",
+        ),
+      );
+  }
   if (options.vendor === "groq") {
     const refused = groqRefuses(body);
     if (refused)
@@ -187,6 +199,22 @@ function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown;
     if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };
   }
   return undefined;
+}
+
+/**
+ * DeepSeek's thinking mode (on by default) wants the reasoning of an assistant turn that called tools
+ * passed back as `reasoning_content`: the index of the first such turn without it.
+ */
+function deepseekMissingReasoning(body: Json): number | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const at = messages.findIndex(
+    (m) =>
+      m?.role === "assistant" &&
+      Array.isArray(m.tool_calls) &&
+      m.tool_calls.length > 0 &&
+      typeof m.reasoning_content !== "string",
+  );
+  return at < 0 ? undefined : at;
 }
 
 /** Groq's compatibility page: these "will result in a 400 error if they are supplied". */
@@ -300,7 +328,7 @@ function matched(reply: Reply, options: FakeOptions): Json {
 function response(reply: Reply, x: Exchange, options: FakeOptions): object {
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply, options);
-  const field = options.reasoningField ?? "reasoning";
+  const field = options.reasoningField ?? (options.vendor === "deepseek" ? "reasoning_content" : "reasoning");
   const texts = blocks.flatMap((b) => (b.type === "text" ? [b.text] : []));
   const thinking = blocks.flatMap((b) => (b.type === "thinking" ? [b] : []));
   const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
@@ -353,7 +381,7 @@ function response(reply: Reply, x: Exchange, options: FakeOptions): object {
 }
 
 function stream(reply: Reply, x: Exchange, options: FakeOptions): StreamPlan {
-  const field = options.reasoningField ?? "reasoning";
+  const field = options.reasoningField ?? (options.vendor === "deepseek" ? "reasoning_content" : "reasoning");
   const count = reply.chunks ?? DEFAULT_CHUNKS;
   const blocks = blocksOf(reply);
   const ids = toolCallIds(reply, options);

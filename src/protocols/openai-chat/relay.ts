@@ -19,7 +19,7 @@ import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
-import { fitRelayedMessage, type RequestFields, refusedMembers } from "./request-fields.ts";
+import { fitRelayedMessage, fitsRelayed, type RequestFields, refusedMembers } from "./request-fields.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
 const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
@@ -47,7 +47,7 @@ export const openaiChatRelay: Relay = {
       set[field] = JSON.stringify(request.maxOutputTokens);
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
-    const fields = target.requestFields;
+    const fields = fitsRelayed(target.requestFields) ? target.requestFields : undefined;
     const refused = fields ? refusedOfBody(raw, set, remove, fields) : [];
     remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);

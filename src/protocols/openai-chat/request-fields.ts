@@ -11,7 +11,7 @@ import type { DroppedField } from "../shared/dropped-fields.ts";
 import { editJson, editJsonArrayItems, topLevelMembers } from "../shared/json-edit.ts";
 
 /** A vendor's rules: `providers[].request_fields` (docs/configuration.md). */
-export type RequestFields = "mistral" | "groq";
+export type RequestFields = "mistral" | "groq" | "deepseek";
 
 interface Rules {
   /** Whether the vendor takes a top-level member (by its own name). */
@@ -30,6 +30,13 @@ interface Rules {
    * so that a call and its result still pair up).
    */
   toolCallId?: (id: string) => string;
+  /**
+   * The vendor reads an assistant turn's reasoning back only as `reasoning_content` text (DeepSeek's
+   * thinking mode requires it after tool calls), not as `reasoning_details`.
+   */
+  reasoningContent?: boolean;
+  /** A relayed body needs fitting too (its members or messages); not when only translating differs. */
+  relayed: boolean;
 }
 
 // Mistral's chat completion request (its API reference; its SDKs' ChatCompletionRequest, 2026).
@@ -77,12 +84,23 @@ const RULES: Record<RequestFields, Rules> = {
     // OpenAI's newer name for the system role.
     roles: new Map([["developer", "system"]]),
     toolCallId: nineAlphanumerics,
+    relayed: true,
   },
   groq: {
     takes: (member) => !GROQ_REFUSES.has(member),
     renamed: new Map(),
     messageTakes: (_role, member) => member !== "name",
     roles: new Map(),
+    relayed: true,
+  },
+  deepseek: {
+    takes: () => true,
+    renamed: new Map(),
+    messageTakes: () => true,
+    roles: new Map(),
+    reasoningContent: true,
+    // A chat client's own turns are relayed as it wrote them, reasoning_content included.
+    relayed: false,
   },
 };
 
@@ -141,6 +159,7 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
     const role = rules.roles.get(message.role as string);
     if (role) message.role = role;
     if (rules.toolCallId) fitToolCallIds(message, rules.toolCallId);
+    if (rules.reasoningContent) reasoningAsContent(message);
     for (const key of Object.keys(message)) {
       if (rules.messageTakes(message.role as string, key) !== false) continue;
       const as = MESSAGE_MEMBER_DROPPED_AS.get(key);
@@ -151,11 +170,28 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
   return dropped;
 }
 
+/**
+ * An assistant turn's reasoning as `reasoning_content`: the text of its `reasoning_details` items
+ * joined (signatures and encrypted items mean nothing to this vendor and are left out).
+ */
+function reasoningAsContent(message: Json): void {
+  const details = message.reasoning_details;
+  if (!Array.isArray(details)) return;
+  delete message.reasoning_details;
+  const text = details.flatMap((d: Json) => (typeof d?.text === "string" ? [d.text] : [])).join("");
+  if (text) message.reasoning_content = text;
+}
+
 /** A translated message's tool call ids (its calls', or the result's) as the vendor takes them. */
 function fitToolCallIds(message: Json, fit: (id: string) => string): void {
   if (typeof message.tool_call_id === "string") message.tool_call_id = fit(message.tool_call_id);
   if (!Array.isArray(message.tool_calls)) return;
   for (const call of message.tool_calls as Json[]) if (typeof call.id === "string") call.id = fit(call.id);
+}
+
+/** Whether a relayed body is fitted to these rules at all (refusedMembers, fitRelayedMessage). */
+export function fitsRelayed(fields: RequestFields | undefined): fields is RequestFields {
+  return fields !== undefined && RULES[fields].relayed;
 }
 
 /**

@@ -28,13 +28,15 @@ import { lookupSettled } from "../../support/lookup.ts";
 let gw: RunningGateway;
 let mistral: FakeUpstream;
 let groq: FakeUpstream;
+let deepseek: FakeUpstream;
 let openaiFake: FakeUpstream;
 let openai: OpenAI;
 
 before(async () => {
-  [mistral, groq, openaiFake] = await Promise.all([
+  [mistral, groq, deepseek, openaiFake] = await Promise.all([
     startFakeUpstream("openai", { vendor: "mistral" }),
     startFakeUpstream("openai", { vendor: "groq" }),
+    startFakeUpstream("openai", { vendor: "deepseek" }),
     startFakeUpstream("openai"),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-strict-vendors-"));
@@ -44,9 +46,15 @@ before(async () => {
       providers: [
         fakeProvider("mistral", mistral),
         fakeProvider("groq", groq),
+        fakeProvider("deepseek", deepseek),
         fakeProvider("fo", openaiFake),
       ],
-      models: [fakeModel("mistral/m", ["mistral"]), fakeModel("groq/m", ["groq"]), fakeModel("fo/m", ["fo"])],
+      models: [
+        fakeModel("mistral/m", ["mistral"]),
+        fakeModel("groq/m", ["groq"]),
+        fakeModel("deepseek/m", ["deepseek"]),
+        fakeModel("fo/m", ["fo"]),
+      ],
     }),
     { dir },
   );
@@ -54,7 +62,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([mistral?.close(), groq?.close(), openaiFake?.close()]);
+  await Promise.all([mistral?.close(), groq?.close(), deepseek?.close(), openaiFake?.close()]);
 });
 
 /** A request straight to a fake, as the gateway would send it: what the vendor itself answers. */
@@ -442,4 +450,56 @@ test("a refused member's name reaches x-switchyard-ignored encoded, however it i
   assert.match(header, /^[\x21-\x7e, ]+$/, "visible ASCII only");
   assert.deepEqual(header.split(", ").map(decodeURIComponent).sort(), [...names].sort());
   for (const name of names) assert.equal(name in sent(mistral), false);
+});
+
+describe("DeepSeek's thinking mode wants an assistant turn's reasoning back as reasoning_content", () => {
+  const history = (thinking: string) =>
+    [
+      { role: "user", content: "weather?" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking, signature: "c2lnbmF0dXJl" },
+          { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "get_weather", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_01A09q90qw90lq917835lq9", content: "sunny" }],
+      },
+    ] as Anthropic.MessageParam[];
+
+  test("the fake refuses a tool-calling turn without it, with DeepSeek's 400", async () => {
+    const res = await callFake(deepseek, {
+      model: "m",
+      messages: [
+        { role: "user", content: "weather?" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: "c1", content: "sunny" },
+      ],
+    });
+    assert.equal(res.status, 400);
+    assert.match(
+      ((await res.json()) as any).error.message,
+      /Missing `reasoning_content` field in the assistant message at message index 1/,
+    );
+  });
+
+  test("translated: a messages client's replayed thinking goes back as reasoning_content, and the turn is answered", async () => {
+    const anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+    const answer = await anthropic.messages.create({
+      model: "deepseek/m",
+      max_tokens: 100,
+      tools: [{ name: "get_weather", input_schema: { type: "object" } }],
+      messages: history("The user wants the weather; I call the tool."),
+    });
+    assert.ok(answer.content.length > 0);
+    const assistant = (sent(deepseek).messages as Array<Record<string, unknown>>)[1]!;
+    assert.equal(assistant.reasoning_content, "The user wants the weather; I call the tool.");
+    assert.equal("reasoning_details" in assistant, false);
+  });
 });
