@@ -489,6 +489,40 @@ describe("DeepSeek's thinking mode wants an assistant turn's reasoning back as r
     );
   });
 
+  test("round trip: DeepSeek's reasoning reaches a messages client as thinking and goes back as it came", async () => {
+    const anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+    const reasoning = "The user wants the weather, so I call get_weather.";
+    deepseek.script({
+      blocks: [
+        { type: "thinking", text: reasoning },
+        { type: "tool_call", name: "get_weather", args: {} },
+      ],
+      finish: "tool_calls",
+    });
+    const tools = [{ name: "get_weather", input_schema: { type: "object" as const } }];
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "weather?" }];
+    const first = await anthropic.messages
+      .stream({ model: "deepseek/m", max_tokens: 2048, tools, messages })
+      .finalMessage();
+    assert.equal(first.content[0]?.type === "thinking" && first.content[0].thinking, reasoning);
+    const call = first.content.find((b) => b.type === "tool_use")!;
+    messages.push(
+      { role: "assistant", content: first.content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "sunny" }] },
+    );
+    const second = await anthropic.messages.create({
+      model: "deepseek/m",
+      max_tokens: 2048,
+      tools,
+      messages,
+    });
+    assert.ok(second.content.length > 0);
+    assert.equal(
+      (sent(deepseek).messages as Array<Record<string, unknown>>)[1]!.reasoning_content,
+      reasoning,
+    );
+  });
+
   test("translated: a messages client's replayed thinking goes back as reasoning_content, and the turn is answered", async () => {
     const anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
     const answer = await anthropic.messages.create({
