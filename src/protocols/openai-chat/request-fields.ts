@@ -1,10 +1,12 @@
-// OpenAI-compatible vendors that refuse request members OpenAI defines. OpenAI and most compatible
+// OpenAI-compatible vendors whose chat requests differ from OpenAI's. OpenAI and most compatible
 // vendors accept or ignore a member they have no use for; Mistral answers any member outside its own
-// list with a 422 ("extra_forbidden"), and Groq documents a few it answers with a 400. A request for
-// such an upstream carries only what the vendor takes, under the vendor's names, and what was left
-// out is named in `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that refuse…").
-// `stream_options` and the output limit's name have their own provider settings (stream_usage,
-// max_tokens_field) and are handled where they are set.
+// list with a 422 ("extra_forbidden"), and any tool call id but nine letters and digits with a 400;
+// Groq documents a few members it answers with a 400; DeepSeek's thinking mode answers a tool-calling
+// turn whose reasoning is not sent back as `reasoning_content` with a 400. A request for such an
+// upstream carries what the vendor takes, under the vendor's names, and what was left out is named in
+// `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that refuse…"). `stream_options`
+// and the output limit's name have their own provider settings (stream_usage, max_tokens_field) and
+// are handled where they are set.
 
 import { createHash } from "node:crypto";
 import type { DroppedField } from "../shared/dropped-fields.ts";
