@@ -57,7 +57,14 @@ interface BuiltinProvider {
 }
 
 export const BUILTIN_PROVIDERS: BuiltinProvider[] = [
-  { id: "openai", protocol: "openai", baseUrl: "https://api.openai.com/v1", env: ["OPENAI_API_KEY"] },
+  {
+    id: "openai",
+    protocol: "openai",
+    baseUrl: "https://api.openai.com/v1",
+    env: ["OPENAI_API_KEY"],
+    // Its reasoning models answer sampling members away from their defaults with a 400.
+    requestFields: "openai",
+  },
   {
     id: "anthropic",
     protocol: "anthropic",

@@ -216,7 +216,7 @@ const provider = z.strictObject(
         defaultText: "`always` for the built-in mistral; else `stream_options`",
       }),
     request_fields: z
-      .enum(["any", "mistral", "groq", "deepseek"])
+      .enum(["any", "mistral", "groq", "deepseek", "openai"])
       .optional()
       .meta({
         description:
@@ -226,8 +226,10 @@ const provider = z.strictObject(
           "left out (`user`, `logprobs`, `verbosity`, `web_search_options`, …) is named in `x-switchyard-ignored`. " +
           "`groq`: all but those Groq answers with a 400 (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`). " +
           "`deepseek`: every member, and an assistant turn's reasoning goes back as `reasoning_content`, which " +
-          "DeepSeek's thinking mode requires after tool calls.",
-        defaultText: "the built-in mistral, groq and deepseek: their own; else `any`",
+          "DeepSeek's thinking mode requires after tool calls. `openai`: every member, but a reasoning model " +
+          "(the catalog's `reasoning`) is sent `temperature`, `top_p`, the penalties and `logprobs` only at their " +
+          "defaults unless the effort sent is `none` (OpenAI answers others with a 400); what is left out is named.",
+        defaultText: "the built-in openai, mistral, groq and deepseek: their own; else `any`",
       }),
   },
   { error: notAMapping("must be a mapping (a provider)") },

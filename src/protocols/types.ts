@@ -196,6 +196,8 @@ export interface UpstreamTarget {
    * 422): the request carries only those (openai-chat/request-fields.ts).
    */
   requestFields?: RequestFields;
+  /** The catalog says the model reasons (OpenAI's o-series and gpt-5, say): request-fields.ts. */
+  reasoningModel?: boolean;
 }
 
 export interface Relay {

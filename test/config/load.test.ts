@@ -354,18 +354,19 @@ describe("what is left out gets its documented default", () => {
     assert.deepEqual(set, [false, true, false]);
   });
 
-  test("request rules: the vendor's own for the built-in mistral, groq and deepseek, none for the others; settable per provider", () => {
+  test("request rules: the vendor's own for the built-in openai, mistral, groq and deepseek, none for the others; settable per provider", () => {
     const { builtins, set } = providerSwitch(
       "requestFields",
       { request_fields: "any" },
       { request_fields: "mistral" },
     );
-    assert.deepEqual(builtins, [false, true, true, false, true, false]);
+    assert.deepEqual(builtins, [true, true, true, false, true, false]);
     assert.deepEqual(set, [false, true, false]);
     const builtin = (id: string) => loadConfig(undefined, {}).providers.find((p) => p.id === id);
     assert.equal(builtin("mistral")?.requestFields, "mistral");
     assert.equal(builtin("groq")?.requestFields, "groq");
     assert.equal(builtin("deepseek")?.requestFields, "deepseek");
+    assert.equal(builtin("openai")?.requestFields, "openai");
     assert.throws(() => load({ providers: [{ id: "mistral", request_fields: "strict" }] }), /request_fields/);
   });
 

@@ -46,6 +46,12 @@ export interface FakeOptions {
    * turn with tool calls must carry its `reasoning_content` back (a 400 naming its index otherwise).
    */
   vendor?: "mistral" | "groq" | "deepseek";
+  /**
+   * openai only: upstream model names that answer as OpenAI's reasoning models do while they reason
+   * (`reasoning_effort` other than `none`): `temperature` or `top_p` other than 1 is a 400
+   * `unsupported_value`, a penalty other than 0 or `logprobs` a 400 `unsupported_parameter`.
+   */
+  reasoningModels?: string[];
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

@@ -112,6 +112,8 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
         error(400, `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`, null),
       );
   }
+  const refusedSampling = options.reasoningModels?.includes(body.model) ? reasoningRefusal(body) : undefined;
+  if (refusedSampling) return reject(400, refusedSampling);
   if (options.vendor === "deepseek") {
     const at = deepseekMissingReasoning(body);
     if (at !== undefined)
@@ -198,6 +200,28 @@ function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown;
     const member = Object.keys(message).find((key) => !takes.has(key));
     if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };
   }
+  return undefined;
+}
+
+/** OpenAI's answer to a sampling member a reasoning model does not take while it reasons, if any. */
+function reasoningRefusal(body: Json): Json | undefined {
+  if (body.reasoning_effort === "none") return undefined;
+  for (const member of ["temperature", "top_p"])
+    if (body[member] !== undefined && body[member] !== 1)
+      return error(
+        400,
+        `Unsupported value: '${member}' does not support ${body[member]} with this model. Only the default (1) value is supported.`,
+        "unsupported_value",
+        member,
+      );
+  for (const member of ["presence_penalty", "frequency_penalty", "logprobs", "top_logprobs"])
+    if (body[member] !== undefined && body[member] !== 0 && body[member] !== false)
+      return error(
+        400,
+        `Unsupported parameter: '${member}' is not supported with this model.`,
+        "unsupported_parameter",
+        member,
+      );
   return undefined;
 }
 

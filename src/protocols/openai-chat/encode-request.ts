@@ -62,7 +62,8 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
   }
   if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
   const dropped = droppedFields(request, effort);
-  if (target.requestFields) for (const name of fitBody(body, target.requestFields)) dropped.add(name);
+  if (target.requestFields)
+    for (const name of fitBody(body, target.requestFields, target.reasoningModel)) dropped.add(name);
   return upstreamCall("/chat/completions", body, dropped);
 }
 

@@ -2,7 +2,8 @@
 // vendors accept or ignore a member they have no use for; Mistral answers any member outside its own
 // list with a 422 ("extra_forbidden"), and any tool call id but nine letters and digits with a 400;
 // Groq documents a few members it answers with a 400; DeepSeek's thinking mode answers a tool-calling
-// turn whose reasoning is not sent back as `reasoning_content` with a 400. A request for such an
+// turn whose reasoning is not sent back as `reasoning_content` with a 400; OpenAI's reasoning models
+// answer sampling members away from their defaults with a 400. A request for such an
 // upstream carries what the vendor takes, under the vendor's names, and what was left out is named in
 // `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that refuse…"). `stream_options`
 // and the output limit's name have their own provider settings (stream_usage, max_tokens_field) and
@@ -13,7 +14,7 @@ import type { DroppedField } from "../shared/dropped-fields.ts";
 import { editJson, editJsonArrayItems, topLevelMembers } from "../shared/json-edit.ts";
 
 /** A vendor's rules: `providers[].request_fields` (docs/configuration.md). */
-export type RequestFields = "mistral" | "groq" | "deepseek";
+export type RequestFields = "mistral" | "groq" | "deepseek" | "openai";
 
 interface Rules {
   /** Whether the vendor takes a top-level member (by its own name). */
@@ -37,8 +38,16 @@ interface Rules {
    * thinking mode requires it after tool calls), not as `reasoning_details`.
    */
   reasoningContent?: boolean;
+  /**
+   * A reasoning model takes the sampling members only at their defaults while it reasons (OpenAI: "Only
+   * the default (1) value is supported", or "not supported with this model"; its gpt-5.1 and later take
+   * them at effort `none`).
+   */
+  reasoningSampling?: boolean;
   /** A relayed body needs fitting too (its members or messages); not when only translating differs. */
   relayed: boolean;
+  /** Messages are looked at (their members, roles, ids or reasoning differ from OpenAI's). */
+  fitsMessages: boolean;
 }
 
 // Mistral's chat completion request (its API reference; its SDKs' ChatCompletionRequest, 2026).
@@ -87,6 +96,7 @@ const RULES: Record<RequestFields, Rules> = {
     roles: new Map([["developer", "system"]]),
     toolCallId: nineAlphanumerics,
     relayed: true,
+    fitsMessages: true,
   },
   groq: {
     takes: (member) => !GROQ_REFUSES.has(member),
@@ -94,6 +104,7 @@ const RULES: Record<RequestFields, Rules> = {
     messageTakes: (_role, member) => member !== "name",
     roles: new Map(),
     relayed: true,
+    fitsMessages: true,
   },
   deepseek: {
     takes: () => true,
@@ -103,8 +114,29 @@ const RULES: Record<RequestFields, Rules> = {
     reasoningContent: true,
     // A chat client's own turns are relayed as it wrote them, reasoning_content included.
     relayed: false,
+    fitsMessages: true,
+  },
+  openai: {
+    takes: () => true,
+    renamed: new Map(),
+    messageTakes: () => true,
+    roles: new Map(),
+    reasoningSampling: true,
+    // A chat client speaks OpenAI's own rules to OpenAI.
+    relayed: false,
+    fitsMessages: false,
   },
 };
+
+/** The sampling members a reasoning model takes only at these values, and their dropped-field names. */
+const SAMPLING_DEFAULTS: ReadonlyArray<[member: string, value: unknown, name: DroppedField]> = [
+  ["temperature", 1, "temperature"],
+  ["top_p", 1, "top_p"],
+  ["presence_penalty", 0, "presence_penalty"],
+  ["frequency_penalty", 0, "frequency_penalty"],
+  ["logprobs", false, "logprobs"],
+  ["top_logprobs", undefined, "logprobs"],
+];
 
 const NINE_ALPHANUMERICS = /^[a-zA-Z0-9]{9}$/;
 const ALPHANUMERICS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -144,9 +176,15 @@ type Json = Record<string, unknown>;
  * A translated request's body fitted to the vendor, in place: members renamed, refused ones removed,
  * its messages' too. Returns the names of what was removed, in the dropped-fields vocabulary.
  */
-export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
+export function fitBody(body: Json, fields: RequestFields, reasoningModel = false): DroppedField[] {
   const rules = RULES[fields];
   const dropped: DroppedField[] = [];
+  if (rules.reasoningSampling && reasoningModel && body.reasoning_effort !== "none")
+    for (const [member, value, name] of SAMPLING_DEFAULTS) {
+      if (body[member] === undefined || body[member] === value) continue;
+      delete body[member];
+      dropped.push(name);
+    }
   for (const key of Object.keys(body)) {
     const name = rules.renamed.get(key);
     if (name === undefined && rules.takes(key)) continue;
@@ -157,6 +195,7 @@ export function fitBody(body: Json, fields: RequestFields): DroppedField[] {
     }
     delete body[key];
   }
+  if (!rules.fitsMessages) return dropped;
   for (const message of body.messages as Json[]) {
     const role = rules.roles.get(message.role as string);
     if (role) message.role = role;

@@ -116,6 +116,7 @@ export class HttpProvider implements RelayingAdapter {
       legacyMaxTokens: target.provider.legacyMaxTokens,
       streamUsageUnasked: target.provider.streamUsageUnasked,
       requestFields: target.provider.requestFields,
+      reasoningModel: target.model.reasoning,
     });
     if (report && call.dropped) report.dropped = call.dropped;
     return call;

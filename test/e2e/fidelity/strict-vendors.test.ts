@@ -29,14 +29,16 @@ let gw: RunningGateway;
 let mistral: FakeUpstream;
 let groq: FakeUpstream;
 let deepseek: FakeUpstream;
+let openaiOwn: FakeUpstream;
 let openaiFake: FakeUpstream;
 let openai: OpenAI;
 
 before(async () => {
-  [mistral, groq, deepseek, openaiFake] = await Promise.all([
+  [mistral, groq, deepseek, openaiOwn, openaiFake] = await Promise.all([
     startFakeUpstream("openai", { vendor: "mistral" }),
     startFakeUpstream("openai", { vendor: "groq" }),
     startFakeUpstream("openai", { vendor: "deepseek" }),
+    startFakeUpstream("openai", { reasoningModels: ["r"] }),
     startFakeUpstream("openai"),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-strict-vendors-"));
@@ -47,12 +49,15 @@ before(async () => {
         fakeProvider("mistral", mistral),
         fakeProvider("groq", groq),
         fakeProvider("deepseek", deepseek),
+        fakeProvider("openai", openaiOwn),
         fakeProvider("fo", openaiFake),
       ],
       models: [
         fakeModel("mistral/m", ["mistral"]),
         fakeModel("groq/m", ["groq"]),
         fakeModel("deepseek/m", ["deepseek"]),
+        { ...fakeModel("openai/r", ["openai"], { upstream: "r" }), reasoning: true },
+        fakeModel("openai/plain", ["openai"], { upstream: "plain" }),
         fakeModel("fo/m", ["fo"]),
       ],
     }),
@@ -62,7 +67,13 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([mistral?.close(), groq?.close(), deepseek?.close(), openaiFake?.close()]);
+  await Promise.all([
+    mistral?.close(),
+    groq?.close(),
+    deepseek?.close(),
+    openaiOwn?.close(),
+    openaiFake?.close(),
+  ]);
 });
 
 /** A request straight to a fake, as the gateway would send it: what the vendor itself answers. */
@@ -535,5 +546,55 @@ describe("DeepSeek's thinking mode wants an assistant turn's reasoning back as r
     const assistant = (sent(deepseek).messages as Array<Record<string, unknown>>)[1]!;
     assert.equal(assistant.reasoning_content, "The user wants the weather; I call the tool.");
     assert.equal("reasoning_details" in assistant, false);
+  });
+});
+
+describe("OpenAI's reasoning models take the sampling members only at their defaults while they reason", () => {
+  const gemini = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+
+  test("the fake answers temperature 0 to a reasoning model with OpenAI's 400", async () => {
+    const res = await callFake(openaiOwn, {
+      model: "r",
+      messages: [{ role: "user", content: "hi" }],
+      temperature: 0,
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as any;
+    assert.equal(body.error.code, "unsupported_value");
+    assert.equal(body.error.param, "temperature");
+  });
+
+  test("translated: a content-generation client's temperature and topP are left out for a reasoning model, and named", async () => {
+    const answer = await gemini().models.generateContent({
+      model: "openai/r",
+      contents: "hi",
+      config: { temperature: 0, topP: 0.9, presencePenalty: 0.5 },
+    });
+    assert.ok((answer.text ?? "").length > 0);
+    const body = sent(openaiOwn);
+    for (const member of ["temperature", "top_p", "presence_penalty"])
+      assert.equal(member in body, false, member);
+    const named = (answer.sdkHttpResponse?.headers?.["x-switchyard-ignored"] ?? "").split(", ").sort();
+    assert.deepEqual(named, ["presence_penalty", "temperature", "top_p"]);
+  });
+
+  test("the defaults go as they are; a model that does not reason, or effort none, keeps them all", async () => {
+    await gemini().models.generateContent({ model: "openai/r", contents: "hi", config: { temperature: 1 } });
+    assert.equal(sent(openaiOwn).temperature, 1);
+    await gemini().models.generateContent({
+      model: "openai/plain",
+      contents: "hi",
+      config: { temperature: 0 },
+    });
+    assert.equal(sent(openaiOwn).temperature, 0);
+    const answer = await openai.responses.create({
+      model: "openai/r",
+      input: "hi",
+      temperature: 0.2,
+      reasoning: { effort: "none" },
+    });
+    assert.ok(answer.output_text.length > 0);
+    assert.equal(sent(openaiOwn).reasoning_effort, "none");
+    assert.equal(sent(openaiOwn).temperature, 0.2);
   });
 });
