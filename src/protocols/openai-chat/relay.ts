@@ -47,11 +47,12 @@ export const openaiChatRelay: Relay = {
       set[field] = JSON.stringify(request.maxOutputTokens);
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
-    const fields = fitsRelayed(target.requestFields) ? target.requestFields : undefined;
-    const refused = fields ? refusedOfBody(raw, set, remove, fields) : [];
-    remove.push(...refused);
+    // An upstream that refuses some of OpenAI's members: the client's are fitted to it (request-fields.ts).
+    const fields = target.requestFields;
+    const refused = fitsRelayed(fields) ? refusedOfBody(raw, set, remove, fields) : undefined;
+    if (refused) remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
-    if (fields)
+    if (refused && fields)
       body = editJsonArrayItems(body, "messages", (m, i) => fitRelayedMessage(m, i, fields, refused));
     // A trailing assistant message (a prefill) is answered afresh by OpenAI: ask for its continuation.
     if (prefillText(request) !== undefined)
@@ -60,7 +61,7 @@ export const openaiChatRelay: Relay = {
         "messages",
         JSON.stringify({ role: "user", content: CONTINUE_INSTRUCTION }),
       );
-    return refused.length > 0
+    return refused?.length
       ? { path: "/chat/completions", body, refused }
       : { path: "/chat/completions", body };
   },

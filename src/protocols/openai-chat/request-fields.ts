@@ -5,7 +5,7 @@
 // turn whose reasoning is not sent back as `reasoning_content` with a 400; OpenAI's reasoning models
 // answer sampling members away from their defaults with a 400. A request for such an
 // upstream carries what the vendor takes, under the vendor's names, and what was left out is named in
-// `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that refuse…"). `stream_options`
+// `x-switchyard-ignored` (docs/translation.md §9, "Chat upstreams that differ from OpenAI"). `stream_options`
 // and the output limit's name have their own provider settings (stream_usage, max_tokens_field) and
 // are handled where they are set.
 
@@ -84,6 +84,14 @@ const MISTRAL_MESSAGE_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Ma
   ["tool", new Set(["role", "content", "tool_call_id", "name"])],
 ]);
 
+/** OpenAI's own members and messages, all of them taken: what a vendor differing elsewhere starts from. */
+const OPENAI_MEMBERS = {
+  takes: () => true,
+  renamed: new Map<string, string>(),
+  messageTakes: () => true,
+  roles: new Map<string, string>(),
+};
+
 // Groq's OpenAI compatibility page: these "will result in a 400 error if they are supplied".
 const GROQ_REFUSES = new Set(["logprobs", "top_logprobs", "logit_bias"]);
 
@@ -99,28 +107,21 @@ const RULES: Record<RequestFields, Rules> = {
     fitsMessages: true,
   },
   groq: {
+    ...OPENAI_MEMBERS,
     takes: (member) => !GROQ_REFUSES.has(member),
-    renamed: new Map(),
     messageTakes: (_role, member) => member !== "name",
-    roles: new Map(),
     relayed: true,
     fitsMessages: true,
   },
   deepseek: {
-    takes: () => true,
-    renamed: new Map(),
-    messageTakes: () => true,
-    roles: new Map(),
+    ...OPENAI_MEMBERS,
     reasoningContent: true,
     // A chat client's own turns are relayed as it wrote them, reasoning_content included.
     relayed: false,
     fitsMessages: true,
   },
   openai: {
-    takes: () => true,
-    renamed: new Map(),
-    messageTakes: () => true,
-    roles: new Map(),
+    ...OPENAI_MEMBERS,
     reasoningSampling: true,
     // A chat client speaks OpenAI's own rules to OpenAI.
     relayed: false,

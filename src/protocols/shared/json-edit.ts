@@ -129,6 +129,9 @@ function toRemove(keys: string[] | undefined, set: Record<string, string>): Set<
   return wanted.length > 0 ? new Set(wanted) : undefined;
 }
 
+/** Past this many keys to remove, removable() lists the members instead of searching for the keys. */
+const SEARCHED_KEYS_MAX = 16;
+
 /** The members to remove that the text may hold (none set as well); undefined when there are none. */
 function removable(
   text: string,
@@ -138,6 +141,9 @@ function removable(
   if (!keys || keys.length === 0) return undefined;
   const wanted = keys.filter((key) => !Object.hasOwn(set, key));
   if (wanted.length === 0) return undefined;
+  // Many keys (a relay removing the members an upstream refuses, named by the client): the text's
+  // members are listed once instead, where a search for all of them would cost a pass per key.
+  if (wanted.length > SEARCHED_KEYS_MAX) return new Set(wanted);
   // A key absent from the text in every spelling cannot be a member (a \u escape can spell anything,
   // \/ a solidus): one search for all of them, through the text once.
   const search = keySearch(wanted);

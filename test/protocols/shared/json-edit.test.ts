@@ -52,6 +52,20 @@ describe("editJson", () => {
     assert.equal(editJson('{"a":"provider","b":["usage"]}', { remove }), '{"a":"provider","b":["usage"]}');
   });
 
+  test("a long list of members to remove (a relay dropping what a vendor refuses) removes the same ones", () => {
+    const body: Record<string, unknown> = { model: "m", messages: [] };
+    for (let i = 0; i < 40; i++) body[`k${i}`] = { n: `k${i + 1}` };
+    const keys = Object.keys(body).filter((key) => key.startsWith("k"));
+    // One spelled with an escape, and names that occur only inside values.
+    const text = JSON.stringify(body).replace('"k7":', '"\\u006b7":');
+    const remove = [...keys, "absent"];
+    assert.equal(editJson(text, { set: { model: '"u"' }, remove }), '{"model":"u","messages":[]}');
+    assert.equal(
+      editJson(text, { remove: keys.slice(0, 39) }),
+      '{"model":"m","messages":[],"k39":{"n":"k40"}}',
+    );
+  });
+
   test("removes every member, or alternate ones, leaving valid JSON", () => {
     assert.equal(editJson('{ "a": 1, "b": [2] }', { remove: ["a", "b"] }), "{  }");
     const out = editJson('{"a":1,"b":2,"c":3,"d":4,"e":5}', { remove: ["a", "c", "e"] });
