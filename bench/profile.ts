@@ -76,7 +76,7 @@ export function formatProfile(summary: ProfileSummary): string {
 
 /**
  * The file of `dir` ending in `suffix` written last. `serve` restarts itself in place before it
- * loads the gateway (src/cli/heap-flags.ts), and V8 writes a profile of that first, short-lived
+ * loads the gateway (src/cli/node-flags.ts), and V8 writes a profile of that first, short-lived
  * start-up too: the gateway's own is the later one.
  */
 function lastWritten(dir: string, suffix: string): string | undefined {

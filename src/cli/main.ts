@@ -1,7 +1,7 @@
-// The `switchyard` command's entry point. `serve` first gets the V8 heap settings it runs with
-// (heap-flags.ts), before anything else is loaded; then the commands load (commands.ts).
+// The `switchyard` command's entry point. `serve` first gets the V8 settings it runs with
+// (node-flags.ts), before anything else is loaded; then the commands load (commands.ts).
 
-import { restartWithHeapFlags } from "./heap-flags.ts";
+import { restartWithNodeFlags } from "./node-flags.ts";
 
-restartWithHeapFlags(process.argv.slice(2));
+restartWithNodeFlags(process.argv.slice(2));
 await import("./commands.ts");
