@@ -8,6 +8,7 @@ import type { FinishReason, Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { RequestFields } from "./openai-chat/request-fields.ts";
+import type { DroppedField } from "./shared/dropped-fields.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 
 export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
@@ -145,6 +146,24 @@ export interface UpstreamFace {
   streamDecoder(): StreamDecoder;
   /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
   decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
+  /**
+   * The member of this protocol's request body (a dotted path) an upstream's error answer says the
+   * model refuses, if it is such an answer (src/protocols/shared/refused-members.ts).
+   */
+  refusedMember?(status: number, body: unknown): string | undefined;
+  /**
+   * The members a model may refuse that a translated request can go without: the HTTP adapter
+   * leaves one so refused out and asks again (src/providers/http/refusals.ts).
+   */
+  optionalMembers?: ReadonlyMap<string, OptionalMember>;
+}
+
+/** A request member a model may refuse, which the request can go without (UpstreamFace.optionalMembers). */
+export interface OptionalMember {
+  /** How it is named in `x-switchyard-ignored` once left out. */
+  name: DroppedField;
+  /** Members left out with it: they mean nothing without it (`top_logprobs` without `logprobs`). */
+  with?: readonly string[];
 }
 
 /**

@@ -44,14 +44,23 @@ export interface FakeOptions {
    * (`logprobs`, `top_logprobs`, `logit_bias`, `messages[].name`) are refused with a 400.
    * `deepseek` (thinking mode, its default): reasoning comes as `reasoning_content`, and an assistant
    * turn with tool calls must carry its `reasoning_content` back (a 400 naming its index otherwise).
+   * `xai`: a member the model refuses (modelRefuses) is answered as xAI does.
    */
-  vendor?: "mistral" | "groq" | "deepseek";
+  vendor?: "mistral" | "groq" | "deepseek" | "xai";
   /**
    * openai only: upstream model names that answer as OpenAI's reasoning models do while they reason
    * (`reasoning_effort` other than `none`): `temperature` or `top_p` other than 1 is a 400
    * `unsupported_value`, a penalty other than 0 or `logprobs` a 400 `unsupported_parameter`.
    */
   reasoningModels?: string[];
+  /**
+   * openai and openai-responses: the members each upstream model refuses whenever they are sent
+   * (dotted paths for nested ones: `reasoning.effort`), answered as OpenAI answers a member a model
+   * does not take: a 400 `unsupported_parameter` naming it in `param` ("Unsupported parameter:
+   * 'stop' is not supported with this model."); with vendor `xai` as xAI does (`{"code":
+   * "invalid-argument", "error": "Model … does not support parameter presencePenalty."}`).
+   */
+  modelRefuses?: Record<string, string[]>;
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

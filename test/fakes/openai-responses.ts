@@ -25,6 +25,7 @@ import {
   type StreamPlan,
   type Verdict,
 } from "./dialect.ts";
+import { refusedMember } from "./model-refusals.ts";
 import {
   argumentsText,
   blocksOf,
@@ -168,6 +169,17 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       ),
     );
   }
+  const refused = refusedMember(body, options.modelRefuses);
+  if (refused !== undefined)
+    return reject(
+      400,
+      error(
+        400,
+        `Unsupported parameter: '${refused}' is not supported with this model.`,
+        "unsupported_parameter",
+        refused,
+      ),
+    );
   const responseId = randomId("resp_", 48);
   const summary = body.reasoning?.summary ?? body.reasoning?.generate_summary;
   asked.set(responseId, {

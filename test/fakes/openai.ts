@@ -8,6 +8,7 @@
 // OpenAI-compatible endpoint).
 
 import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import { refusedMember } from "./model-refusals.ts";
 import {
   argumentsText,
   blocksOf,
@@ -114,6 +115,22 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   }
   const refusedSampling = options.reasoningModels?.includes(body.model) ? reasoningRefusal(body) : undefined;
   if (refusedSampling) return reject(400, refusedSampling);
+  const refused = refusedMember(body, options.modelRefuses);
+  if (refused !== undefined)
+    return reject(
+      400,
+      options.vendor === "xai"
+        ? {
+            code: "invalid-argument",
+            error: `Model ${body.model} does not support parameter ${camelCase(refused)}.`,
+          }
+        : error(
+            400,
+            `Unsupported parameter: '${refused}' is not supported with this model.`,
+            "unsupported_parameter",
+            refused,
+          ),
+    );
   if (options.vendor === "deepseek") {
     const at = deepseekMissingReasoning(body);
     if (at !== undefined)
@@ -201,6 +218,11 @@ function mistralRefuses(body: Json): { loc: (string | number)[]; input: unknown;
     if (member) return { loc: ["body", "messages", i, role, member], input: message[member] };
   }
   return undefined;
+}
+
+/** `presence_penalty` as xAI names it: `presencePenalty`. */
+function camelCase(member: string): string {
+  return member.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** OpenAI's answer to a sampling member a reasoning model does not take while it reasons, if any. */

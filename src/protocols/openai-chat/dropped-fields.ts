@@ -7,6 +7,7 @@
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
 import { DroppedFields, requestBlocks, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
+import type { OptionalMember } from "../types.ts";
 
 /** `effortSent`: the `reasoning_effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
@@ -32,3 +33,25 @@ export function droppedFields(request: Request, effortSent: ReasoningEffort | un
   }
   return dropped;
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * OpenAI's reasoning models refuse sampling settings other than their defaults and some refuse
+ * `stop` (then cut by the gateway itself: src/ir/stop-sequences.ts); a model without reasoning
+ * refuses `reasoning_effort`; xAI's models each refuse a few of the others.
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["temperature", { name: "temperature" }],
+  ["top_p", { name: "top_p" }],
+  ["presence_penalty", { name: "presence_penalty" }],
+  ["frequency_penalty", { name: "frequency_penalty" }],
+  ["seed", { name: "seed" }],
+  ["stop", { name: "stop" }],
+  ["logprobs", { name: "logprobs", with: ["top_logprobs"] }],
+  ["top_logprobs", { name: "logprobs" }],
+  ["parallel_tool_calls", { name: "parallel_tool_calls" }],
+  ["reasoning_effort", { name: "reasoning" }],
+  ["verbosity", { name: "verbosity" }],
+  ["web_search_options", { name: "web_search" }],
+  ["user", { name: "user" }],
+]);

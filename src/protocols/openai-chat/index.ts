@@ -2,10 +2,12 @@
 // what clients send and encodes answers and streams; the upstream face calls OpenAI-compatible
 // providers.
 
+import { refusedMember } from "../shared/refused-members.ts";
 import type { Protocol } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
+import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -23,4 +25,6 @@ export const openaiChat: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  refusedMember,
+  optionalMembers: OPTIONAL_MEMBERS,
 };

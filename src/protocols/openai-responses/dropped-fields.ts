@@ -15,6 +15,7 @@ import {
   usesCitations,
 } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
+import type { OptionalMember } from "../types.ts";
 
 /** `effortSent`: the `reasoning.effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
@@ -52,3 +53,20 @@ export function droppedFields(request: Request, effortSent: ReasoningEffort | un
   }
   return dropped;
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * OpenAI's reasoning models refuse sampling settings other than their defaults; a model without
+ * reasoning refuses `reasoning` (named `reasoning.effort` in the refusal).
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["temperature", { name: "temperature" }],
+  ["top_p", { name: "top_p" }],
+  ["top_logprobs", { name: "logprobs" }],
+  ["parallel_tool_calls", { name: "parallel_tool_calls" }],
+  ["reasoning", { name: "reasoning" }],
+  ["reasoning.effort", { name: "reasoning", with: ["reasoning"] }],
+  ["reasoning.summary", { name: "reasoning", with: ["reasoning"] }],
+  ["text.verbosity", { name: "verbosity" }],
+  ["user", { name: "user" }],
+]);

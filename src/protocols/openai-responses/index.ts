@@ -2,11 +2,13 @@
 // (Codex CLI, the Agents SDK, the openai SDK's `responses`) and encodes answers and the typed event
 // stream; the upstream face calls providers configured with `protocol: openai-responses`.
 
+import { refusedMember } from "../shared/refused-members.ts";
 import type { Protocol } from "../types.ts";
 import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
+import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -25,5 +27,7 @@ export const openaiResponses: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  refusedMember,
+  optionalMembers: OPTIONAL_MEMBERS,
   tokenCounting,
 };

@@ -21,6 +21,7 @@ import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../type
 import { upstreamHeaders } from "./auth-headers.ts";
 import { upstreamDispatcher } from "./dispatcher.ts";
 import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
+import { FittedBody, MAX_REFITS, ModelRefusals } from "./refusals.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
 export class HttpProvider implements RelayingAdapter {
@@ -30,6 +31,8 @@ export class HttpProvider implements RelayingAdapter {
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
   private readonly targets = new Map<string, { origin: string; path: string } | null>();
+  /** What each of this provider's models refused (refusals.ts). */
+  private readonly refusals = new ModelRefusals();
 
   constructor(provider: ProviderConfig, protocol: Protocol) {
     this.provider = provider;
@@ -45,8 +48,7 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
-    const call = this.encode(req, target, false, report);
-    const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
+    const { res, fitted } = await this.sendFitted(req, target, false, signal, report);
     const text = await res.body.text();
     let json: unknown;
     try {
@@ -55,7 +57,7 @@ export class HttpProvider implements RelayingAdapter {
       throw malformedAnswer(this.provider.id);
     }
     const response = this.protocol.decodeResponse(json);
-    return this.emulatesStops(req) ? cutResponse(response, req.stopSequences) : response;
+    return this.emulatesStops(req, fitted) ? cutResponse(response, req.stopSequences) : response;
   }
 
   async *stream(
@@ -64,10 +66,10 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]> {
-    const call = this.encode(req, target, true, report);
-    const { body } = await this.send(call.path, JSON.stringify(call.body), signal, { stream: true });
+    const { res, fitted } = await this.sendFitted(req, target, true, signal, report);
+    const { body } = res;
     const decoder = this.protocol.streamDecoder();
-    const cutter = this.emulatesStops(req) ? new StopSequenceCutter(req.stopSequences) : undefined;
+    const cutter = this.emulatesStops(req, fitted) ? new StopSequenceCutter(req.stopSequences) : undefined;
     const cut = (events: StreamEvent[]) => (cutter ? cutter.cut(events) : events);
     try {
       for await (const batch of sseBatches(body)) {
@@ -93,23 +95,50 @@ export class HttpProvider implements RelayingAdapter {
     return (await this.send(call.path, call.body, signal, call)).body;
   }
 
-  /** The upstream's protocol has no stop sequences and the request has some the gateway can cut at. */
-  private emulatesStops(req: Request): boolean {
+  /**
+   * The upstream's protocol has no stop sequences, or the model refused them, and the request has
+   * some the gateway can cut at.
+   */
+  private emulatesStops(req: Request, fitted: FittedBody): boolean {
     return (
-      this.protocol.lacksStopSequences === true &&
+      (this.protocol.lacksStopSequences === true || fitted.stopLeftOut) &&
       req.stopSequences.length > 0 &&
       canEmulateStops(req.stopSequences)
     );
   }
 
-  /** The upstream call for this request; what its protocol cannot say goes to `report` before anything is sent. */
-  private encode(
+  /**
+   * Sends the translated call once its status is known. A member the model refuses is left out and
+   * the call made again (refusals.ts); what the call leaves out goes to `report` before anything
+   * reaches the client. Any other error status is decoded and thrown.
+   */
+  private async sendFitted(
     req: Request,
     target: Target,
     stream: boolean,
+    signal: AbortSignal,
     report: CallReport | undefined,
-  ): UpstreamCall {
-    const call = this.protocol.encodeRequest(req, {
+  ): Promise<{ res: UpstreamAnswer; fitted: FittedBody }> {
+    const call = this.encode(req, target, stream);
+    const stopsEmulable = req.stopSequences.length > 0 && canEmulateStops(req.stopSequences);
+    const fitted = new FittedBody(call.body, call.dropped, this.protocol.optionalMembers, stopsEmulable);
+    const model = target.upstreamModel;
+    for (const member of this.refusals.of(model)) fitted.leaveOut(member);
+    for (let refits = 0; ; refits++) {
+      if (report) report.dropped = fitted.droppedNames();
+      const res = await this.post(call.path, JSON.stringify(fitted.body), signal, { stream });
+      if (res.statusCode < 400) return { res, fitted };
+      const error = await errorBody(res);
+      const member = this.protocol.refusedMember?.(res.statusCode, error);
+      if (member === undefined || refits >= MAX_REFITS || !fitted.leaveOut(member))
+        throw this.upstreamError(res.statusCode, error, res.headers as IncomingHeaders);
+      this.refusals.learn(model, member);
+    }
+  }
+
+  /** The upstream call for this request, as the protocol encodes it. */
+  private encode(req: Request, target: Target, stream: boolean): UpstreamCall {
+    return this.protocol.encodeRequest(req, {
       model: target.upstreamModel,
       stream,
       maxOutputTokens: target.model.maxOutputTokens,
@@ -118,8 +147,6 @@ export class HttpProvider implements RelayingAdapter {
       requestFields: target.provider.requestFields,
       reasoningModel: target.model.reasoning,
     });
-    if (report && call.dropped) report.dropped = call.dropped;
-    return call;
   }
 
   /**
@@ -168,7 +195,19 @@ export class HttpProvider implements RelayingAdapter {
     body: string,
     signal: AbortSignal,
     opts: { stream: boolean; headers?: Record<string, string> },
-  ) {
+  ): Promise<UpstreamAnswer> {
+    const res = await this.post(path, body, signal, opts);
+    if (res.statusCode < 400) return res;
+    throw this.upstreamError(res.statusCode, await errorBody(res), res.headers as IncomingHeaders);
+  }
+
+  /** POSTs and returns the answer once its status is known, whatever the status. */
+  private async post(
+    path: string,
+    body: string,
+    signal: AbortSignal,
+    opts: { stream: boolean; headers?: Record<string, string> },
+  ): Promise<UpstreamAnswer> {
     const url = this.provider.baseUrl + path;
     const headers =
       opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
@@ -179,23 +218,19 @@ export class HttpProvider implements RelayingAdapter {
       : this.provider.timeouts.requestMs;
     const target = this.targetOf(url);
     if (!target) throw this.transportError(invalidUrl());
-    const res = await post(
-      this.dispatcher,
-      { ...target, headers, body, headersTimeout },
-      signal,
-      this.transportError,
-    );
-    if (res.statusCode >= 400) {
-      const text = await res.body.text().catch(() => "");
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // not JSON: the protocol decodes the text as the message
-      }
-      throw this.upstreamError(res.statusCode, parsed, res.headers as IncomingHeaders);
-    }
-    return res;
+    return post(this.dispatcher, { ...target, headers, body, headersTimeout }, signal, this.transportError);
+  }
+}
+
+type UpstreamAnswer = Awaited<ReturnType<typeof post>>;
+
+/** An error answer's body: parsed when it is JSON, else its text (the protocol reads that as the message). */
+async function errorBody(res: UpstreamAnswer): Promise<unknown> {
+  const text = await res.body.text().catch(() => "");
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

@@ -1,0 +1,80 @@
+// Members a model refused. A translated call whose model refuses one of its members (the upstream's
+// 400 names it: src/protocols/shared/refused-members.ts) is made again without it, and the member
+// is named in `x-switchyard-ignored`, as when the upstream's protocol cannot say it at all. The
+// refusal is remembered for the model, so that its later calls leave the member out at once instead
+// of paying the refused round trip. A relayed call goes as the client wrote it: the refusal is then
+// the client's to read. docs/translation.md §9, "Members a model refuses".
+
+import { DROPPED_FIELD_NAMES, type DroppedField } from "../../protocols/shared/dropped-fields.ts";
+import { hasMember, removeMember } from "../../protocols/shared/refused-members.ts";
+import { isObject, type Json } from "../../protocols/shared/validate.ts";
+import type { OptionalMember } from "../../protocols/types.ts";
+
+/** Calls made again for one request at most: each costs a round trip to the upstream. */
+export const MAX_REFITS = 4;
+/** Models remembered per provider; past it, the memory starts afresh (clients name the models). */
+const MAX_MODELS = 1000;
+
+/** What each model of one provider refused. */
+export class ModelRefusals {
+  private readonly byModel = new Map<string, Set<string>>();
+
+  of(model: string): Iterable<string> {
+    return this.byModel.get(model) ?? [];
+  }
+
+  learn(model: string, member: string): void {
+    let members = this.byModel.get(model);
+    if (!members) {
+      if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
+      members = new Set();
+      this.byModel.set(model, members);
+    }
+    members.add(member);
+  }
+}
+
+const NO_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map();
+
+/** A translated call's body, with the members its model refuses left out. */
+export class FittedBody {
+  readonly body: unknown;
+  private readonly optional: ReadonlyMap<string, OptionalMember>;
+  private readonly dropped: Set<string>;
+  /** The gateway can cut the answer at the request's stop sequences itself (src/ir/stop-sequences.ts). */
+  private readonly stopsEmulable: boolean;
+  /** `stop` was left out, and the gateway cuts the answer at the stop sequences instead. */
+  stopLeftOut = false;
+
+  constructor(
+    body: unknown,
+    encoderDropped: readonly string[] | undefined,
+    optional: ReadonlyMap<string, OptionalMember> | undefined,
+    stopsEmulable: boolean,
+  ) {
+    this.body = body;
+    this.dropped = new Set(encoderDropped);
+    this.optional = optional ?? NO_MEMBERS;
+    this.stopsEmulable = stopsEmulable;
+  }
+
+  /** Leaves the member out; false when the request cannot go without it, or does not hold it. */
+  leaveOut(member: string): boolean {
+    const optional = this.optional.get(member);
+    if (!optional || !isObject(this.body) || !hasMember(this.body, member)) return false;
+    const body: Json = this.body;
+    removeMember(body, member);
+    for (const other of optional.with ?? []) removeMember(body, other);
+    if (member === "stop" && this.stopsEmulable) this.stopLeftOut = true;
+    else this.dropped.add(optional.name);
+    return true;
+  }
+
+  /** What the call leaves out, in the vocabulary's order (UpstreamCall.dropped); undefined for nothing. */
+  droppedNames(): string[] | undefined {
+    if (this.dropped.size === 0) return undefined;
+    const known = DROPPED_FIELD_NAMES.filter((name) => this.dropped.has(name));
+    const others = [...this.dropped].filter((name) => !DROPPED_FIELD_NAMES.includes(name as DroppedField));
+    return [...known, ...others];
+  }
+}

@@ -1,0 +1,223 @@
+// Members a model refuses. OpenAI answers a member one of its models does not take with a 400
+// naming it ("Unsupported parameter: 'stop' is not supported with this model.", `param: "stop"`),
+// xAI with a message naming it in camel case; the same request without it is answered. A translated
+// request, whose members the client did not write for this upstream, is sent again without the
+// refused member, which is named in `x-switchyard-ignored` (a refused `stop` is cut by the gateway
+// itself instead); the model's later calls leave it out at once. A member the request cannot go
+// without, and a relayed request (the client wrote it for this protocol), get the refusal.
+// The fakes refuse as each vendor does (test/fakes/dialect.ts, `modelRefuses`).
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, test } from "node:test";
+import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
+import OpenAI from "openai";
+import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { fakeModel, fakeProvider } from "../../support/config.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+
+let gw: RunningGateway;
+let chat: FakeUpstream;
+let xai: FakeUpstream;
+let responses: FakeUpstream;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+before(async () => {
+  [chat, xai, responses] = await Promise.all([
+    startFakeUpstream("openai", {
+      modelRefuses: {
+        codex: ["stop", "temperature"],
+        plain: ["reasoning_effort"],
+        "no-tools": ["tools"],
+      },
+    }),
+    startFakeUpstream("openai", {
+      vendor: "xai",
+      modelRefuses: { grok: ["presence_penalty", "frequency_penalty"] },
+    }),
+    startFakeUpstream("openai-responses", { modelRefuses: { plain: ["reasoning.effort"] } }),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-model-refusals-"));
+  gw = await startGateway(
+    baseConfig(dir, {
+      providers: [fakeProvider("fo", chat), fakeProvider("fx", xai), fakeProvider("fr", responses)],
+      models: [
+        fakeModel("fo/codex", ["fo"], { upstream: "codex" }),
+        fakeModel("fo/plain", ["fo"], { upstream: "plain" }),
+        fakeModel("fo/no-tools", ["fo"], { upstream: "no-tools" }),
+        fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
+        fakeModel("fr/plain", ["fr"], { upstream: "plain" }),
+      ],
+    }),
+    { dir },
+  );
+  openai = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+});
+beforeEach(() => {
+  for (const fake of [chat, xai, responses]) fake.reset();
+});
+after(async () => {
+  await gw?.stop();
+  await Promise.all([chat?.close(), xai?.close(), responses?.close()]);
+});
+
+type Json = Record<string, unknown>;
+
+function bodies(fake: FakeUpstream): Json[] {
+  return fake.requests.map((r) => r.body as Json);
+}
+
+function ignored(headers: Headers): string[] {
+  return (headers.get("x-switchyard-ignored") ?? "").split(", ").filter(Boolean).sort();
+}
+
+test("the fakes refuse as OpenAI and xAI do, so a gateway that sent the member would fail", async () => {
+  const call = (fake: FakeUpstream, body: Json) =>
+    fetch(`${fake.url}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }], ...body }),
+    });
+  const openaiRefusal = await call(chat, { model: "codex", stop: ["X"] });
+  assert.equal(openaiRefusal.status, 400);
+  assert.deepEqual(((await openaiRefusal.json()) as Json).error, {
+    message: "Unsupported parameter: 'stop' is not supported with this model.",
+    type: "invalid_request_error",
+    param: "stop",
+    code: "unsupported_parameter",
+  });
+  const xaiRefusal = await call(xai, { model: "grok", presence_penalty: 0 });
+  assert.equal(xaiRefusal.status, 400);
+  assert.deepEqual(await xaiRefusal.json(), {
+    code: "invalid-argument",
+    error: "Model grok does not support parameter presencePenalty.",
+  });
+});
+
+test("a messages client's stop sequences and temperature, refused by the model: left out, the answer cut by the gateway, temperature named; the next call leaves both out at once", async () => {
+  chat.script({ blocks: [{ type: "text", text: "one two END three" }] });
+  const { data, response } = await anthropic.messages
+    .create({
+      model: "fo/codex",
+      max_tokens: 100,
+      temperature: 0,
+      stop_sequences: ["END"],
+      messages: [{ role: "user", content: "count" }],
+    })
+    .withResponse();
+  assert.equal(data.content.length, 1);
+  assert.equal(data.content[0]?.type === "text" && data.content[0].text, "one two ");
+  assert.equal(data.stop_reason, "stop_sequence");
+  assert.equal(data.stop_sequence, "END");
+  assert.deepEqual(ignored(response.headers), ["temperature"]);
+  const sent = bodies(chat);
+  assert.equal(sent.length, 3, "refused twice, one member each time, then answered");
+  assert.deepEqual(sent[0]!.stop, ["END"]);
+  assert.equal("stop" in sent[1]!, false);
+  assert.equal(sent[1]!.temperature, 0);
+  assert.equal("temperature" in sent[2]!, false);
+
+  chat.reset();
+  chat.script({ blocks: [{ type: "text", text: "again" }] });
+  const again = await anthropic.messages
+    .create({
+      model: "fo/codex",
+      max_tokens: 100,
+      temperature: 0.2,
+      stop_sequences: ["END"],
+      messages: [{ role: "user", content: "again" }],
+    })
+    .withResponse();
+  assert.equal(again.data.content[0]?.type === "text" && again.data.content[0].text, "again");
+  assert.deepEqual(ignored(again.response.headers), ["temperature"]);
+  assert.equal(chat.requests.length, 1, "the model's refusals were remembered");
+  for (const member of ["stop", "temperature"]) assert.equal(member in bodies(chat)[0]!, false, member);
+});
+
+test("a streamed content-generation request to an xAI model that refuses its penalties streams once they are left out", async () => {
+  const res = await fetch(`${gw.url}/v1beta/models/fx/grok:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    headers: { "x-goog-api-key": PAYG_KEY, "content-type": "application/json" },
+    body: JSON.stringify({
+      contents: [{ role: "user", parts: [{ text: "hi" }] }],
+      generationConfig: { presencePenalty: 0.5, frequencyPenalty: 0.5, temperature: 0.7 },
+    }),
+  });
+  assert.equal(res.status, 200);
+  assert.deepEqual(ignored(res.headers), ["frequency_penalty", "presence_penalty"]);
+  const text = await res.text();
+  assert.match(text, /"finishReason":"STOP"/);
+  const sent = bodies(xai);
+  assert.equal(sent.length, 3);
+  assert.equal(sent[2]!.temperature, 0.7, "what the model takes still goes");
+  for (const member of ["presence_penalty", "frequency_penalty"]) assert.equal(member in sent[2]!, false);
+
+  // The SDK reads the same stream.
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  let streamed = "";
+  for await (const chunk of await ai.models.generateContentStream({
+    model: "fx/grok",
+    contents: "hi",
+    config: { presencePenalty: 0.5 },
+  }))
+    streamed += chunk.text ?? "";
+  assert.ok(streamed.length > 0);
+  assert.equal(xai.requests.length, 4, "one call: the refusal was remembered");
+});
+
+test("a chat client's reasoning effort, refused by a Responses upstream's model without reasoning, is left out and named", async () => {
+  const { data, response } = await openai.chat.completions
+    .create({
+      model: "fr/plain",
+      messages: [{ role: "user", content: "hi" }],
+      reasoning_effort: "high",
+    })
+    .withResponse();
+  assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+  assert.deepEqual(ignored(response.headers), ["reasoning"]);
+  const sent = bodies(responses);
+  assert.equal(sent.length, 2);
+  assert.deepEqual((sent[0]!.reasoning as Json).effort, "high");
+  assert.equal("reasoning" in sent[1]!, false, "the summary goes with the effort");
+});
+
+test("a messages client's thinking, refused by a chat model without reasoning, is left out and named", async () => {
+  const { data, response } = await anthropic.messages
+    .create({
+      model: "fo/plain",
+      max_tokens: 2000,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      messages: [{ role: "user", content: "hi" }],
+    })
+    .withResponse();
+  assert.equal(data.content.at(-1)?.type, "text");
+  assert.deepEqual(ignored(response.headers), ["reasoning"]);
+  assert.equal("reasoning_effort" in bodies(chat).at(-1)!, false);
+});
+
+test("a refused member the request cannot go without reaches the client as the upstream's 400, after one call", async () => {
+  const error = await anthropic.messages
+    .create({
+      model: "fo/no-tools",
+      max_tokens: 100,
+      tools: [{ name: "f", description: "d", input_schema: { type: "object", properties: {} } }],
+      messages: [{ role: "user", content: "hi" }],
+    })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof Anthropic.BadRequestError, String(error));
+  assert.match(error.message, /'tools' is not supported with this model/);
+  assert.equal(chat.requests.length, 1);
+});
+
+test("a relayed chat request goes as the client wrote it: the model's refusal is the client's to read", async () => {
+  const error = await openai.chat.completions
+    .create({ model: "fo/codex", messages: [{ role: "user", content: "hi" }], stop: ["END"] })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+  assert.match(error.message, /'stop' is not supported with this model/);
+  assert.equal(chat.requests.length, 1);
+});
