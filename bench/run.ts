@@ -13,7 +13,7 @@ import { type Peer, startPeer } from "./peer.ts";
 import { describePinning, loadGeneratorCpus, targetCpus } from "./pinning.ts";
 import { type BenchDatabase, prepareDatabase } from "./postgres.ts";
 import type { Server } from "./processes.ts";
-import { startServer } from "./processes.ts";
+import { BENCH_NODE_FLAGS, startServer } from "./processes.ts";
 import { formatProfile, profileScenario } from "./profile.ts";
 import {
   formatComparisons,
@@ -119,7 +119,7 @@ function startUpstream(name: string, opts: Options, flags: string[] = []): Promi
   return startServer(
     name,
     ["bench/servers/upstream.ts", "--chunks", String(opts.chunks), "--hold-ms", String(HOLD_MS), ...flags],
-    { cpus: loadGeneratorCpus() },
+    { cpus: loadGeneratorCpus(), nodeFlags: BENCH_NODE_FLAGS },
   );
 }
 
@@ -151,7 +151,7 @@ async function idleStreams(resources: Resources, opts: Options): Promise<IdleOut
   const proxy = await startServer(
     "proxy (idle streams)",
     ["bench/servers/proxy.ts", "--upstream", resources.upstream.url],
-    { cpus: targetCpus() },
+    { cpus: targetCpus(), nodeFlags: BENCH_NODE_FLAGS },
   );
   try {
     outcome.proxy = await holdStreams(proxy, heldStream.proxy, { count: opts.idleStreams, deadlineMs });
@@ -186,9 +186,7 @@ class Resources {
     this.proxyServer ??= await startServer(
       "proxy",
       ["bench/servers/proxy.ts", "--upstream", this.upstream.url],
-      {
-        cpus: targetCpus(),
-      },
+      { cpus: targetCpus(), nodeFlags: BENCH_NODE_FLAGS },
     );
     return this.proxyServer;
   }
