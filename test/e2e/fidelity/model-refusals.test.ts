@@ -30,6 +30,7 @@ before(async () => {
     startFakeUpstream("openai", {
       modelRefuses: {
         codex: ["stop", "temperature"],
+        "codex-mini": ["stop"],
         plain: ["reasoning_effort"],
         "no-tools": ["tools"],
       },
@@ -46,6 +47,7 @@ before(async () => {
       providers: [fakeProvider("fo", chat), fakeProvider("fx", xai), fakeProvider("fr", responses)],
       models: [
         fakeModel("fo/codex", ["fo"], { upstream: "codex" }),
+        fakeModel("fo/codex-mini", ["fo"], { upstream: "codex-mini" }),
         fakeModel("fo/plain", ["fo"], { upstream: "plain" }),
         fakeModel("fo/no-tools", ["fo"], { upstream: "no-tools" }),
         fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
@@ -136,6 +138,27 @@ test("a messages client's stop sequences and temperature, refused by the model: 
   assert.deepEqual(ignored(again.response.headers), ["temperature"]);
   assert.equal(chat.requests.length, 1, "the model's refusals were remembered");
   for (const member of ["stop", "temperature"]) assert.equal(member in bodies(chat)[0]!, false, member);
+});
+
+test("a streamed answer to stop sequences the model refused is cut by the gateway", async () => {
+  chat.script({ blocks: [{ type: "text", text: "alpha beta HALT gamma delta" }], chunks: 5 });
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  let text = "";
+  let finish: string | undefined;
+  for await (const chunk of await ai.models.generateContentStream({
+    model: "fo/codex-mini",
+    contents: "go",
+    config: { stopSequences: ["HALT"] },
+  })) {
+    text += chunk.text ?? "";
+    finish = chunk.candidates?.[0]?.finishReason ?? finish;
+  }
+  assert.equal(text, "alpha beta ");
+  assert.equal(finish, "STOP");
+  const sent = bodies(chat);
+  assert.equal(sent.length, 2);
+  assert.deepEqual(sent[0]!.stop, ["HALT"]);
+  assert.equal("stop" in sent[1]!, false);
 });
 
 test("a streamed content-generation request to an xAI model that refuses its penalties streams once they are left out", async () => {
