@@ -10,6 +10,7 @@ import type { Usage } from "../ir/usage.ts";
 import type { RequestFields } from "./openai-chat/request-fields.ts";
 import type { DroppedField } from "./shared/dropped-fields.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
+import type { Refusal } from "./shared/refused-members.ts";
 
 export type ProtocolName = "openai-chat" | "anthropic" | "gemini" | "openai-responses";
 
@@ -147,10 +148,11 @@ export interface UpstreamFace {
   /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
   decodeError(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
   /**
-   * The member of this protocol's request body (a dotted path) an upstream's error answer says the
-   * model refuses, if it is such an answer (src/protocols/shared/refused-members.ts).
+   * The member of this protocol's request body an upstream's error answer says the model refuses
+   * (whatever its value, or the value sent), if it is such an answer
+   * (src/protocols/shared/refused-members.ts).
    */
-  refusedMember?(status: number, body: unknown): string | undefined;
+  refusedMember?(status: number, body: unknown): Refusal | undefined;
   /**
    * The members a model may refuse that a translated request can go without: the HTTP adapter
    * leaves one so refused out and asks again (src/providers/http/refusals.ts).

@@ -58,7 +58,8 @@ export interface FakeOptions {
    * (dotted paths for nested ones: `reasoning.effort`), answered as OpenAI answers a member a model
    * does not take: a 400 `unsupported_parameter` naming it in `param` ("Unsupported parameter:
    * 'stop' is not supported with this model."); with vendor `xai` as xAI does (`{"code":
-   * "invalid-argument", "error": "Model … does not support parameter presencePenalty."}`).
+   * "invalid-argument", "error": "Model … does not support parameter presencePenalty."}`). An entry
+   * `member=value` refuses that value alone, with OpenAI's `unsupported_value`.
    */
   modelRefuses?: Record<string, string[]>;
 }

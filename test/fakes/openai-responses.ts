@@ -25,7 +25,7 @@ import {
   type StreamPlan,
   type Verdict,
 } from "./dialect.ts";
-import { refusedMember } from "./model-refusals.ts";
+import { openaiRefusal, refusedMember } from "./model-refusals.ts";
 import {
   argumentsText,
   blocksOf,
@@ -170,16 +170,7 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     );
   }
   const refused = refusedMember(body, options.modelRefuses);
-  if (refused !== undefined)
-    return reject(
-      400,
-      error(
-        400,
-        `Unsupported parameter: '${refused}' is not supported with this model.`,
-        "unsupported_parameter",
-        refused,
-      ),
-    );
+  if (refused !== undefined) return reject(400, openaiRefusal(refused));
   const responseId = randomId("resp_", 48);
   const summary = body.reasoning?.summary ?? body.reasoning?.generate_summary;
   asked.set(responseId, {

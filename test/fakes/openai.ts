@@ -8,7 +8,7 @@
 // OpenAI-compatible endpoint).
 
 import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
-import { refusedMember } from "./model-refusals.ts";
+import { openaiRefusal, refusedMember } from "./model-refusals.ts";
 import {
   argumentsText,
   blocksOf,
@@ -122,14 +122,9 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       options.vendor === "xai"
         ? {
             code: "invalid-argument",
-            error: `Model ${body.model} does not support parameter ${camelCase(refused)}.`,
+            error: `Model ${body.model} does not support parameter ${camelCase(refused.member)}.`,
           }
-        : error(
-            400,
-            `Unsupported parameter: '${refused}' is not supported with this model.`,
-            "unsupported_parameter",
-            refused,
-          ),
+        : openaiRefusal(refused),
     );
   if (options.vendor === "deepseek") {
     const at = deepseekMissingReasoning(body);

@@ -7,17 +7,26 @@
 
 import { isObject, type Json } from "./validate.ts";
 
+/** A member a model refused: whatever its value, or only the value the request sent. */
+export interface Refusal {
+  /** A dotted path: `temperature`, `reasoning.effort`. */
+  member: string;
+  /** Only this value was refused (`reasoning_effort: "minimal"`, `temperature: 0`): others may go. */
+  valueOnly: boolean;
+}
+
 /**
- * The body member an OpenAI-compatible upstream refused for this model, as a dotted path
- * (`temperature`, `reasoning.effort`), or undefined when the answer is not such a refusal:
+ * The body member an OpenAI-compatible upstream refused for this model, or undefined when the answer
+ * is not such a refusal:
  * - OpenAI: HTTP 400 `{"error": {"message": "Unsupported parameter: 'stop' is not supported with
- *   this model.", "param": "stop", "code": "unsupported_parameter"}}` (or `Unsupported value: …`,
- *   code `unsupported_value`, for a value other than the member's default);
+ *   this model.", "param": "stop", "code": "unsupported_parameter"}}`, or, for the value alone,
+ *   `Unsupported value: 'temperature' does not support 0 with this model. …` with code
+ *   `unsupported_value`;
  * - xAI: HTTP 400 `{"code": "invalid-argument", "error": "Model grok-… does not support parameter
  *   presencePenalty."}` (earlier `"Argument not supported on this model: presencePenalty"`), the
  *   member named in camel case.
  */
-export function refusedMember(status: number, body: unknown): string | undefined {
+export function refusedMember(status: number, body: unknown): Refusal | undefined {
   if (status !== 400 || !isObject(body)) return undefined;
   const detail = body.error;
   if (isObject(detail)) return openaiRefusal(detail);
@@ -25,31 +34,42 @@ export function refusedMember(status: number, body: unknown): string | undefined
   return undefined;
 }
 
-const OPENAI_CODES = new Set(["unsupported_parameter", "unsupported_value"]);
+/** OpenAI's codes and message openings, and whether each refuses the value alone. */
+const OPENAI_CODES = new Map([
+  ["unsupported_parameter", false],
+  ["unsupported_value", true],
+]);
 const OPENAI_MESSAGE = /^Unsupported (parameter|value)\b/;
 /** A member path as OpenAI names one: `temperature`, `reasoning.effort`. */
 const MEMBER_PATH = /^[a-z_]+(\.[a-z_]+)*$/;
 
-function openaiRefusal(detail: Json): string | undefined {
+function openaiRefusal(detail: Json): Refusal | undefined {
   const { param, code, message } = detail;
   if (typeof param !== "string" || !MEMBER_PATH.test(param)) return undefined;
-  const refusal =
-    (typeof code === "string" && OPENAI_CODES.has(code)) ||
-    (typeof message === "string" && OPENAI_MESSAGE.test(message));
-  return refusal ? param : undefined;
+  const byCode = typeof code === "string" ? OPENAI_CODES.get(code) : undefined;
+  if (byCode !== undefined) return { member: param, valueOnly: byCode };
+  const byMessage = typeof message === "string" ? OPENAI_MESSAGE.exec(message) : null;
+  return byMessage ? { member: param, valueOnly: byMessage[1] === "value" } : undefined;
 }
 
 const XAI_MESSAGE =
   /(?:does not support parameter|Argument not supported(?: on this model)?:) ?([A-Za-z]+)\b/;
 
-function xaiRefusal(message: string): string | undefined {
+function xaiRefusal(message: string): Refusal | undefined {
   const named = XAI_MESSAGE.exec(message)?.[1];
-  return named?.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  if (named === undefined) return undefined;
+  return { member: named.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), valueOnly: false };
 }
 
 /** Whether the body holds the member at this dotted path (its own members only, at every step). */
 export function hasMember(body: Json, path: string): boolean {
   return objectsOn(body, path) !== undefined;
+}
+
+/** The value of the member at this dotted path, or undefined when the body does not hold it. */
+export function memberValue(body: Json, path: string): unknown {
+  const objects = objectsOn(body, path);
+  return objects ? objects.at(-1)![path.slice(path.lastIndexOf(".") + 1)] : undefined;
 }
 
 /** Removes the member at this dotted path, and an object it leaves empty. */

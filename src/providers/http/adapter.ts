@@ -123,16 +123,17 @@ export class HttpProvider implements RelayingAdapter {
     const stopsEmulable = req.stopSequences.length > 0 && canEmulateStops(req.stopSequences);
     const fitted = new FittedBody(call.body, call.dropped, this.protocol.optionalMembers, stopsEmulable);
     const model = target.upstreamModel;
-    for (const member of this.refusals.of(model)) fitted.leaveOut(member);
+    fitted.leaveOutRefused(this.refusals.of(model));
     for (let refits = 0; ; refits++) {
       if (report) report.dropped = fitted.droppedNames();
       const res = await this.post(call.path, JSON.stringify(fitted.body), signal, { stream });
       if (res.statusCode < 400) return { res, fitted };
       const error = await errorBody(res);
-      const member = this.protocol.refusedMember?.(res.statusCode, error);
-      if (member === undefined || refits >= MAX_REFITS || !fitted.leaveOut(member))
+      const refusal = this.protocol.refusedMember?.(res.statusCode, error);
+      const value = refusal && fitted.valueOf(refusal.member);
+      if (!refusal || refits >= MAX_REFITS || !fitted.leaveOut(refusal.member))
         throw this.upstreamError(res.statusCode, error, res.headers as IncomingHeaders);
-      this.refusals.learn(model, member);
+      this.refusals.learn(model, refusal, value);
     }
   }
 

@@ -1,12 +1,18 @@
 // Members a model refused. A translated call whose model refuses one of its members (the upstream's
 // 400 names it: src/protocols/shared/refused-members.ts) is made again without it, and the member
 // is named in `x-switchyard-ignored`, as when the upstream's protocol cannot say it at all. The
-// refusal is remembered for the model, so that its later calls leave the member out at once instead
-// of paying the refused round trip. A relayed call goes as the client wrote it: the refusal is then
-// the client's to read. docs/translation.md §9, "Members a model refuses".
+// refusal is remembered for the model (the member, or only the value refused, when the upstream
+// said so), so that its later calls leave the member out at once instead of paying the refused
+// round trip. A relayed call goes as the client wrote it: the refusal is then the client's to read.
+// docs/translation.md §9, "Members a model refuses".
 
 import { DROPPED_FIELD_NAMES, type DroppedField } from "../../protocols/shared/dropped-fields.ts";
-import { hasMember, removeMember } from "../../protocols/shared/refused-members.ts";
+import {
+  hasMember,
+  memberValue,
+  type Refusal,
+  removeMember,
+} from "../../protocols/shared/refused-members.ts";
 import { isObject, type Json } from "../../protocols/shared/validate.ts";
 import type { OptionalMember } from "../../protocols/types.ts";
 
@@ -14,23 +20,40 @@ import type { OptionalMember } from "../../protocols/types.ts";
 export const MAX_REFITS = 4;
 /** Models remembered per provider; past it, the memory starts afresh (clients name the models). */
 const MAX_MODELS = 1000;
+/** Values of one member a model refused, remembered apart; past it, the member is refused whole. */
+const MAX_VALUES = 32;
+
+/** What one model refused: members whatever their value, and values (as JSON text) of others. */
+interface Refused {
+  members: Set<string>;
+  values: Map<string, Set<string>>;
+}
 
 /** What each model of one provider refused. */
 export class ModelRefusals {
-  private readonly byModel = new Map<string, Set<string>>();
+  private readonly byModel = new Map<string, Refused>();
 
-  of(model: string): Iterable<string> {
-    return this.byModel.get(model) ?? [];
+  of(model: string): Refused | undefined {
+    return this.byModel.get(model);
   }
 
-  learn(model: string, member: string): void {
-    let members = this.byModel.get(model);
-    if (!members) {
+  /** `value`: the member's value in the refused call. */
+  learn(model: string, refusal: Refusal, value: unknown): void {
+    let refused = this.byModel.get(model);
+    if (!refused) {
       if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
-      members = new Set();
-      this.byModel.set(model, members);
+      refused = { members: new Set(), values: new Map() };
+      this.byModel.set(model, refused);
     }
-    members.add(member);
+    const { member } = refusal;
+    const values = refused.values.get(member) ?? new Set<string>();
+    if (!refusal.valueOnly || values.size >= MAX_VALUES) {
+      refused.members.add(member);
+      refused.values.delete(member);
+      return;
+    }
+    values.add(JSON.stringify(value));
+    refused.values.set(member, values);
   }
 }
 
@@ -56,6 +79,19 @@ export class FittedBody {
     this.dropped = new Set(encoderDropped);
     this.optional = optional ?? NO_MEMBERS;
     this.stopsEmulable = stopsEmulable;
+  }
+
+  /** Leaves out what the model refused before: its refused members, and members at refused values. */
+  leaveOutRefused(refused: Refused | undefined): void {
+    if (!refused || !isObject(this.body)) return;
+    for (const member of refused.members) this.leaveOut(member);
+    for (const [member, values] of refused.values)
+      if (values.has(JSON.stringify(memberValue(this.body, member)))) this.leaveOut(member);
+  }
+
+  /** The member's value as the call holds it (before it is left out). */
+  valueOf(member: string): unknown {
+    return isObject(this.body) ? memberValue(this.body, member) : undefined;
   }
 
   /** Leaves the member out; false when the request cannot go without it, or does not hold it. */

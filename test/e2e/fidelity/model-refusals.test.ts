@@ -32,6 +32,7 @@ before(async () => {
         codex: ["stop", "temperature"],
         "codex-mini": ["stop"],
         plain: ["reasoning_effort"],
+        "no-minimal": ["reasoning_effort=minimal"],
         "no-tools": ["tools"],
       },
     }),
@@ -49,6 +50,7 @@ before(async () => {
         fakeModel("fo/codex", ["fo"], { upstream: "codex" }),
         fakeModel("fo/codex-mini", ["fo"], { upstream: "codex-mini" }),
         fakeModel("fo/plain", ["fo"], { upstream: "plain" }),
+        fakeModel("fo/no-minimal", ["fo"], { upstream: "no-minimal" }),
         fakeModel("fo/no-tools", ["fo"], { upstream: "no-tools" }),
         fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
         fakeModel("fr/plain", ["fr"], { upstream: "plain" }),
@@ -220,6 +222,35 @@ test("a messages client's thinking, refused by a chat model without reasoning, i
   assert.equal(data.content.at(-1)?.type, "text");
   assert.deepEqual(ignored(response.headers), ["reasoning"]);
   assert.equal("reasoning_effort" in bodies(chat).at(-1)!, false);
+});
+
+test("a value the model refuses is left out where it is sent; the member's other values still go", async () => {
+  const ask = (effort: "minimal" | "high") =>
+    openai.responses.create({ model: "fo/no-minimal", input: "hi", reasoning: { effort } }).withResponse();
+  const first = await ask("minimal");
+  assert.ok(first.data.output_text.length > 0);
+  assert.deepEqual(ignored(first.response.headers), ["reasoning"]);
+  assert.deepEqual(
+    bodies(chat).map((b) => b.reasoning_effort),
+    ["minimal", undefined],
+    "refused at 'minimal' (unsupported_value), then answered without it",
+  );
+  chat.reset();
+  const high = await ask("high");
+  assert.deepEqual(ignored(high.response.headers), []);
+  assert.deepEqual(
+    bodies(chat).map((b) => b.reasoning_effort),
+    ["high"],
+    "another value goes, at once",
+  );
+  chat.reset();
+  const again = await ask("minimal");
+  assert.deepEqual(ignored(again.response.headers), ["reasoning"]);
+  assert.deepEqual(
+    bodies(chat).map((b) => b.reasoning_effort),
+    [undefined],
+    "the refused value is left out at once",
+  );
 });
 
 test("a refused member the request cannot go without reaches the client as the upstream's 400, after one call", async () => {

@@ -3,71 +3,73 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { hasMember, refusedMember, removeMember } from "../../../src/protocols/shared/refused-members.ts";
+import {
+  hasMember,
+  memberValue,
+  refusedMember,
+  removeMember,
+} from "../../../src/protocols/shared/refused-members.ts";
 
 const openai = (param: unknown, code: unknown, message: string) => ({
   error: { message, type: "invalid_request_error", param, code },
 });
 
-test("OpenAI's refusals name the member in param, by code or by message", () => {
-  assert.equal(
-    refusedMember(
-      400,
-      openai(
-        "stop",
-        "unsupported_parameter",
-        "Unsupported parameter: 'stop' is not supported with this model.",
-      ),
-    ),
-    "stop",
-  );
-  assert.equal(
-    refusedMember(
-      400,
-      openai(
-        "temperature",
-        "unsupported_value",
-        "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
-      ),
-    ),
-    "temperature",
-  );
-  assert.equal(
-    refusedMember(
-      400,
-      openai("temperature", null, "Unsupported parameter: 'temperature' is not supported with this model."),
-    ),
-    "temperature",
-  );
-  assert.equal(
-    refusedMember(
-      400,
-      openai(
-        "reasoning.effort",
-        "unsupported_parameter",
-        "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
-      ),
-    ),
-    "reasoning.effort",
-  );
+const whole = (member: string) => ({ member, valueOnly: false });
+const valueOnly = (member: string) => ({ member, valueOnly: true });
+
+test("OpenAI's refusals name the member in param, by code or by message, the value alone or not", () => {
+  const cases: Array<[unknown, unknown, string, object]> = [
+    [
+      "stop",
+      "unsupported_parameter",
+      "Unsupported parameter: 'stop' is not supported with this model.",
+      whole("stop"),
+    ],
+    [
+      "temperature",
+      "unsupported_value",
+      "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+      valueOnly("temperature"),
+    ],
+    [
+      "temperature",
+      null,
+      "Unsupported parameter: 'temperature' is not supported with this model.",
+      whole("temperature"),
+    ],
+    [
+      "reasoning_effort",
+      null,
+      "Unsupported value: 'reasoning_effort' does not support 'minimal' with this model.",
+      valueOnly("reasoning_effort"),
+    ],
+    [
+      "reasoning.effort",
+      "unsupported_parameter",
+      "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+      whole("reasoning.effort"),
+    ],
+  ];
+  for (const [param, code, message, expected] of cases)
+    assert.deepEqual(refusedMember(400, openai(param, code, message)), expected, message);
 });
 
 test("xAI's refusals name the member in camel case, in either of its wordings", () => {
-  assert.equal(
+  assert.deepEqual(
     refusedMember(400, {
       code: "invalid-argument",
       error: "Model grok-4 does not support parameter presencePenalty.",
     }),
-    "presence_penalty",
+    whole("presence_penalty"),
   );
-  assert.equal(
+  assert.deepEqual(
     refusedMember(400, {
       code: "Client specified an invalid argument",
       error: "Argument not supported on this model: reasoningEffort",
     }),
-    "reasoning_effort",
+    whole("reasoning_effort"),
   );
-  assert.equal(refusedMember(400, { error: "Argument not supported: stop" }), "stop");
+  assert.deepEqual(refusedMember(400, { error: "Argument not supported: stop" }), whole("stop"));
 });
 
 test("other errors are not refusals of a member", () => {
@@ -97,6 +99,8 @@ test("other errors are not refusals of a member", () => {
 test("a member is removed at its path, with an object it leaves empty", () => {
   const body = { a: 1, reasoning: { effort: "high" }, text: { format: { type: "text" }, verbosity: "low" } };
   assert.equal(hasMember(body, "reasoning.effort"), true);
+  assert.equal(memberValue(body, "reasoning.effort"), "high");
+  assert.equal(memberValue(body, "reasoning.summary"), undefined);
   removeMember(body, "reasoning.effort");
   removeMember(body, "text.verbosity");
   assert.deepEqual(body, { a: 1, text: { format: { type: "text" } } });
