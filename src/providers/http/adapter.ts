@@ -100,11 +100,7 @@ export class HttpProvider implements RelayingAdapter {
    * some the gateway can cut at.
    */
   private emulatesStops(req: Request, fitted: FittedBody): boolean {
-    return (
-      (this.protocol.lacksStopSequences === true || fitted.stopLeftOut) &&
-      req.stopSequences.length > 0 &&
-      canEmulateStops(req.stopSequences)
-    );
+    return (this.protocol.lacksStopSequences === true || fitted.stopLeftOut) && canCutAtStops(req);
   }
 
   /**
@@ -120,8 +116,7 @@ export class HttpProvider implements RelayingAdapter {
     report: CallReport | undefined,
   ): Promise<{ res: UpstreamAnswer; fitted: FittedBody }> {
     const call = this.encode(req, target, stream);
-    const stopsEmulable = req.stopSequences.length > 0 && canEmulateStops(req.stopSequences);
-    const fitted = new FittedBody(call.body, call.dropped, this.protocol.optionalMembers, stopsEmulable);
+    const fitted = new FittedBody(call.body, call.dropped, this.protocol.optionalMembers, canCutAtStops(req));
     const model = target.upstreamModel;
     fitted.leaveOutRefused(this.refusals.of(model));
     for (let refits = 0; ; refits++) {
@@ -224,6 +219,11 @@ export class HttpProvider implements RelayingAdapter {
 }
 
 type UpstreamAnswer = Awaited<ReturnType<typeof post>>;
+
+/** The request has stop sequences the gateway can cut an answer at itself (src/ir/stop-sequences.ts). */
+function canCutAtStops(req: Request): boolean {
+  return req.stopSequences.length > 0 && canEmulateStops(req.stopSequences);
+}
 
 /** An error answer's body: parsed when it is JSON, else its text (the protocol reads that as the message). */
 async function errorBody(res: UpstreamAnswer): Promise<unknown> {
