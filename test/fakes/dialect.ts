@@ -59,7 +59,9 @@ export interface FakeOptions {
    * does not take: a 400 `unsupported_parameter` naming it in `param` ("Unsupported parameter:
    * 'stop' is not supported with this model."); with vendor `xai` as xAI does (`{"code":
    * "invalid-argument", "error": "Model … does not support parameter presencePenalty."}`). An entry
-   * `member=value` refuses that value alone, with OpenAI's `unsupported_value`.
+   * `member=value` refuses that value alone, with OpenAI's `unsupported_value`. gemini: the
+   * `generationConfig` members each model refuses, answered as Gemini does ("Penalty is not enabled
+   * for models/…" for a penalty other than 0, "Logprobs is not enabled for models/…").
    */
   modelRefuses?: Record<string, string[]>;
 }

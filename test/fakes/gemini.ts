@@ -124,11 +124,14 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return reject(400, "* GenerateContentRequest.contents: contents is not specified\n");
   }
+  const model = decodeURIComponent(route[1]!);
+  const refused = refusedSetting(body.generationConfig, options.modelRefuses?.[model]);
+  if (refused) return reject(400, `${refused} is not enabled for models/${model}`);
   const count = body.generationConfig?.candidateCount;
   return {
     ok: true,
     exchange: {
-      model: decodeURIComponent(route[1]),
+      model,
       ...(typeof count === "number" && count > 1 && !stream ? { candidates: count } : {}),
       stream,
       includeUsage: false,
@@ -136,6 +139,23 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       created: Math.floor(Date.now() / 1000),
     },
   };
+}
+
+/**
+ * The setting a model refuses (FakeOptions.modelRefuses, by generationConfig member) that the config
+ * holds, named as Gemini's error names it: a penalty other than 0 ("Penalty"), log probabilities
+ * ("Logprobs").
+ */
+function refusedSetting(config: unknown, refuses: string[] | undefined): string | undefined {
+  if (!refuses || config === null || typeof config !== "object") return undefined;
+  const held = config as Json;
+  for (const member of refuses) {
+    const value = held[member];
+    if (/Penalty$/.test(member) && typeof value === "number" && value !== 0) return "Penalty";
+    if (/^(responseLogprobs|logprobs)$/.test(member) && value !== undefined && value !== false)
+      return "Logprobs";
+  }
+  return undefined;
 }
 
 function usageMetadata(reply: Reply): Json {

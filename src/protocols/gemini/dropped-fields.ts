@@ -17,6 +17,7 @@ import {
   usesStrictTools,
 } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
+import type { OptionalMember } from "../types.ts";
 
 export function droppedFields(request: Request): DroppedFields {
   const dropped = new DroppedFields();
@@ -44,3 +45,14 @@ export function droppedFields(request: Request): DroppedFields {
   }
   return dropped;
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * the penalties and log probabilities (refused-members.ts).
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["generationConfig.presencePenalty", { name: "presence_penalty" }],
+  ["generationConfig.frequencyPenalty", { name: "frequency_penalty" }],
+  ["generationConfig.responseLogprobs", { name: "logprobs", with: ["generationConfig.logprobs"] }],
+  ["generationConfig.logprobs", { name: "logprobs" }],
+]);

@@ -6,11 +6,13 @@ import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
+import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
+import { refusedMember } from "./refused-members.ts";
 
 export const gemini: Protocol = {
   name: "gemini",
@@ -24,5 +26,7 @@ export const gemini: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  refusedMember,
+  optionalMembers: OPTIONAL_MEMBERS,
   tokenCounting,
 };

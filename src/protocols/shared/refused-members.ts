@@ -2,16 +2,20 @@
 // take (while another of theirs does) with a 400 that names it, and the same request without it
 // would be answered: a reasoning model's `temperature`, a model without reasoning's
 // `reasoning_effort`, a codex model's `stop`. The HTTP adapter leaves such a member out and asks
-// again (src/providers/http/refusals.ts); this file reads the refusal and edits the body.
+// again (src/providers/http/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's:
+// src/protocols/gemini/refused-members.ts) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 
 import { isObject, type Json } from "./validate.ts";
 
-/** A member a model refused: whatever its value, or only the value the request sent. */
+/** What a model refused: members whatever their value, or only the values the request sent. */
 export interface Refusal {
-  /** A dotted path: `temperature`, `reasoning.effort`. */
-  member: string;
-  /** Only this value was refused (`reasoning_effort: "minimal"`, `temperature: 0`): others may go. */
+  /**
+   * Dotted paths (`temperature`, `reasoning.effort`): one, or each a refusal may mean (Gemini's
+   * "Penalty is not enabled" names neither penalty); those the request holds are left out.
+   */
+  members: readonly string[];
+  /** Only the value sent was refused (`reasoning_effort: "minimal"`, `temperature: 0`): others may go. */
   valueOnly: boolean;
 }
 
@@ -47,9 +51,9 @@ function openaiRefusal(detail: Json): Refusal | undefined {
   const { param, code, message } = detail;
   if (typeof param !== "string" || !MEMBER_PATH.test(param)) return undefined;
   const byCode = typeof code === "string" ? OPENAI_CODES.get(code) : undefined;
-  if (byCode !== undefined) return { member: param, valueOnly: byCode };
+  if (byCode !== undefined) return { members: [param], valueOnly: byCode };
   const byMessage = typeof message === "string" ? OPENAI_MESSAGE.exec(message) : null;
-  return byMessage ? { member: param, valueOnly: byMessage[1] === "value" } : undefined;
+  return byMessage ? { members: [param], valueOnly: byMessage[1] === "value" } : undefined;
 }
 
 const XAI_MESSAGE =
@@ -58,7 +62,8 @@ const XAI_MESSAGE =
 function xaiRefusal(message: string): Refusal | undefined {
   const named = XAI_MESSAGE.exec(message)?.[1];
   if (named === undefined) return undefined;
-  return { member: named.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), valueOnly: false };
+  const member = named.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return { members: [member], valueOnly: false };
 }
 
 /** Whether the body holds the member at this dotted path (its own members only, at every step). */

@@ -125,10 +125,10 @@ export class HttpProvider implements RelayingAdapter {
       if (res.statusCode < 400) return { res, fitted };
       const error = await errorBody(res);
       const refusal = this.protocol.refusedMember?.(res.statusCode, error);
-      const value = refusal && fitted.valueOf(refusal.member);
-      if (!refusal || refits >= MAX_REFITS || !fitted.leaveOut(refusal.member))
+      const leftOut = refusal && refits < MAX_REFITS ? fitted.leaveOutRefusal(refusal) : [];
+      if (!refusal || leftOut.length === 0)
         throw this.upstreamError(res.statusCode, error, res.headers as IncomingHeaders);
-      this.refusals.learn(model, refusal, value);
+      for (const { member, value } of leftOut) this.refusals.learn(model, member, refusal.valueOnly, value);
     }
   }
 

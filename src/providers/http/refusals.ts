@@ -37,17 +37,16 @@ export class ModelRefusals {
     return this.byModel.get(model);
   }
 
-  /** `value`: the member's value in the refused call. */
-  learn(model: string, refusal: Refusal, value: unknown): void {
+  /** `value`: the member's value in the refused call; `valueOnly`: only that value was refused. */
+  learn(model: string, member: string, valueOnly: boolean, value: unknown): void {
     let refused = this.byModel.get(model);
     if (!refused) {
       if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
       refused = { members: new Set(), values: new Map() };
       this.byModel.set(model, refused);
     }
-    const { member } = refusal;
     const values = refused.values.get(member) ?? new Set<string>();
-    if (!refusal.valueOnly || values.size >= MAX_VALUES) {
+    if (!valueOnly || values.size >= MAX_VALUES) {
       refused.members.add(member);
       refused.values.delete(member);
       return;
@@ -89,9 +88,14 @@ export class FittedBody {
       if (values.has(JSON.stringify(memberValue(this.body, member)))) this.leaveOut(member);
   }
 
-  /** The member's value as the call holds it (before it is left out). */
-  valueOf(member: string): unknown {
-    return isObject(this.body) ? memberValue(this.body, member) : undefined;
+  /** Leaves out the refused members the call holds: each with the value it had. */
+  leaveOutRefusal(refusal: Refusal): Array<{ member: string; value: unknown }> {
+    const leftOut: Array<{ member: string; value: unknown }> = [];
+    for (const member of refusal.members) {
+      const value = isObject(this.body) ? memberValue(this.body, member) : undefined;
+      if (this.leaveOut(member)) leftOut.push({ member, value });
+    }
+    return leftOut;
   }
 
   /** Leaves the member out; false when the request cannot go without it, or does not hold it. */

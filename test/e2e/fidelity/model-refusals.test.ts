@@ -22,11 +22,12 @@ let gw: RunningGateway;
 let chat: FakeUpstream;
 let xai: FakeUpstream;
 let responses: FakeUpstream;
+let gemini: FakeUpstream;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 before(async () => {
-  [chat, xai, responses] = await Promise.all([
+  [chat, xai, responses, gemini] = await Promise.all([
     startFakeUpstream("openai", {
       modelRefuses: {
         codex: ["stop", "temperature"],
@@ -41,11 +42,19 @@ before(async () => {
       modelRefuses: { grok: ["presence_penalty", "frequency_penalty"] },
     }),
     startFakeUpstream("openai-responses", { modelRefuses: { plain: ["reasoning.effort"] } }),
+    startFakeUpstream("gemini", {
+      modelRefuses: { "g-25": ["presencePenalty", "frequencyPenalty", "responseLogprobs"] },
+    }),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-model-refusals-"));
   gw = await startGateway(
     baseConfig(dir, {
-      providers: [fakeProvider("fo", chat), fakeProvider("fx", xai), fakeProvider("fr", responses)],
+      providers: [
+        fakeProvider("fo", chat),
+        fakeProvider("fx", xai),
+        fakeProvider("fr", responses),
+        fakeProvider("fg", gemini),
+      ],
       models: [
         fakeModel("fo/codex", ["fo"], { upstream: "codex" }),
         fakeModel("fo/codex-mini", ["fo"], { upstream: "codex-mini" }),
@@ -54,6 +63,7 @@ before(async () => {
         fakeModel("fo/no-tools", ["fo"], { upstream: "no-tools" }),
         fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
         fakeModel("fr/plain", ["fr"], { upstream: "plain" }),
+        fakeModel("fg/g-25", ["fg"], { upstream: "g-25" }),
       ],
     }),
     { dir },
@@ -62,11 +72,11 @@ before(async () => {
   anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
 });
 beforeEach(() => {
-  for (const fake of [chat, xai, responses]) fake.reset();
+  for (const fake of [chat, xai, responses, gemini]) fake.reset();
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([chat?.close(), xai?.close(), responses?.close()]);
+  await Promise.all([chat?.close(), xai?.close(), responses?.close(), gemini?.close()]);
 });
 
 type Json = Record<string, unknown>;
@@ -251,6 +261,41 @@ test("a value the model refuses is left out where it is sent; the member's other
     [undefined],
     "the refused value is left out at once",
   );
+});
+
+test("a chat client's penalties and logprobs, refused by a Gemini model, are left out and named", async () => {
+  const { data, response } = await openai.chat.completions
+    .create({
+      model: "fg/g-25",
+      messages: [{ role: "user", content: "hi" }],
+      presence_penalty: 0.5,
+      frequency_penalty: 0.3,
+      logprobs: true,
+      top_logprobs: 2,
+      temperature: 0.4,
+    })
+    .withResponse();
+  assert.ok((data.choices[0]?.message.content ?? "").length > 0);
+  assert.deepEqual(ignored(response.headers), ["frequency_penalty", "logprobs", "presence_penalty"]);
+  const configs = bodies(gemini).map((b) => b.generationConfig as Json);
+  assert.equal(
+    configs.length,
+    3,
+    "refused for the penalties (both at once), then for logprobs, then answered",
+  );
+  assert.equal(configs[0]!.presencePenalty, 0.5);
+  assert.equal("presencePenalty" in configs[1]! || "frequencyPenalty" in configs[1]!, false);
+  assert.equal(configs[1]!.responseLogprobs, true);
+  for (const member of ["responseLogprobs", "logprobs"]) assert.equal(member in configs[2]!, false, member);
+  assert.equal(configs[2]!.temperature, 0.4, "what the model takes still goes");
+
+  // The model's refusals are remembered: the next request is sent once, without them.
+  gemini.reset();
+  const again = await openai.chat.completions
+    .create({ model: "fg/g-25", messages: [{ role: "user", content: "hi" }], presence_penalty: 0.5 })
+    .withResponse();
+  assert.deepEqual(ignored(again.response.headers), ["presence_penalty"]);
+  assert.equal(gemini.requests.length, 1);
 });
 
 test("a refused member the request cannot go without reaches the client as the upstream's 400, after one call", async () => {

@@ -14,8 +14,8 @@ const openai = (param: unknown, code: unknown, message: string) => ({
   error: { message, type: "invalid_request_error", param, code },
 });
 
-const whole = (member: string) => ({ member, valueOnly: false });
-const valueOnly = (member: string) => ({ member, valueOnly: true });
+const whole = (member: string) => ({ members: [member], valueOnly: false });
+const valueOnly = (member: string) => ({ members: [member], valueOnly: true });
 
 test("OpenAI's refusals name the member in param, by code or by message, the value alone or not", () => {
   const cases: Array<[unknown, unknown, string, object]> = [
