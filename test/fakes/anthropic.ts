@@ -116,6 +116,11 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (typeof body.model !== "string" || !body.model) return reject(400, "model: Field required");
   if (!Array.isArray(body.messages)) return reject(400, "messages: Field required");
   if (typeof body.max_tokens !== "number") return reject(400, "max_tokens: Field required");
+  if (refusesBothSampling(body, options.modelRefuses))
+    return reject(
+      400,
+      "`temperature` and `top_p` cannot both be specified for this model. Please use only one.",
+    );
   return {
     ok: true,
     exchange: {
@@ -126,6 +131,13 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       created: Math.floor(Date.now() / 1000),
     },
   };
+}
+
+/** The model takes `temperature` or `top_p`, not both (FakeOptions.modelRefuses: `temperature+top_p`). */
+function refusesBothSampling(body: Json, refuses: Record<string, string[]> | undefined): boolean {
+  const model = String(body.model);
+  const entries = refuses && Object.hasOwn(refuses, model) ? refuses[model]! : [];
+  return entries.includes("temperature+top_p") && body.temperature !== undefined && body.top_p !== undefined;
 }
 
 function startUsage(reply: Reply): Json {

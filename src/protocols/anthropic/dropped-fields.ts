@@ -15,6 +15,7 @@ import {
   usesStrictTools,
 } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
+import type { OptionalMember } from "../types.ts";
 import type { WireThinking } from "./encode-thinking.ts";
 
 /** `thinking`: what the encoder sent as `thinking`, if anything. */
@@ -58,3 +59,11 @@ function asksForReasoning(request: Request): boolean {
     r.enabled !== undefined || r.effort !== undefined || r.budgetTokens !== undefined || r.adaptive === true
   );
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * `top_p` beside `temperature` (refused-members.ts).
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["top_p", { name: "top_p" }],
+]);

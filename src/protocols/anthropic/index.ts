@@ -7,11 +7,13 @@ import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
+import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
+import { refusedMember } from "./refused-members.ts";
 
 export const anthropic: Protocol = {
   name: "anthropic",
@@ -25,5 +27,7 @@ export const anthropic: Protocol = {
   decodeResponse,
   streamDecoder,
   decodeError,
+  refusedMember,
+  optionalMembers: OPTIONAL_MEMBERS,
   tokenCounting,
 };

@@ -2,8 +2,8 @@
 // take (while another of theirs does) with a 400 that names it, and the same request without it
 // would be answered: a reasoning model's `temperature`, a model without reasoning's
 // `reasoning_effort`, a codex model's `stop`. The HTTP adapter leaves such a member out and asks
-// again (src/providers/http/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's:
-// src/protocols/gemini/refused-members.ts) and edits the body.
+// again (src/providers/http/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's and
+// Claude's: refused-members.ts in their protocols' folders) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 
 import { isObject, type Json } from "./validate.ts";
@@ -17,6 +17,8 @@ export interface Refusal {
   members: readonly string[];
   /** Only the value sent was refused (`reasoning_effort: "minimal"`, `temperature: 0`): others may go. */
   valueOnly: boolean;
+  /** Refused only beside this member (Anthropic: `top_p` beside `temperature`); alone it goes. */
+  alongside?: string;
 }
 
 /**

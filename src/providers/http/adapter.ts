@@ -128,7 +128,7 @@ export class HttpProvider implements RelayingAdapter {
       const leftOut = refusal && refits < MAX_REFITS ? fitted.leaveOutRefusal(refusal) : [];
       if (!refusal || leftOut.length === 0)
         throw this.upstreamError(res.statusCode, error, res.headers as IncomingHeaders);
-      for (const { member, value } of leftOut) this.refusals.learn(model, member, refusal.valueOnly, value);
+      for (const member of leftOut) this.refusals.learn(model, member);
     }
   }
 

@@ -23,10 +23,23 @@ const MAX_MODELS = 1000;
 /** Values of one member a model refused, remembered apart; past it, the member is refused whole. */
 const MAX_VALUES = 32;
 
-/** What one model refused: members whatever their value, and values (as JSON text) of others. */
+/**
+ * What one model refused: members whatever their value, values (as JSON text) of others, and members
+ * refused only beside another (member → the other).
+ */
 interface Refused {
   members: Set<string>;
   values: Map<string, Set<string>>;
+  alongside: Map<string, string>;
+}
+
+/** One member of a refusal, as it was left out of the call. */
+export interface LeftOut {
+  member: string;
+  /** Its value in the refused call. */
+  value: unknown;
+  valueOnly: boolean;
+  alongside?: string;
 }
 
 /** What each model of one provider refused. */
@@ -37,13 +50,16 @@ export class ModelRefusals {
     return this.byModel.get(model);
   }
 
-  /** `value`: the member's value in the refused call; `valueOnly`: only that value was refused. */
-  learn(model: string, member: string, valueOnly: boolean, value: unknown): void {
+  learn(model: string, { member, value, valueOnly, alongside }: LeftOut): void {
     let refused = this.byModel.get(model);
     if (!refused) {
       if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
-      refused = { members: new Set(), values: new Map() };
+      refused = { members: new Set(), values: new Map(), alongside: new Map() };
       this.byModel.set(model, refused);
+    }
+    if (alongside !== undefined) {
+      refused.alongside.set(member, alongside);
+      return;
     }
     const values = refused.values.get(member) ?? new Set<string>();
     if (!valueOnly || values.size >= MAX_VALUES) {
@@ -80,20 +96,25 @@ export class FittedBody {
     this.stopsEmulable = stopsEmulable;
   }
 
-  /** Leaves out what the model refused before: its refused members, and members at refused values. */
+  /**
+   * Leaves out what the model refused before: its refused members, members at refused values, and
+   * members beside the one they were refused beside.
+   */
   leaveOutRefused(refused: Refused | undefined): void {
-    if (!refused || !isObject(this.body)) return;
+    const body = this.body;
+    if (!refused || !isObject(body)) return;
     for (const member of refused.members) this.leaveOut(member);
     for (const [member, values] of refused.values)
-      if (values.has(JSON.stringify(memberValue(this.body, member)))) this.leaveOut(member);
+      if (values.has(JSON.stringify(memberValue(body, member)))) this.leaveOut(member);
+    for (const [member, other] of refused.alongside) if (hasMember(body, other)) this.leaveOut(member);
   }
 
-  /** Leaves out the refused members the call holds: each with the value it had. */
-  leaveOutRefusal(refusal: Refusal): Array<{ member: string; value: unknown }> {
-    const leftOut: Array<{ member: string; value: unknown }> = [];
-    for (const member of refusal.members) {
+  /** Leaves out the refused members the call holds: each as it was left out, to be remembered. */
+  leaveOutRefusal({ members, valueOnly, alongside }: Refusal): LeftOut[] {
+    const leftOut: LeftOut[] = [];
+    for (const member of members) {
       const value = isObject(this.body) ? memberValue(this.body, member) : undefined;
-      if (this.leaveOut(member)) leftOut.push({ member, value });
+      if (this.leaveOut(member)) leftOut.push({ member, value, valueOnly, alongside });
     }
     return leftOut;
   }

@@ -23,11 +23,12 @@ let chat: FakeUpstream;
 let xai: FakeUpstream;
 let responses: FakeUpstream;
 let gemini: FakeUpstream;
+let claude: FakeUpstream;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 before(async () => {
-  [chat, xai, responses, gemini] = await Promise.all([
+  [chat, xai, responses, gemini, claude] = await Promise.all([
     startFakeUpstream("openai", {
       modelRefuses: {
         codex: ["stop", "temperature"],
@@ -45,6 +46,7 @@ before(async () => {
     startFakeUpstream("gemini", {
       modelRefuses: { "g-25": ["presencePenalty", "frequencyPenalty", "responseLogprobs"] },
     }),
+    startFakeUpstream("anthropic", { modelRefuses: { "claude-45": ["temperature+top_p"] } }),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-model-refusals-"));
   gw = await startGateway(
@@ -54,6 +56,7 @@ before(async () => {
         fakeProvider("fx", xai),
         fakeProvider("fr", responses),
         fakeProvider("fg", gemini),
+        fakeProvider("fa", claude),
       ],
       models: [
         fakeModel("fo/codex", ["fo"], { upstream: "codex" }),
@@ -64,6 +67,7 @@ before(async () => {
         fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
         fakeModel("fr/plain", ["fr"], { upstream: "plain" }),
         fakeModel("fg/g-25", ["fg"], { upstream: "g-25" }),
+        fakeModel("fa/claude-45", ["fa"], { upstream: "claude-45" }),
       ],
     }),
     { dir },
@@ -72,11 +76,11 @@ before(async () => {
   anthropic = new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
 });
 beforeEach(() => {
-  for (const fake of [chat, xai, responses, gemini]) fake.reset();
+  for (const fake of [chat, xai, responses, gemini, claude]) fake.reset();
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([chat?.close(), xai?.close(), responses?.close(), gemini?.close()]);
+  await Promise.all([chat?.close(), xai?.close(), responses?.close(), gemini?.close(), claude?.close()]);
 });
 
 type Json = Record<string, unknown>;
@@ -296,6 +300,38 @@ test("a chat client's penalties and logprobs, refused by a Gemini model, are lef
     .withResponse();
   assert.deepEqual(ignored(again.response.headers), ["presence_penalty"]);
   assert.equal(gemini.requests.length, 1);
+});
+
+test("a chat client's temperature and top_p to a Claude model that takes one of them: top_p left out beside temperature only", async () => {
+  const ask = (sampling: { temperature?: number; top_p?: number }) =>
+    openai.chat.completions
+      .create({ model: "fa/claude-45", messages: [{ role: "user", content: "hi" }], ...sampling })
+      .withResponse();
+  const both = await ask({ temperature: 0.3, top_p: 0.9 });
+  assert.ok((both.data.choices[0]?.message.content ?? "").length > 0);
+  assert.deepEqual(ignored(both.response.headers), ["top_p"]);
+  assert.deepEqual(
+    bodies(claude).map((b) => [b.temperature, b.top_p]),
+    [
+      [0.3, 0.9],
+      [0.3, undefined],
+    ],
+  );
+  claude.reset();
+  const alone = await ask({ top_p: 0.9 });
+  assert.deepEqual(ignored(alone.response.headers), [], "top_p alone is taken");
+  assert.deepEqual(
+    bodies(claude).map((b) => b.top_p),
+    [0.9],
+  );
+  claude.reset();
+  const again = await ask({ temperature: 0.5, top_p: 0.8 });
+  assert.deepEqual(ignored(again.response.headers), ["top_p"]);
+  assert.deepEqual(
+    bodies(claude).map((b) => [b.temperature, b.top_p]),
+    [[0.5, undefined]],
+    "remembered: left out at once beside temperature",
+  );
 });
 
 test("a refused member the request cannot go without reaches the client as the upstream's 400, after one call", async () => {

@@ -1,0 +1,23 @@
+// Settings a Claude model refuses. Claude Sonnet 4.5, Haiku 4.5, Opus 4.1 and later take either
+// `temperature` or `top_p`, not both ("`temperature` and `top_p` cannot both be specified for this
+// model. Please use only one.", a 400), where earlier models take both. A translated request that
+// carries both (OpenAI's and Gemini's clients often do) goes on without `top_p`, beside `temperature`
+// only: alone, `top_p` still goes (src/providers/http/refusals.ts). docs/translation.md §9,
+// "Members a model refuses".
+
+import type { Refusal } from "../shared/refused-members.ts";
+import { isObject } from "../shared/validate.ts";
+
+const BOTH_SAMPLING = /`?temperature`? and `?top_p`? cannot both be specified/;
+
+/**
+ * The member a Claude model refused, from its error answer: HTTP 400 `{"type": "error", "error":
+ * {"type": "invalid_request_error", "message": "`temperature` and `top_p` cannot both be specified
+ * for this model. Please use only one."}}`.
+ */
+export function refusedMember(status: number, body: unknown): Refusal | undefined {
+  if (status !== 400 || !isObject(body) || !isObject(body.error)) return undefined;
+  const { message } = body.error;
+  if (typeof message !== "string" || !BOTH_SAMPLING.test(message)) return undefined;
+  return { members: ["top_p"], valueOnly: false, alongside: "temperature" };
+}
