@@ -61,7 +61,8 @@ export interface FakeOptions {
    * "invalid-argument", "error": "Model … does not support parameter presencePenalty."}`). An entry
    * `member=value` refuses that value alone, with OpenAI's `unsupported_value`. gemini: the
    * `generationConfig` members each model refuses, answered as Gemini does ("Penalty is not enabled
-   * for models/…" for a penalty other than 0, "Logprobs is not enabled for models/…"). anthropic:
+   * for models/…" for a penalty other than 0, "Logprobs is not enabled for models/…", "Thinking is
+   * not enabled for models/…" for `thinkingConfig`). anthropic:
    * `temperature+top_p`, the two refused together as Claude 4.5 and later refuse them ("`temperature`
    * and `top_p` cannot both be specified for this model. Please use only one.").
    */

@@ -144,7 +144,7 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
 /**
  * The setting a model refuses (FakeOptions.modelRefuses, by generationConfig member) that the config
  * holds, named as Gemini's error names it: a penalty other than 0 ("Penalty"), log probabilities
- * ("Logprobs").
+ * ("Logprobs"), a thinking config to a model that does not think ("Thinking").
  */
 function refusedSetting(config: unknown, refuses: string[] | undefined): string | undefined {
   if (!refuses || config === null || typeof config !== "object") return undefined;
@@ -154,6 +154,7 @@ function refusedSetting(config: unknown, refuses: string[] | undefined): string 
     if (/Penalty$/.test(member) && typeof value === "number" && value !== 0) return "Penalty";
     if (/^(responseLogprobs|logprobs)$/.test(member) && value !== undefined && value !== false)
       return "Logprobs";
+    if (member === "thinkingConfig" && value !== undefined) return "Thinking";
   }
   return undefined;
 }

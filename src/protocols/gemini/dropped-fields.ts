@@ -48,11 +48,14 @@ export function droppedFields(request: Request): DroppedFields {
 
 /**
  * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
- * the penalties and log probabilities (refused-members.ts).
+ * the penalties, log probabilities and thinking settings (refused-members.ts).
  */
 export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
   ["generationConfig.presencePenalty", { name: "presence_penalty" }],
   ["generationConfig.frequencyPenalty", { name: "frequency_penalty" }],
   ["generationConfig.responseLogprobs", { name: "logprobs", with: ["generationConfig.logprobs"] }],
   ["generationConfig.logprobs", { name: "logprobs" }],
+  ["generationConfig.thinkingConfig", { name: "reasoning" }],
+  ["generationConfig.thinkingConfig.thinkingLevel", { name: "reasoning" }],
+  ["generationConfig.thinkingConfig.includeThoughts", { name: "reasoning" }],
 ]);

@@ -44,7 +44,10 @@ before(async () => {
     }),
     startFakeUpstream("openai-responses", { modelRefuses: { plain: ["reasoning.effort"] } }),
     startFakeUpstream("gemini", {
-      modelRefuses: { "g-25": ["presencePenalty", "frequencyPenalty", "responseLogprobs"] },
+      modelRefuses: {
+        "g-25": ["presencePenalty", "frequencyPenalty", "responseLogprobs"],
+        "g-20": ["thinkingConfig"],
+      },
     }),
     startFakeUpstream("anthropic", { modelRefuses: { "claude-45": ["temperature+top_p"] } }),
   ]);
@@ -67,6 +70,7 @@ before(async () => {
         fakeModel("fx/grok", ["fx"], { upstream: "grok" }),
         fakeModel("fr/plain", ["fr"], { upstream: "plain" }),
         fakeModel("fg/g-25", ["fg"], { upstream: "g-25" }),
+        fakeModel("fg/g-20", ["fg"], { upstream: "g-20" }),
         fakeModel("fa/claude-45", ["fa"], { upstream: "claude-45" }),
       ],
     }),
@@ -300,6 +304,23 @@ test("a chat client's penalties and logprobs, refused by a Gemini model, are lef
     .withResponse();
   assert.deepEqual(ignored(again.response.headers), ["presence_penalty"]);
   assert.equal(gemini.requests.length, 1);
+});
+
+test("a messages client's thinking, refused by a Gemini model that does not think, is left out and named", async () => {
+  const { data, response } = await anthropic.messages
+    .create({
+      model: "fg/g-20",
+      max_tokens: 4000,
+      thinking: { type: "enabled", budget_tokens: 2048 },
+      messages: [{ role: "user", content: "hi" }],
+    })
+    .withResponse();
+  assert.equal(data.content.at(-1)?.type, "text");
+  assert.deepEqual(ignored(response.headers), ["reasoning"]);
+  const configs = bodies(gemini).map((b) => b.generationConfig as Json | undefined);
+  assert.equal(configs.length, 2);
+  assert.ok(configs[0]?.thinkingConfig, "asked to think first");
+  assert.equal(configs[1] !== undefined && "thinkingConfig" in configs[1], false);
 });
 
 test("a chat client's temperature and top_p to a Claude model that takes one of them: top_p left out beside temperature only", async () => {

@@ -15,6 +15,20 @@ test("Gemini's refusals name a setting: each member it may mean", () => {
     ["Logprobs is not enabled for models/gemini-2.5-pro", LOGPROBS],
     ["Unable to submit request because Logprobs is not supported for this model.", LOGPROBS],
     ["Logprobs is not supported for the current model", LOGPROBS],
+    ["thinking_config is not supported.", ["generationConfig.thinkingConfig"]],
+    [
+      "Thinking is not enabled for models/gemini-2.0-flash-preview-image-generation",
+      ["generationConfig.thinkingConfig"],
+    ],
+    [
+      "Unable to submit request because thinking is not supported by this model. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+      ["generationConfig.thinkingConfig"],
+    ],
+    ["Thinking level is not supported for this model.", ["generationConfig.thinkingConfig.thinkingLevel"]],
+    [
+      "Unable to submit request because Thinking_config.include_thoughts is only enabled when thinking is enabled.. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+      ["generationConfig.thinkingConfig.includeThoughts"],
+    ],
   ] as const)
     assert.deepEqual(refusedMember(400, gemini(message)), { members, valueOnly: false }, message);
 });
