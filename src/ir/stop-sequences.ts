@@ -21,6 +21,15 @@ export function canEmulateStops(sequences: readonly string[]): boolean {
   return sequences.reduce((n, s) => n + s.length, 0) <= MAX_EMULATED_STOP_CHARS;
 }
 
+/**
+ * More stop sequences than the upstream's protocol takes (`max`: OpenAI's chat takes 4, and refuses
+ * a fifth with a 400), and few enough characters for the gateway to cut at them itself: then none
+ * are sent and the gateway cuts at all of them, as for a protocol without stop sequences.
+ */
+export function cutsStopsItself(sequences: readonly string[], max: number | undefined): boolean {
+  return max !== undefined && sequences.length > max && canEmulateStops(sequences);
+}
+
 /** A whole answer cut at the first stop sequence in its text. */
 export function cutResponse(response: Response, sequences: readonly string[]): Response {
   const wanted = sequences.filter((s) => s.length > 0);

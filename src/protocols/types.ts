@@ -142,6 +142,11 @@ export interface UpstreamFace {
    * (src/ir/stop-sequences.ts) when there are few enough to search for (`canEmulateStops`).
    */
   lacksStopSequences?: true;
+  /**
+   * The most stop sequences the protocol takes: past it the encoder sends none, and the HTTP adapter
+   * cuts at all of them (`cutsStopsItself`, src/ir/stop-sequences.ts).
+   */
+  maxStopSequences?: number;
   encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall;
   decodeResponse(body: unknown): Response;
   streamDecoder(): StreamDecoder;

@@ -113,6 +113,16 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
         error(400, `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`, null),
       );
   }
+  if (Array.isArray(body.stop) && body.stop.length > 4)
+    return reject(
+      400,
+      error(
+        400,
+        `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${body.stop.length} instead.`,
+        "array_above_max_length",
+        "stop",
+      ),
+    );
   const refusedSampling = options.reasoningModels?.includes(body.model) ? reasoningRefusal(body) : undefined;
   if (refusedSampling) return reject(400, refusedSampling);
   const refused = refusedMember(body, options.modelRefuses);

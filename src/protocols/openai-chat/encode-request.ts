@@ -13,6 +13,7 @@ import type {
   ToolDefinition,
   WebSearchSettings,
 } from "../../ir/request.ts";
+import { cutsStopsItself } from "../../ir/stop-sequences.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
@@ -22,6 +23,9 @@ import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
 import { fitBody } from "./request-fields.ts";
+
+/** OpenAI takes up to 4 stop sequences ("Invalid 'stop': array too long", a 400, for a fifth). */
+export const MAX_STOP_SEQUENCES = 4;
 
 export { reasoningEffort };
 
@@ -45,7 +49,8 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.user !== undefined) body.user = request.user;
-  if (request.stopSequences.length > 0) body.stop = [...request.stopSequences];
+  if (request.stopSequences.length > 0 && !cutsStopsItself(request.stopSequences, MAX_STOP_SEQUENCES))
+    body.stop = [...request.stopSequences];
   // OpenAI refuses tool_choice and parallel_tool_calls when no tools are given.
   if (request.tools.length > 0) {
     body.tools = request.tools.map(encodeTool);

@@ -7,7 +7,12 @@ import type { ProviderConfig } from "../../config/providers.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
-import { canEmulateStops, cutResponse, StopSequenceCutter } from "../../ir/stop-sequences.ts";
+import {
+  canEmulateStops,
+  cutResponse,
+  cutsStopsItself,
+  StopSequenceCutter,
+} from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
@@ -96,11 +101,13 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   /**
-   * The upstream's protocol has no stop sequences, or the model refused them, and the request has
-   * some the gateway can cut at.
+   * The upstream's protocol has no stop sequences, or fewer than the request has, or the model
+   * refused them, and the request has some the gateway can cut at.
    */
   private emulatesStops(req: Request, fitted: FittedBody): boolean {
-    return (this.protocol.lacksStopSequences === true || fitted.stopLeftOut) && canCutAtStops(req);
+    const { lacksStopSequences, maxStopSequences } = this.protocol;
+    const unsent = lacksStopSequences === true || cutsStopsItself(req.stopSequences, maxStopSequences);
+    return (unsent || fitted.stopLeftOut) && canCutAtStops(req);
   }
 
   /**

@@ -118,3 +118,28 @@ test("OpenAI's own chat-completions never says which sequence matched: end_turn,
   assert.equal(message.stop_reason, "end_turn");
   assert.equal(message.stop_sequence, null);
 });
+
+test("more stop sequences than OpenAI's chat takes (4): none sent, the gateway cuts at all of them", async () => {
+  const six = ["s1", "s2", "s3", "s4", "HALT", "s6"];
+  const refused = await fetch(`${fakes.openai.url}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer k", "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", stop: six, messages: [{ role: "user", content: "hi" }] }),
+  });
+  assert.equal(refused.status, 400, "the fake refuses a fifth as OpenAI does");
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "array_above_max_length");
+
+  fakes.openai.script(
+    ...[0, 1].map(() => ({ blocks: [{ type: "text" as const, text: "alpha HALT beta" }], chunks: 4 })),
+  );
+  const ask = { ...request("openai/m"), stop_sequences: six };
+  const { data, response } = await anthropic.messages.create(ask).withResponse();
+  assert.equal(response.headers.get("x-switchyard-ignored"), null, "stop is honoured, not dropped");
+  const streamed = await anthropic.messages.stream(ask).finalMessage();
+  for (const message of [data, streamed]) {
+    assert.equal(message.stop_reason, "stop_sequence");
+    assert.equal(message.stop_sequence, "HALT");
+    assert.equal(text(message), "alpha ");
+  }
+  assert.equal("stop" in fakes.openai.requests.at(-1)!.body, false);
+});
