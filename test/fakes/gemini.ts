@@ -124,6 +124,9 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return reject(400, "* GenerateContentRequest.contents: contents is not specified\n");
   }
+  // Gemini takes up to 5 stop sequences; its answer to more is the generic one.
+  const stops = body.generationConfig?.stopSequences;
+  if (Array.isArray(stops) && stops.length > 5) return reject(400, ERRORS[400]!.message);
   const model = decodeURIComponent(route[1]!);
   const refused = refusedSetting(body.generationConfig, options.modelRefuses?.[model]);
   if (refused) return reject(400, `${refused} is not enabled for models/${model}`);

@@ -14,6 +14,7 @@
 // - what has no Gemini form is left out and named in the call's `dropped` (dropped-fields.ts).
 
 import type { Request, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import { cutsStopsItself } from "../../ir/stop-sequences.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import type { UpstreamCall } from "../types.ts";
@@ -21,6 +22,9 @@ import { droppedFields } from "./dropped-fields.ts";
 import { encodeContents } from "./encode-contents.ts";
 import { thinkingConfigFromReasoning } from "./map-reasoning.ts";
 import { jsonSchemaToGeminiSchema } from "./schema.ts";
+
+/** Gemini takes up to 5 stop sequences (`generationConfig.stopSequences`). */
+export const MAX_STOP_SEQUENCES = 5;
 
 export function encodeRequest(
   request: Request,
@@ -97,7 +101,8 @@ function encodeGenerationConfig(request: Request, target: { model: string; maxOu
   set("topP", request.topP);
   set("topK", request.topK);
   set("maxOutputTokens", request.maxOutputTokens ?? target.maxOutputTokens);
-  if (request.stopSequences.length > 0) config.stopSequences = request.stopSequences;
+  if (request.stopSequences.length > 0 && !cutsStopsItself(request.stopSequences, MAX_STOP_SEQUENCES))
+    config.stopSequences = request.stopSequences;
   set("presencePenalty", request.presencePenalty);
   set("frequencyPenalty", request.frequencyPenalty);
   set("seed", request.seed);

@@ -7,7 +7,7 @@ import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
 import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
-import { encodeRequest } from "./encode-request.ts";
+import { encodeRequest, MAX_STOP_SEQUENCES } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
@@ -23,6 +23,7 @@ export const gemini: Protocol = {
   encodeError,
   finishReasonName: finishReasonToWire,
   encodeRequest,
+  maxStopSequences: MAX_STOP_SEQUENCES,
   decodeResponse,
   streamDecoder,
   decodeError,

@@ -24,6 +24,7 @@ before(async () => {
     sglang: ["openai", { stopField: "matched_stop" }],
     openai: "openai",
     responses: "openai-responses",
+    gemini: "gemini",
   });
   ({ gw, fakes } = setup);
   anthropic = anthropicClient(gw);
@@ -117,6 +118,18 @@ test("OpenAI's own chat-completions never says which sequence matched: end_turn,
   const message = await anthropic.messages.create(request("openai/m"));
   assert.equal(message.stop_reason, "end_turn");
   assert.equal(message.stop_sequence, null);
+});
+
+test("more stop sequences than Gemini takes (5): none sent, the gateway cuts at all of them", async () => {
+  fakes.gemini.script({ blocks: [{ type: "text", text: "alpha HALT beta" }], chunks: 4 });
+  const message = await anthropic.messages
+    .stream({ ...request("gemini/m"), stop_sequences: ["s1", "s2", "s3", "s4", "s5", "HALT"] })
+    .finalMessage();
+  assert.equal(message.stop_reason, "stop_sequence");
+  assert.equal(message.stop_sequence, "HALT");
+  assert.equal(text(message), "alpha ");
+  const config = fakes.gemini.requests.at(-1)!.body.generationConfig ?? {};
+  assert.equal("stopSequences" in config, false);
 });
 
 test("more stop sequences than OpenAI's chat takes (4): none sent, the gateway cuts at all of them", async () => {
