@@ -143,6 +143,11 @@ export interface UpstreamFace {
    */
   lacksStopSequences?: true;
   /**
+   * The tool names the protocol takes: a translated request's others are fitted to it, and the
+   * answer's calls named back (src/ir/tool-names.ts).
+   */
+  toolNames?: RegExp;
+  /**
    * The most stop sequences the protocol takes: past it the encoder sends none, and the HTTP adapter
    * cuts at all of them (`cutsStopsItself`, src/ir/stop-sequences.ts).
    */

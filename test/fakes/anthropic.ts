@@ -116,6 +116,11 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   if (typeof body.model !== "string" || !body.model) return reject(400, "model: Field required");
   if (!Array.isArray(body.messages)) return reject(400, "messages: Field required");
   if (typeof body.max_tokens !== "number") return reject(400, "max_tokens: Field required");
+  const badName = Array.isArray(body.tools)
+    ? body.tools.findIndex((tool: Json) => typeof tool?.name === "string" && !TOOL_NAME.test(tool.name))
+    : -1;
+  if (badName >= 0)
+    return reject(400, `tools.${badName}.custom.name: String should match pattern '${TOOL_NAME.source}'`);
   if (refusesBothSampling(body, options.modelRefuses))
     return reject(
       400,
@@ -132,6 +137,9 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     },
   };
 }
+
+/** The tool names Anthropic takes. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /** The model takes `temperature` or `top_p`, not both (FakeOptions.modelRefuses: `temperature+top_p`). */
 function refusesBothSampling(body: Json, refuses: Record<string, string[]> | undefined): boolean {

@@ -113,6 +113,22 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
         error(400, `Tool call id was ${badId} but must be a-z, A-Z, 0-9, with a length of 9.`, null),
       );
   }
+  const badName = Array.isArray(body.tools)
+    ? body.tools.findIndex((tool: { function?: { name?: unknown } }) => {
+        const name = tool?.function?.name;
+        return typeof name === "string" && !/^[a-zA-Z0-9_-]+$/.test(name);
+      })
+    : -1;
+  if (badName >= 0)
+    return reject(
+      400,
+      error(
+        400,
+        `Invalid 'tools[${badName}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        "invalid_value",
+        `tools[${badName}].function.name`,
+      ),
+    );
   if (Array.isArray(body.stop) && body.stop.length > 4)
     return reject(
       400,

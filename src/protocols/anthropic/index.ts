@@ -15,6 +15,9 @@ import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { refusedMember } from "./refused-members.ts";
 
+/** Anthropic's tool names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
+const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,128}$/;
+
 export const anthropic: Protocol = {
   name: "anthropic",
   decodeRequest,
@@ -24,6 +27,7 @@ export const anthropic: Protocol = {
   encodeError,
   finishReasonName: finishReasonToWire,
   encodeRequest,
+  toolNames: TOOL_NAMES,
   decodeResponse,
   streamDecoder,
   decodeError,

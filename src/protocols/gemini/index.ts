@@ -14,6 +14,9 @@ import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { refusedMember } from "./refused-members.ts";
 
+/** Gemini's function names (dots and colons too, not a digit first): a translated request's others are fitted to them (src/ir/tool-names.ts). */
+const TOOL_NAMES = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
+
 export const gemini: Protocol = {
   name: "gemini",
   decodeRequest,
@@ -23,6 +26,7 @@ export const gemini: Protocol = {
   encodeError,
   finishReasonName: finishReasonToWire,
   encodeRequest,
+  toolNames: TOOL_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,
   decodeResponse,
   streamDecoder,

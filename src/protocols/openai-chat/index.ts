@@ -14,6 +14,9 @@ import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 
+/** OpenAI's function names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
+const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export const openaiChat: Protocol = {
   name: "openai-chat",
   decodeRequest,
@@ -22,6 +25,7 @@ export const openaiChat: Protocol = {
   encodeError,
   finishReasonName: finishReasonToWire,
   encodeRequest,
+  toolNames: TOOL_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,
   decodeResponse,
   streamDecoder,

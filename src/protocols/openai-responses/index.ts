@@ -15,6 +15,9 @@ import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonName } from "./map-finish-reason.ts";
 
+/** OpenAI's function names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
+const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export const openaiResponses: Protocol = {
   name: "openai-responses",
   decodeRequest,
@@ -23,6 +26,7 @@ export const openaiResponses: Protocol = {
   encodeError,
   finishReasonName,
   encodeRequest,
+  toolNames: TOOL_NAMES,
   lacksStopSequences: true,
   decodeResponse,
   streamDecoder,

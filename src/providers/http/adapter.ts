@@ -14,6 +14,7 @@ import {
   StopSequenceCutter,
 } from "../../ir/stop-sequences.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { ToolNames } from "../../ir/tool-names.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
   IncomingHeaders,
@@ -53,7 +54,8 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
-    const { res, fitted } = await this.sendFitted(req, target, false, signal, report);
+    const named = ToolNames.fit(req, this.protocol.toolNames);
+    const { res, fitted } = await this.sendFitted(named?.request ?? req, target, false, signal, report);
     const text = await res.body.text();
     let json: unknown;
     try {
@@ -61,7 +63,8 @@ export class HttpProvider implements RelayingAdapter {
     } catch {
       throw malformedAnswer(this.provider.id);
     }
-    const response = this.protocol.decodeResponse(json);
+    const decoded = this.protocol.decodeResponse(json);
+    const response = named ? named.names.response(decoded) : decoded;
     return this.emulatesStops(req, fitted) ? cutResponse(response, req.stopSequences) : response;
   }
 
@@ -71,11 +74,15 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]> {
-    const { res, fitted } = await this.sendFitted(req, target, true, signal, report);
+    const named = ToolNames.fit(req, this.protocol.toolNames);
+    const { res, fitted } = await this.sendFitted(named?.request ?? req, target, true, signal, report);
     const { body } = res;
     const decoder = this.protocol.streamDecoder();
     const cutter = this.emulatesStops(req, fitted) ? new StopSequenceCutter(req.stopSequences) : undefined;
-    const cut = (events: StreamEvent[]) => (cutter ? cutter.cut(events) : events);
+    const cut = (decoded: StreamEvent[]) => {
+      const events = named ? named.names.events(decoded) : decoded;
+      return cutter ? cutter.cut(events) : events;
+    };
     try {
       for await (const batch of sseBatches(body)) {
         const events: StreamEvent[] = [];
