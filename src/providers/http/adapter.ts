@@ -79,7 +79,8 @@ export class HttpProvider implements RelayingAdapter {
     const { body } = res;
     const decoder = this.protocol.streamDecoder();
     const cutter = this.emulatesStops(req, fitted) ? new StopSequenceCutter(req.stopSequences) : undefined;
-    const cut = (decoded: StreamEvent[]) => {
+    // The decoded events in the client's terms: its tool names, cut at its stop sequences.
+    const forClient = (decoded: StreamEvent[]) => {
       const events = named ? named.names.events(decoded) : decoded;
       return cutter ? cutter.cut(events) : events;
     };
@@ -87,7 +88,7 @@ export class HttpProvider implements RelayingAdapter {
       for await (const batch of sseBatches(body)) {
         const events: StreamEvent[] = [];
         for (const e of batch) for (const event of decoder.decode(e)) events.push(event);
-        const passed = cut(events);
+        const passed = forClient(events);
         if (passed.length > 0) yield passed;
       }
     } catch (err) {
@@ -95,7 +96,7 @@ export class HttpProvider implements RelayingAdapter {
       yield [{ type: "error", error: transportError(err, this.provider.id) }];
       return;
     }
-    const tail = cut(decoder.end());
+    const tail = forClient(decoder.end());
     if (tail.length > 0) yield tail;
   }
 
