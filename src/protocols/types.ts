@@ -168,6 +168,17 @@ export interface UpstreamFace {
    * leaves one so refused out and asks again (src/providers/http/refusals.ts).
    */
   optionalMembers?: ReadonlyMap<string, OptionalMember>;
+  /**
+   * The members (an output limit) that go lowered to the model's limit when the upstream refuses
+   * them as over it and names the limit (src/providers/http/refusals.ts).
+   */
+  limitedMembers?: ReadonlyMap<string, LimitedMember>;
+}
+
+/** A member whose value may go lowered to a limit the upstream names (UpstreamFace.limitedMembers). */
+export interface LimitedMember {
+  /** A member that must then stay below it (Anthropic's `thinking.budget_tokens` below `max_tokens`). */
+  below?: string;
 }
 
 /** A request member a model may refuse, which the request can go without (UpstreamFace.optionalMembers). */

@@ -121,6 +121,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
     : -1;
   if (badName >= 0)
     return reject(400, `tools.${badName}.custom.name: String should match pattern '${TOOL_NAME.source}'`);
+  const outputLimit = options.outputLimits?.[body.model];
+  if (outputLimit !== undefined && body.max_tokens > outputLimit)
+    return reject(
+      400,
+      `max_tokens: ${body.max_tokens} > ${outputLimit}, which is the maximum allowed number of output tokens for ${body.model}`,
+    );
   if (refusesBothSampling(body, options.modelRefuses))
     return reject(
       400,

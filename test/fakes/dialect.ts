@@ -67,6 +67,13 @@ export interface FakeOptions {
    * and `top_p` cannot both be specified for this model. Please use only one.").
    */
   modelRefuses?: Record<string, string[]>;
+  /**
+   * openai and anthropic: each upstream model's output limit; an output limit over it is refused as
+   * the vendor refuses it, naming the limit (OpenAI: "max_tokens is too large: 32000. This model
+   * supports at most 16384 completion tokens, whereas you provided 32000."; Anthropic: "max_tokens:
+   * 64000 > 32000, which is the maximum allowed number of output tokens for …").
+   */
+  outputLimits?: Record<string, number>;
 }
 
 /** One accepted request: what it asked for and the identifiers of the answer. */

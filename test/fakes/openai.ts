@@ -129,6 +129,20 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
         `tools[${badName}].function.name`,
       ),
     );
+  const outputLimit = options.outputLimits?.[body.model];
+  for (const field of ["max_completion_tokens", "max_tokens"]) {
+    const asked = body[field];
+    if (outputLimit !== undefined && typeof asked === "number" && asked > outputLimit)
+      return reject(
+        400,
+        error(
+          400,
+          `${field} is too large: ${asked}. This model supports at most ${outputLimit} completion tokens, whereas you provided ${asked}.`,
+          "invalid_value",
+          field,
+        ),
+      );
+  }
   if (Array.isArray(body.stop) && body.stop.length > 4)
     return reject(
       400,

@@ -15,7 +15,7 @@ import {
   usesStrictTools,
 } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
-import type { OptionalMember } from "../types.ts";
+import type { LimitedMember, OptionalMember } from "../types.ts";
 import type { WireThinking } from "./encode-thinking.ts";
 
 /** `thinking`: what the encoder sent as `thinking`, if anything. */
@@ -66,4 +66,12 @@ function asksForReasoning(request: Request): boolean {
  */
 export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
   ["top_p", { name: "top_p" }],
+]);
+
+/**
+ * The output limit, lowered to the model's when Claude names it ("max_tokens: 64000 > 32000, which is
+ * the maximum allowed …"), and a thinking budget with it (it must stay below `max_tokens`).
+ */
+export const LIMITED_MEMBERS: ReadonlyMap<string, LimitedMember> = new Map([
+  ["max_tokens", { below: "thinking.budget_tokens" }],
 ]);

@@ -7,7 +7,7 @@ import { tokenCounting } from "./count-tokens.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
-import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
+import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -33,5 +33,6 @@ export const anthropic: Protocol = {
   decodeError,
   refusedMember,
   optionalMembers: OPTIONAL_MEMBERS,
+  limitedMembers: LIMITED_MEMBERS,
   tokenCounting,
 };

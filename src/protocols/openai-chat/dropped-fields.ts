@@ -7,7 +7,7 @@
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
 import { DroppedFields, requestBlocks, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
-import type { OptionalMember } from "../types.ts";
+import type { LimitedMember, OptionalMember } from "../types.ts";
 
 /** `effortSent`: the `reasoning_effort` the encoder wrote, if any. */
 export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
@@ -54,4 +54,10 @@ export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<str
   ["verbosity", { name: "verbosity" }],
   ["web_search_options", { name: "web_search" }],
   ["user", { name: "user" }],
+]);
+
+/** The output limit, lowered to the model's when OpenAI names it ("This model supports at most …"). */
+export const LIMITED_MEMBERS: ReadonlyMap<string, LimitedMember> = new Map([
+  ["max_completion_tokens", {}],
+  ["max_tokens", {}],
 ]);

@@ -7,7 +7,7 @@ import type { Protocol } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
-import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
+import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { encodeRequest, MAX_STOP_SEQUENCES } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -32,4 +32,5 @@ export const openaiChat: Protocol = {
   decodeError,
   refusedMember,
   optionalMembers: OPTIONAL_MEMBERS,
+  limitedMembers: LIMITED_MEMBERS,
 };

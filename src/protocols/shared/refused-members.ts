@@ -19,6 +19,11 @@ export interface Refusal {
   valueOnly: boolean;
   /** Refused only beside this member (Anthropic: `top_p` beside `temperature`); alone it goes. */
   alongside?: string;
+  /**
+   * The value was over the model's limit, which the refusal names (an output limit): the member goes
+   * lowered to it instead of being left out (UpstreamFace.limitedMembers).
+   */
+  limit?: number;
 }
 
 /**
@@ -49,8 +54,14 @@ const OPENAI_MESSAGE = /^Unsupported (parameter|value)\b/;
 /** A member path as OpenAI names one: `temperature`, `reasoning.effort`. */
 const MEMBER_PATH = /^[a-z_]+(\.[a-z_]+)*$/;
 
+/** OpenAI's refusal of an output limit over the model's: `max_tokens is too large: 32000. This model supports at most 16384 completion tokens, whereas you provided 32000.` */
+const OPENAI_OVER_LIMIT =
+  /^(max_tokens|max_completion_tokens) is too large: \d+\. This model supports at most (\d+) completion tokens/;
+
 function openaiRefusal(detail: Json): Refusal | undefined {
   const { param, code, message } = detail;
+  const overLimit = typeof message === "string" ? OPENAI_OVER_LIMIT.exec(message) : null;
+  if (overLimit) return { members: [overLimit[1]!], valueOnly: false, limit: Number(overLimit[2]) };
   if (typeof param !== "string" || !MEMBER_PATH.test(param)) return undefined;
   const byCode = typeof code === "string" ? OPENAI_CODES.get(code) : undefined;
   if (byCode !== undefined) return { members: [param], valueOnly: byCode };
@@ -77,6 +88,12 @@ export function hasMember(body: Json, path: string): boolean {
 export function memberValue(body: Json, path: string): unknown {
   const objects = objectsOn(body, path);
   return objects ? objects.at(-1)![path.slice(path.lastIndexOf(".") + 1)] : undefined;
+}
+
+/** Sets the member at this dotted path, where the body holds it already. */
+export function setMember(body: Json, path: string, value: unknown): void {
+  const objects = objectsOn(body, path);
+  if (objects) objects.at(-1)![path.slice(path.lastIndexOf(".") + 1)] = value;
 }
 
 /** Removes the member at this dotted path, and an object it leaves empty. */

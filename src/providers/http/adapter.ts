@@ -131,7 +131,8 @@ export class HttpProvider implements RelayingAdapter {
     report: CallReport | undefined,
   ): Promise<{ res: UpstreamAnswer; fitted: FittedBody }> {
     const call = this.encode(req, target, stream);
-    const fitted = new FittedBody(call.body, call.dropped, this.protocol.optionalMembers, canCutAtStops(req));
+    const { optionalMembers: optional, limitedMembers: limited } = this.protocol;
+    const fitted = new FittedBody(call.body, call.dropped, { optional, limited }, canCutAtStops(req));
     const model = target.upstreamModel;
     fitted.leaveOutRefused(this.refusals.of(model));
     for (let refits = 0; ; refits++) {

@@ -12,9 +12,10 @@ import {
   memberValue,
   type Refusal,
   removeMember,
+  setMember,
 } from "../../protocols/shared/refused-members.ts";
 import { isObject, type Json } from "../../protocols/shared/validate.ts";
-import type { OptionalMember } from "../../protocols/types.ts";
+import type { LimitedMember, OptionalMember } from "../../protocols/types.ts";
 
 /** Calls made again for one request at most: each costs a round trip to the upstream. */
 export const MAX_REFITS = 4;
@@ -31,6 +32,8 @@ interface Refused {
   members: Set<string>;
   values: Map<string, Set<string>>;
   alongside: Map<string, string>;
+  /** Members over the model's limit: the limit each was lowered to. */
+  limits: Map<string, number>;
 }
 
 /** One member of a refusal, as it was left out of the call. */
@@ -40,6 +43,8 @@ export interface LeftOut {
   value: unknown;
   valueOnly: boolean;
   alongside?: string;
+  /** It was lowered to this limit, not left out. */
+  limit?: number;
 }
 
 /** What each model of one provider refused. */
@@ -50,12 +55,16 @@ export class ModelRefusals {
     return this.byModel.get(model);
   }
 
-  learn(model: string, { member, value, valueOnly, alongside }: LeftOut): void {
+  learn(model: string, { member, value, valueOnly, alongside, limit }: LeftOut): void {
     let refused = this.byModel.get(model);
     if (!refused) {
       if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
-      refused = { members: new Set(), values: new Map(), alongside: new Map() };
+      refused = { members: new Set(), values: new Map(), alongside: new Map(), limits: new Map() };
       this.byModel.set(model, refused);
+    }
+    if (limit !== undefined) {
+      refused.limits.set(member, Math.min(limit, refused.limits.get(member) ?? limit));
+      return;
     }
     if (alongside !== undefined) {
       refused.alongside.set(member, alongside);
@@ -73,11 +82,13 @@ export class ModelRefusals {
 }
 
 const NO_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map();
+const NO_LIMITED: ReadonlyMap<string, LimitedMember> = new Map();
 
 /** A translated call's body, with the members its model refuses left out. */
 export class FittedBody {
   readonly body: unknown;
   private readonly optional: ReadonlyMap<string, OptionalMember>;
+  private readonly limited: ReadonlyMap<string, LimitedMember>;
   private readonly dropped: Set<string>;
   /** The gateway can cut the answer at the request's stop sequences itself (src/ir/stop-sequences.ts). */
   private readonly stopsEmulable: boolean;
@@ -87,12 +98,13 @@ export class FittedBody {
   constructor(
     body: unknown,
     encoderDropped: readonly string[] | undefined,
-    optional: ReadonlyMap<string, OptionalMember> | undefined,
+    members: { optional?: ReadonlyMap<string, OptionalMember>; limited?: ReadonlyMap<string, LimitedMember> },
     stopsEmulable: boolean,
   ) {
     this.body = body;
     this.dropped = new Set(encoderDropped);
-    this.optional = optional ?? NO_MEMBERS;
+    this.optional = members.optional ?? NO_MEMBERS;
+    this.limited = members.limited ?? NO_LIMITED;
     this.stopsEmulable = stopsEmulable;
   }
 
@@ -107,16 +119,38 @@ export class FittedBody {
     for (const [member, values] of refused.values)
       if (values.has(JSON.stringify(memberValue(body, member)))) this.leaveOut(member);
     for (const [member, other] of refused.alongside) if (hasMember(body, other)) this.leaveOut(member);
+    for (const [member, limit] of refused.limits) this.lower(member, limit);
   }
 
-  /** Leaves out the refused members the call holds: each as it was left out, to be remembered. */
-  leaveOutRefusal({ members, valueOnly, alongside }: Refusal): LeftOut[] {
+  /**
+   * Leaves out the refused members the call holds, or lowers one over the model's limit to it: each
+   * as it was left out or lowered, to be remembered.
+   */
+  leaveOutRefusal({ members, valueOnly, alongside, limit }: Refusal): LeftOut[] {
     const leftOut: LeftOut[] = [];
     for (const member of members) {
       const value = isObject(this.body) ? memberValue(this.body, member) : undefined;
-      if (this.leaveOut(member)) leftOut.push({ member, value, valueOnly, alongside });
+      const fitted = limit === undefined ? this.leaveOut(member) : this.lower(member, limit);
+      if (fitted) leftOut.push({ member, value, valueOnly, alongside, limit });
     }
     return leftOut;
+  }
+
+  /**
+   * Lowers a limited member's value to the model's limit, and the member that must stay below it
+   * (an output limit is not a field left out: nothing is named); false when there is nothing to lower.
+   */
+  private lower(member: string, limit: number): boolean {
+    const limited = this.limited.get(member);
+    const body = this.body;
+    if (!limited || !isObject(body) || !Number.isInteger(limit) || limit < 1) return false;
+    const value = memberValue(body, member);
+    if (typeof value !== "number" || value <= limit) return false;
+    setMember(body, member, limit);
+    const below = limited.below === undefined ? undefined : memberValue(body, limited.below);
+    if (limited.below !== undefined && typeof below === "number" && below >= limit)
+      setMember(body, limited.below, limit - 1);
+    return true;
   }
 
   /** Leaves the member out; false when the request cannot go without it, or does not hold it. */

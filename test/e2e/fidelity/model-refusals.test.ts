@@ -30,6 +30,7 @@ let anthropic: Anthropic;
 before(async () => {
   [chat, xai, responses, gemini, claude] = await Promise.all([
     startFakeUpstream("openai", {
+      outputLimits: { "gpt-4o": 16384 },
       modelRefuses: {
         codex: ["stop", "temperature"],
         "codex-mini": ["stop"],
@@ -49,7 +50,10 @@ before(async () => {
         "g-20": ["thinkingConfig"],
       },
     }),
-    startFakeUpstream("anthropic", { modelRefuses: { "claude-45": ["temperature+top_p"] } }),
+    startFakeUpstream("anthropic", {
+      modelRefuses: { "claude-45": ["temperature+top_p"] },
+      outputLimits: { "claude-small": 20000 },
+    }),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-model-refusals-"));
   gw = await startGateway(
@@ -72,6 +76,8 @@ before(async () => {
         fakeModel("fg/g-25", ["fg"], { upstream: "g-25" }),
         fakeModel("fg/g-20", ["fg"], { upstream: "g-20" }),
         fakeModel("fa/claude-45", ["fa"], { upstream: "claude-45" }),
+        fakeModel("fa/claude-small", ["fa"], { upstream: "claude-small" }),
+        fakeModel("fo/gpt-4o", ["fo"], { upstream: "gpt-4o" }),
       ],
     }),
     { dir },
@@ -353,6 +359,41 @@ test("a chat client's temperature and top_p to a Claude model that takes one of 
     [[0.5, undefined]],
     "remembered: left out at once beside temperature",
   );
+});
+
+test("an output limit over the model's goes lowered to the limit the upstream names, at once on later calls", async () => {
+  const ask = () =>
+    anthropic.messages
+      .create({ model: "fo/gpt-4o", max_tokens: 20000, messages: [{ role: "user", content: "hi" }] })
+      .withResponse();
+  const first = await ask();
+  assert.equal(first.data.content[0]?.type, "text");
+  assert.deepEqual(ignored(first.response.headers), [], "a limit lowered is not a field left out");
+  assert.deepEqual(
+    bodies(chat).map((b) => b.max_completion_tokens),
+    [20000, 16384],
+  );
+  chat.reset();
+  await ask();
+  assert.deepEqual(
+    bodies(chat).map((b) => b.max_completion_tokens),
+    [16384],
+  );
+});
+
+test("a Claude model's output limit lowers a thinking budget with it, which must stay below", async () => {
+  const answer = await openai.chat.completions.create({
+    model: "fa/claude-small",
+    messages: [{ role: "user", content: "hi" }],
+    max_completion_tokens: 60000,
+    reasoning_effort: "high",
+  });
+  assert.ok((answer.choices[0]?.message.content ?? "").length > 0);
+  const sent = bodies(claude).map((b) => [b.max_tokens, (b.thinking as Json | undefined)?.budget_tokens]);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0]![0], 60000);
+  assert.equal(sent[1]![0], 20000);
+  assert.ok((sent[1]![1] as number) < 20000, `budget ${sent[1]![1]} below max_tokens`);
 });
 
 test("a refused member the request cannot go without reaches the client as the upstream's 400, after one call", async () => {

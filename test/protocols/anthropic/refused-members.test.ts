@@ -19,6 +19,18 @@ test("temperature and top_p refused together: top_p is left out, beside temperat
     );
 });
 
+test("max_tokens over the model's output limit: the refusal names the limit", () => {
+  assert.deepEqual(
+    refusedMember(
+      400,
+      claude(
+        "max_tokens: 64000 > 32000, which is the maximum allowed number of output tokens for claude-opus-4-20250514",
+      ),
+    ),
+    { members: ["max_tokens"], valueOnly: false, limit: 32000 },
+  );
+});
+
 test("other Claude errors are not refusals of a member", () => {
   assert.equal(refusedMember(400, claude("max_tokens: Field required")), undefined);
   assert.equal(refusedMember(400, claude("top_k: Extra inputs are not permitted")), undefined);

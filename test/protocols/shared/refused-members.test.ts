@@ -54,6 +54,31 @@ test("OpenAI's refusals name the member in param, by code or by message, the val
     assert.deepEqual(refusedMember(400, openai(param, code, message)), expected, message);
 });
 
+test("OpenAI's refusal of an output limit over the model's names the limit", () => {
+  assert.deepEqual(
+    refusedMember(
+      400,
+      openai(
+        "max_tokens",
+        "invalid_value",
+        "max_tokens is too large: 32000. This model supports at most 16384 completion tokens, whereas you provided 32000.",
+      ),
+    ),
+    { members: ["max_tokens"], valueOnly: false, limit: 16384 },
+  );
+  assert.deepEqual(
+    refusedMember(
+      400,
+      openai(
+        null,
+        null,
+        "max_completion_tokens is too large: 200000. This model supports at most 128000 completion tokens, whereas you provided 200000.",
+      ),
+    ),
+    { members: ["max_completion_tokens"], valueOnly: false, limit: 128000 },
+  );
+});
+
 test("xAI's refusals name the member in camel case, in either of its wordings", () => {
   assert.deepEqual(
     refusedMember(400, {
