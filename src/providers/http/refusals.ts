@@ -1,8 +1,9 @@
 // Members a model refused. A translated call whose model refuses one of its members (the upstream's
-// 400 names it: src/protocols/shared/refused-members.ts) is made again without it, and the member
-// is named in `x-switchyard-ignored`, as when the upstream's protocol cannot say it at all. The
-// refusal is remembered for the model (the member, or only the value refused, when the upstream
-// said so), so that its later calls leave the member out at once instead of paying the refused
+// 400 names it: refused-members.ts in src/protocols/shared, gemini and anthropic) is made again
+// without it, and the member is named in `x-switchyard-ignored`, as when the upstream's protocol
+// cannot say it at all; an output limit over the model's is lowered to the one named instead. The
+// refusal is remembered for the model (the member, only the value refused, only beside another
+// member, or the limit), so that its later calls are fitted at once instead of paying the refused
 // round trip. A relayed call goes as the client wrote it: the refusal is then the client's to read.
 // docs/translation.md §9, "Members a model refuses".
 
@@ -25,18 +26,17 @@ const MAX_MODELS = 1000;
 const MAX_VALUES = 32;
 
 /**
- * What one model refused: members whatever their value, values (as JSON text) of others, and members
- * refused only beside another (member → the other).
+ * What one model refused: members whatever their value, values (as JSON text) of others, members
+ * refused only beside another (member → the other), and limits (member → the model's limit).
  */
 interface Refused {
   members: Set<string>;
   values: Map<string, Set<string>>;
   alongside: Map<string, string>;
-  /** Members over the model's limit: the limit each was lowered to. */
   limits: Map<string, number>;
 }
 
-/** One member of a refusal, as it was left out of the call. */
+/** One member of a refusal, as it was left out of the call (or lowered). */
 export interface LeftOut {
   member: string;
   /** Its value in the refused call. */
