@@ -54,8 +54,7 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   async complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
-    const named = ToolNames.fit(req, this.protocol.toolNames);
-    const { res, fitted } = await this.sendFitted(named?.request ?? req, target, false, signal, report);
+    const { res, fitted, names } = await this.sendFitted(req, target, false, signal, report);
     const text = await res.body.text();
     let json: unknown;
     try {
@@ -64,7 +63,7 @@ export class HttpProvider implements RelayingAdapter {
       throw malformedAnswer(this.provider.id);
     }
     const decoded = this.protocol.decodeResponse(json);
-    const response = named ? named.names.response(decoded) : decoded;
+    const response = names ? names.response(decoded) : decoded;
     return this.emulatesStops(req, fitted) ? cutResponse(response, req.stopSequences) : response;
   }
 
@@ -74,14 +73,13 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]> {
-    const named = ToolNames.fit(req, this.protocol.toolNames);
-    const { res, fitted } = await this.sendFitted(named?.request ?? req, target, true, signal, report);
+    const { res, fitted, names } = await this.sendFitted(req, target, true, signal, report);
     const { body } = res;
     const decoder = this.protocol.streamDecoder();
     const cutter = this.emulatesStops(req, fitted) ? new StopSequenceCutter(req.stopSequences) : undefined;
     // The decoded events in the client's terms: its tool names, cut at its stop sequences.
     const forClient = (decoded: StreamEvent[]) => {
-      const events = named ? named.names.events(decoded) : decoded;
+      const events = names ? names.events(decoded) : decoded;
       return cutter ? cutter.cut(events) : events;
     };
     try {
@@ -119,9 +117,10 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   /**
-   * Sends the translated call once its status is known. A member the model refuses is left out and
-   * the call made again (refusals.ts); what the call leaves out goes to `report` before anything
-   * reaches the client. Any other error status is decoded and thrown.
+   * Sends the translated call once its status is known. Tool names the upstream refuses are fitted
+   * to it (`names` gives the client's back: src/ir/tool-names.ts); a member the model refuses is left
+   * out and the call made again (refusals.ts); what the call leaves out goes to `report` before
+   * anything reaches the client. Any other error status is decoded and thrown.
    */
   private async sendFitted(
     req: Request,
@@ -129,8 +128,9 @@ export class HttpProvider implements RelayingAdapter {
     stream: boolean,
     signal: AbortSignal,
     report: CallReport | undefined,
-  ): Promise<{ res: UpstreamAnswer; fitted: FittedBody }> {
-    const call = this.encode(req, target, stream);
+  ): Promise<{ res: UpstreamAnswer; fitted: FittedBody; names?: ToolNames }> {
+    const named = ToolNames.fit(req, this.protocol.toolNames);
+    const call = this.encode(named?.request ?? req, target, stream);
     const { optionalMembers: optional, limitedMembers: limited } = this.protocol;
     const fitted = new FittedBody(call.body, call.dropped, { optional, limited }, canCutAtStops(req));
     const model = target.upstreamModel;
@@ -138,7 +138,7 @@ export class HttpProvider implements RelayingAdapter {
     for (let refits = 0; ; refits++) {
       if (report) report.dropped = fitted.droppedNames();
       const res = await this.post(call.path, JSON.stringify(fitted.body), signal, { stream });
-      if (res.statusCode < 400) return { res, fitted };
+      if (res.statusCode < 400) return { res, fitted, names: named?.names };
       const error = await errorBody(res);
       const refusal = this.protocol.refusedMember?.(res.statusCode, error);
       const leftOut = refusal && refits < MAX_REFITS ? fitted.leaveOutRefusal(refusal) : [];
