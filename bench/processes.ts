@@ -29,12 +29,12 @@ export interface Server {
 
 /**
  * Node flags of the bench's own processes (the proxy, the fake upstream): V8's helper threads sized
- * to the cores a process may use, as `switchyard serve` sizes its own (src/cli/node-flags.ts). With
- * Node's default of four helpers, a process pinned to one core stalls for as long as they take turns
- * (BENCHMARKS.md, "Session 11"): the floor must not pay for what the gateway no longer does. The
- * proxy keeps V8's own young generation, larger than the gateway's (fewer collections).
+ * to the cores a process may use and no pretenuring, as `switchyard serve` runs (src/cli/node-flags.ts).
+ * With Node's default of four helpers, a process pinned to one core stalls for as long as they take
+ * turns (BENCHMARKS.md, "Session 11"): the floor must not pay for what the gateway no longer does.
+ * The proxy keeps V8's own young generation, larger than the gateway's (fewer collections).
  */
-export const BENCH_NODE_FLAGS = ["--v8-pool-size=0"];
+export const BENCH_NODE_FLAGS = ["--v8-pool-size=0", "--no-allocation-site-pretenuring"];
 
 export function startServer(
   name: string,

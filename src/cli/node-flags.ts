@@ -1,4 +1,4 @@
-// `serve` runs with two V8 settings of its own, which can only be given when node starts
+// `serve` runs with three V8 settings of its own, which can only be given when node starts
 // (docs/operations.md, "Memory and threads"):
 //
 // - The young generation capped at SEMI_SPACE_MB for each of its two halves. V8 sizes it from the
@@ -11,6 +11,13 @@
 //   Node's fixed 4. Four helpers on a gateway given one core (taskset, a container's cpuset) take
 //   turns with the event loop in 4 ms slices: every request waits while a collection's tasks run,
 //   16 ms and more (BENCHMARKS.md, "Session 11").
+// - No pretenuring by allocation site (`--no-allocation-site-pretenuring`). When every object a
+//   place in the code made since the last young collection is still alive at it, V8 decides to
+//   allocate that place's objects straight into the old generation. In a gateway's first seconds of
+//   load it decided so for about twenty places that also allocate per request: those objects then
+//   die old, where only a full collection frees them, and keep the young objects they point to alive
+//   until it runs. Young collections promoted ten times as much, a full collection ran every second
+//   or two, and its marking took the event loop's turns (BENCHMARKS.md, "Session 12").
 //
 // So `serve` restarts itself in place with them: process.execve keeps the process id and the open
 // descriptors, and runs before any module of the gateway is loaded. A setting given already, on
@@ -20,10 +27,14 @@ import { parseArgs } from "./args.ts";
 
 const SEMI_SPACE_MB = 16;
 
-/** Each flag `serve` runs with, by the name under which a user's own setting would be given. */
-const SERVE_FLAGS: ReadonlyArray<{ name: string; flag: string }> = [
-  { name: "--max-semi-space-size", flag: `--max-semi-space-size=${SEMI_SPACE_MB}` },
-  { name: "--v8-pool-size", flag: "--v8-pool-size=0" },
+/** Each flag `serve` runs with, by the names under which a user's own setting would be given. */
+const SERVE_FLAGS: ReadonlyArray<{ names: string[]; flag: string }> = [
+  { names: ["--max-semi-space-size"], flag: `--max-semi-space-size=${SEMI_SPACE_MB}` },
+  { names: ["--v8-pool-size"], flag: "--v8-pool-size=0" },
+  {
+    names: ["--allocation-site-pretenuring", "--no-allocation-site-pretenuring"],
+    flag: "--no-allocation-site-pretenuring",
+  },
 ];
 
 /** The node flags `switchyard ARGS` should run with and does not, if any. */
@@ -34,7 +45,8 @@ export function missingNodeFlags(
 ): string[] {
   if (!isServe(args)) return [];
   const given = [...execArgv, ...(nodeOptions ?? "").split(/\s+/)].map((f) => f.replaceAll("_", "-"));
-  return SERVE_FLAGS.filter(({ name }) => !given.some((f) => f.startsWith(name))).map((f) => f.flag);
+  const isGiven = (name: string) => given.some((f) => f === name || f.startsWith(`${name}=`));
+  return SERVE_FLAGS.filter(({ names }) => !names.some(isGiven)).map((f) => f.flag);
 }
 
 function isServe(args: string[]): boolean {
