@@ -42,7 +42,7 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
-import { Checkpointer } from "./sqlite-checkpointer.ts";
+import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
@@ -85,6 +85,8 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
   busyTimeoutMs?: number;
   /** How often the log is checkpointed off the event loop, ms (sqlite-checkpointer.ts). */
   checkpointIntervalMs?: number;
+  /** Frames in the log past which it is started afresh, writes held for a checkpoint (sqlite-checkpointer.ts). */
+  checkpointResetFrames?: number;
   /**
    * How long one transaction of generation writes takes writes before it commits and leaves the
    * rest to a turn of its own, ms: what the writer holds the event loop for (sqlite-batch.ts).
@@ -187,7 +189,7 @@ export class SqliteStore implements Store {
     this.db.exec("PRAGMA page_size = 16384");
     this.db.exec("PRAGMA journal_mode = WAL");
     this.db.exec("PRAGMA synchronous = NORMAL");
-    this.checkpointer = this.checkpointOffThread(path, options.checkpointIntervalMs);
+    this.checkpointer = this.checkpointOffThread(path, options);
     // Exact decimal money in SQL: rollup costs add up as text, never as binary doubles.
     this.db.function("dec_add", { deterministic: true }, (a, b) => addDecimals(String(a), String(b)));
     this.db.aggregate("dec_sum", {
@@ -199,10 +201,12 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
-    this.writes = new WriteQueue(
-      (writes, mayLeave) => Promise.resolve(this.applyWrites(writes, mayLeave)),
-      options,
-    );
+    this.writes = new WriteQueue((writes, mayLeave) => {
+      const paused = this.checkpointer?.writesMayGo();
+      return paused
+        ? paused.then(() => this.applyWrites(writes, mayLeave))
+        : Promise.resolve(this.applyWrites(writes, mayLeave));
+    }, options);
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -255,13 +259,18 @@ export class SqliteStore implements Store {
    * The log's checkpoints move to a thread of their own (sqlite-checkpointer.ts): this connection
    * stops checkpointing at commits, unless the thread fails, when it takes them back.
    */
-  private checkpointOffThread(path: string, intervalMs?: number): Checkpointer | undefined {
+  private checkpointOffThread(path: string, options: SqliteStoreOptions): Checkpointer | undefined {
     if (path === ":memory:" || path.includes("mode=memory")) return undefined;
     this.db.exec("PRAGMA wal_autocheckpoint = 0");
+    // When the log starts afresh, its file is cut back to the size the thread lets it reach: a
+    // burst of load does not leave a file that large behind.
+    const resetFrames = options.checkpointResetFrames ?? RESET_FRAMES;
+    const pageSize = Number(this.db.prepare("PRAGMA page_size").get()?.page_size);
+    this.db.exec(`PRAGMA journal_size_limit = ${resetFrames * pageSize}`);
     const takeBack = () => {
       if (!this.closed) this.db.exec(`PRAGMA wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     };
-    return new Checkpointer(path, takeBack, intervalMs);
+    return new Checkpointer(path, takeBack, options.checkpointIntervalMs, resetFrames);
   }
 
   /** Pages past which a commit on this connection checkpoints (0: the thread does). */

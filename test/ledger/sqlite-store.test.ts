@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -232,6 +232,50 @@ describe("sqlite store: the log's checkpoints", () => {
     const heap = await checkpointer.heapStatistics();
     assert.ok(heap.external_memory < 8 * MiB, `external memory ${heap.external_memory} B`);
     await store.close();
+  });
+
+  test("the log starts afresh under steady writes: past its limit, writes are held for one checkpoint", async () => {
+    // Regression: a passive checkpoint never caught up with a store that commits while it runs, so
+    // the log was never started again and grew without end (200 MiB in 90 s of a gateway's load).
+    const file = join(dir, "checkpoint-reset.db");
+    const resetFrames = 128; // 2 MiB of 16 KiB pages
+    const store = new SqliteStore(file, { checkpointIntervalMs: 250, checkpointResetFrames: resetFrames });
+    await store.migrate();
+    const walBytes = () => statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const finish = (id: string) => ({
+      id,
+      status: "completed" as const,
+      usage: { ...emptyUsage(), promptTokens: 10, completionTokens: 20 },
+      requestRetryTimes: 0,
+      finalRetry: false,
+      completedAt: 2,
+    });
+    // Writes arrive without a break, as a busy gateway's do: the writer commits while each
+    // checkpoint runs.
+    let written = 0;
+    let largest = 0;
+    const pending: Promise<void>[] = [];
+    const until = Date.now() + 3000;
+    while (Date.now() < until) {
+      for (let i = 0; i < 20; i++) {
+        const id = `gen-r${written++}`;
+        pending.push(store.recordGeneration({ ...startOf(id), keyId: `k${written % 7}` }, finish(id)));
+      }
+      largest = Math.max(largest, walBytes());
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(pending);
+    assert.ok((store.checkpointer?.pausesMade ?? 0) > 0, "writes were held for a checkpoint");
+    // Without the pause the log reached 13–14 MiB here; with it, its limit and a quarter second of writes.
+    assert.ok(largest < 8 * MiB, `the log reached ${largest} B`);
+    // Once started afresh, the file is cut back to the limit.
+    await new Promise((r) => setTimeout(r, 600));
+    await store.startGeneration(startOf("gen-r-last"));
+    assert.ok(walBytes() <= resetFrames * 16384, `the log file is ${walBytes()} B`);
+    await store.close();
+    const db = new DatabaseSync(file);
+    assert.equal(db.prepare("SELECT count(*) AS n FROM generations").get()?.n, written + 1);
+    db.close();
   });
 
   test("are taken back by the store's connection when the thread fails", async () => {
