@@ -31,13 +31,22 @@ const db = new DatabaseSync(path);
 db.exec("PRAGMA busy_timeout = 0");
 const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
 
-/** Frames in the log after a passive checkpoint, or 0 when it could not run. */
+/** Frames in the log after the last checkpoint. */
+let lastLog = 0;
+
+/**
+ * Frames in the log after a passive checkpoint, or 0 when it could not run, or when nothing was
+ * committed since the last one (which then copied it all: the next commit starts it afresh).
+ */
 function checkpointPassively() {
   try {
     // One row: busy, log (frames in the log), checkpointed (frames copied into the file).
     const row = checkpoint.get();
     Atomics.add(state, FRAMES, Number(row?.checkpointed ?? 0));
-    return Number(row?.log ?? 0);
+    const log = Number(row?.log ?? 0);
+    const grown = log !== lastLog;
+    lastLog = log;
+    return grown ? log : 0;
   } catch {
     // SQLITE_BUSY and its kin: the next interval tries again.
     return 0;
