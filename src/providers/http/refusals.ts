@@ -4,7 +4,9 @@
 // cannot say it at all; an output limit over the model's is lowered to the one named instead. The
 // refusal is remembered for the model (the member, only the value refused, only beside another
 // member, or the limit), so that its later calls are fitted at once instead of paying the refused
-// round trip. A relayed call goes as the client wrote it: the refusal is then the client's to read.
+// round trip, for an hour: a provider that starts to take the member again gets it within the hour,
+// at the cost of one refused call. A relayed call goes as the client wrote it: the refusal is then
+// the client's to read.
 // docs/translation.md §9, "Members a model refuses".
 
 import { DROPPED_FIELD_NAMES, type DroppedField } from "../../protocols/shared/dropped-fields.ts";
@@ -24,12 +26,16 @@ export const MAX_REFITS = 4;
 const MAX_MODELS = 1000;
 /** Values of one member a model refused, remembered apart; past it, the member is refused whole. */
 const MAX_VALUES = 32;
+/** How long what a model refused is remembered, from its first refusal, ms. */
+export const REMEMBERED_MS = 60 * 60 * 1000;
 
 /**
  * What one model refused: members whatever their value, values (as JSON text) of others, members
  * refused only beside another (member → the other), and limits (member → the model's limit).
  */
 interface Refused {
+  /** When the first of these refusals was learned (epoch ms): all are forgotten together. */
+  learnedAt: number;
   members: Set<string>;
   values: Map<string, Set<string>>;
   alongside: Map<string, string>;
@@ -50,16 +56,30 @@ export interface LeftOut {
 /** What each model of one provider refused. */
 export class ModelRefusals {
   private readonly byModel = new Map<string, Refused>();
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   of(model: string): Refused | undefined {
-    return this.byModel.get(model);
+    const refused = this.byModel.get(model);
+    if (!refused || this.now() - refused.learnedAt < REMEMBERED_MS) return refused;
+    this.byModel.delete(model);
+    return undefined;
   }
 
   learn(model: string, { member, value, valueOnly, alongside, limit }: LeftOut): void {
-    let refused = this.byModel.get(model);
+    let refused = this.of(model);
     if (!refused) {
       if (this.byModel.size >= MAX_MODELS) this.byModel.clear();
-      refused = { members: new Set(), values: new Map(), alongside: new Map(), limits: new Map() };
+      refused = {
+        learnedAt: this.now(),
+        members: new Set(),
+        values: new Map(),
+        alongside: new Map(),
+        limits: new Map(),
+      };
       this.byModel.set(model, refused);
     }
     if (limit !== undefined) {
