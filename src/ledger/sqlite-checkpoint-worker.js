@@ -5,7 +5,7 @@
 // The log starts again from its beginning only at a write that finds every frame of it checkpointed.
 // Under steady load the store commits while each checkpoint runs, so that may never happen and the
 // log grows without end (200 MiB in 90 s at 9,000 requests a second). Once the log holds
-// `resetFrames`, the thread asks the store to hold its next batch (`state[PAUSE]`), checkpoints with
+// `resetFrames`, the thread asks the store to hold its next batch (`state[slot.pause]`), checkpoints with
 // nothing of this process writing, and lets it go: the next commit then starts the log afresh. The
 // store waits without holding the event loop (sqlite-checkpointer.ts, writesMayGo).
 //
@@ -15,16 +15,16 @@
 import { DatabaseSync } from "node:sqlite";
 import { parentPort, workerData } from "node:worker_threads";
 
-// The shared state's slots and the pause's steps; sqlite-checkpointer.ts has the same.
-const FRAMES = 0;
-const PAUSE = 1;
-const NONE = 0;
-const ASKED = 1;
 /** How long the thread waits for the store to hold its writes: a store with none to write never answers. */
 const ASK_WAIT_MS = 250;
 
-/** @type {{ path: string; intervalMs: number; resetFrames: number; state: Int32Array }} */
-const { path, intervalMs, resetFrames, state } = workerData;
+/**
+ * `state` is shared with the store; `slot` names its slots and `step` a pause's steps
+ * (sqlite-checkpointer.ts).
+ * @type {{ path: string; intervalMs: number; resetFrames: number; state: Int32Array;
+ *   slot: { frames: number; pause: number }; step: { none: number; asked: number } }}
+ */
+const { path, intervalMs, resetFrames, state, slot, step } = workerData;
 const db = new DatabaseSync(path);
 // A checkpoint that finds the file locked (another process's, or a schema change) tries again at
 // the next interval instead of waiting here.
@@ -42,7 +42,7 @@ function checkpointPassively() {
   try {
     // One row: busy, log (frames in the log), checkpointed (frames copied into the file).
     const row = checkpoint.get();
-    Atomics.add(state, FRAMES, Number(row?.checkpointed ?? 0));
+    Atomics.add(state, slot.frames, Number(row?.checkpointed ?? 0));
     const log = Number(row?.log ?? 0);
     const grown = log !== lastLog;
     lastLog = log;
@@ -55,13 +55,13 @@ function checkpointPassively() {
 
 function checkpointNow() {
   if (checkpointPassively() < resetFrames) return;
-  Atomics.store(state, PAUSE, ASKED);
-  Atomics.wait(state, PAUSE, ASKED, ASK_WAIT_MS);
+  Atomics.store(state, slot.pause, step.asked);
+  Atomics.wait(state, slot.pause, step.asked, ASK_WAIT_MS);
   try {
     checkpointPassively();
   } finally {
-    Atomics.store(state, PAUSE, NONE);
-    Atomics.notify(state, PAUSE);
+    Atomics.store(state, slot.pause, step.none);
+    Atomics.notify(state, slot.pause);
   }
 }
 

@@ -20,12 +20,9 @@ export const RESET_FRAMES = 1024;
  */
 const MAX_PAUSE_MS = 2000;
 
-// The shared state's slots and the pause's steps; sqlite-checkpoint-worker.js has the same.
-const FRAMES = 0;
-const PAUSE = 1;
-const NONE = 0;
-const ASKED = 1;
-const PAUSED = 2;
+/** The slots of the state shared with the thread, and a pause's steps (the thread gets both in its workerData). */
+const SLOT = { frames: 0, pause: 1 } as const;
+const STEP = { none: 0, asked: 1, paused: 2 } as const;
 
 export class Checkpointer {
   private readonly worker: Worker;
@@ -48,7 +45,7 @@ export class Checkpointer {
   ) {
     this.worker = new Worker(new URL("./sqlite-checkpoint-worker.js", import.meta.url), {
       name: "switchyard-checkpoint",
-      workerData: { path, intervalMs, resetFrames, state: this.state },
+      workerData: { path, intervalMs, resetFrames, state: this.state, slot: SLOT, step: STEP },
     });
     // It must never keep a process alive (a CLI command that opened the store must still exit).
     this.worker.unref();
@@ -59,8 +56,8 @@ export class Checkpointer {
     this.exited = new Promise((done) =>
       this.worker.once("exit", () => {
         // A pause it asked for, or was in, ends with it.
-        Atomics.store(this.state, PAUSE, NONE);
-        Atomics.notify(this.state, PAUSE);
+        Atomics.store(this.state, SLOT.pause, STEP.none);
+        Atomics.notify(this.state, SLOT.pause);
         if (!this.stopping) onFailed(failure ?? new Error("the checkpoint thread exited"));
         done();
       }),
@@ -69,7 +66,7 @@ export class Checkpointer {
 
   /** Frames the thread has checkpointed so far (tests and diagnostics). */
   get checkpointedFrames(): number {
-    return Atomics.load(this.state, FRAMES);
+    return Atomics.load(this.state, SLOT.frames);
   }
 
   /** Times the store held its writes for the thread to start the log afresh (tests and diagnostics). */
@@ -83,10 +80,11 @@ export class Checkpointer {
    * The event loop goes on meanwhile; the writes wait in the queue.
    */
   writesMayGo(): Promise<void> | undefined {
-    if (Atomics.compareExchange(this.state, PAUSE, ASKED, PAUSED) !== ASKED) return undefined;
+    const { pause } = SLOT;
+    if (Atomics.compareExchange(this.state, pause, STEP.asked, STEP.paused) !== STEP.asked) return undefined;
     this.pauses++;
-    Atomics.notify(this.state, PAUSE);
-    const wait = Atomics.waitAsync(this.state, PAUSE, PAUSED);
+    Atomics.notify(this.state, SLOT.pause);
+    const wait = Atomics.waitAsync(this.state, pause, STEP.paused);
     if (!wait.async) return undefined; // the thread is done already
     // A pending waitAsync does not keep the event loop alive; the timer does, and bounds the pause.
     return new Promise((resolve) => {
@@ -102,8 +100,8 @@ export class Checkpointer {
 
   /** Ends a pause the thread did not end (it kept the store waiting too long). */
   private release(): void {
-    if (Atomics.compareExchange(this.state, PAUSE, PAUSED, NONE) === PAUSED)
-      Atomics.notify(this.state, PAUSE);
+    if (Atomics.compareExchange(this.state, SLOT.pause, STEP.paused, STEP.none) === STEP.paused)
+      Atomics.notify(this.state, SLOT.pause);
   }
 
   /** The thread's V8 heap (tests: it must stay small, see sqlite-checkpoint-worker.js). */
