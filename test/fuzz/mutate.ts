@@ -189,6 +189,9 @@ const KNOWN: Record<Face, Array<[string[], string[]]>> = {
   ],
 };
 
+/** What a grown array may add, at most (the "huge" cases send bodies past the gateway's limits). */
+const GROWN_BYTES = 32 * 1024 * 1024;
+
 /** Applies 1 to 3 tree mutations to a copy of `body`. */
 export function mutateTree(rng: Rng, body: Json, face: Face): { body: Json; mutations: TreeMutation[] } {
   const copy = structuredClone(body);
@@ -230,8 +233,11 @@ function mutateOnce(rng: Rng, root: Json, face: Face): TreeMutation {
       return mutation(path, "delete", face);
     case "grow":
       if (Array.isArray(value) && value.length > 0) {
-        const times = rng.pick([100, 1000, 10_000]);
         const item = value[0];
+        // Bounded by size: an item already grown (an array of 10,000, or a long string) repeated
+        // 10,000 times is past what JSON.stringify can spell, a crash of the fuzzer, not a case.
+        const itemBytes = JSON.stringify(item)?.length ?? 4;
+        const times = Math.min(rng.pick([100, 1000, 10_000]), Math.ceil(GROWN_BYTES / itemBytes));
         for (let i = 0; i < times; i++) value.push(structuredClone(item));
         return mutation(path, `grow array by ${times}`, face);
       }

@@ -26,6 +26,9 @@ export const HEADER_ALLOW_LIST = new Set([
   "retry-after",
   "deprecation",
   "link",
+  // The dashboard's pages (src/admin/dashboard.ts), fixed values.
+  "content-security-policy",
+  "x-content-type-options",
 ]);
 
 const CHAT_TYPES = new Set([
