@@ -2,7 +2,7 @@
 // a body: the pipeline, the token counter, the raw inference routes and fastify's routes all answer
 // through it, so they cannot disagree (on `retry-after`, for one).
 
-import type { GatewayError } from "../ir/errors.ts";
+import { type GatewayError, invalid, PROMPT } from "../ir/errors.ts";
 import type { Protocol } from "../protocols/types.ts";
 import type { HeaderMap } from "./responder.ts";
 
@@ -14,7 +14,9 @@ export interface ErrorAnswer {
 }
 
 export function errorAnswer(protocol: Protocol, error: GatewayError): ErrorAnswer {
-  const { status, body } = protocol.encodeError(error);
+  const { status, body } = protocol.encodeError(
+    error.param === PROMPT ? invalid(protocol.promptField, error.message) : error,
+  );
   const headers: HeaderMap = {};
   if (error.retryAfter !== undefined) headers["retry-after"] = String(error.retryAfter);
   // What the error brings of its own (a rate limit's x-ratelimit-*, a budget's x-should-retry).

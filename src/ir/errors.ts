@@ -70,6 +70,21 @@ export function sizeText(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`;
 }
 
+/**
+ * The param of an error about the prompt as a whole (longer than the model's context window): each
+ * protocol keeps it in its own member, so the error's answer names that one (gateway/error-answer.ts).
+ */
+export const PROMPT = "(prompt)";
+
+/** A 400: the prompt does not fit the model's context window. */
+export function promptTooLong(contextLength: number | undefined): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `The prompt is longer than this model's context window of ${contextLength} tokens.`,
+    { param: PROMPT },
+  );
+}
+
 /** A 400 naming the field at fault. */
 export function invalid(param: string, message: string): GatewayError {
   return new GatewayError("invalid_request", `${param}: ${message}`, { param });

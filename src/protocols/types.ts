@@ -134,6 +134,8 @@ export interface ClientFace {
   encodeError(error: GatewayError): { status: number; body: unknown };
   /** Why a generation stopped, in the words this protocol's answers use (the generation lookup's). */
   finishReasonName(reason: FinishReason): string;
+  /** The request member holding the prompt: what an error about the whole prompt names (ir/errors.ts, PROMPT). */
+  promptField: string;
 }
 
 export interface UpstreamFace {

@@ -26,6 +26,7 @@ export const anthropic: Protocol = {
   streamEncoder,
   encodeError,
   finishReasonName: finishReasonToWire,
+  promptField: "messages",
   encodeRequest,
   toolNames: TOOL_NAMES,
   decodeResponse,

@@ -25,6 +25,7 @@ export const gemini: Protocol = {
   streamEncoder,
   encodeError,
   finishReasonName: finishReasonToWire,
+  promptField: "contents",
   encodeRequest,
   toolNames: TOOL_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,

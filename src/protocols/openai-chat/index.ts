@@ -24,6 +24,7 @@ export const openaiChat: Protocol = {
   streamEncoder,
   encodeError,
   finishReasonName: finishReasonToWire,
+  promptField: "messages",
   encodeRequest,
   toolNames: TOOL_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,

@@ -25,6 +25,7 @@ export const openaiResponses: Protocol = {
   streamEncoder,
   encodeError,
   finishReasonName,
+  promptField: "input",
   encodeRequest,
   toolNames: TOOL_NAMES,
   lacksStopSequences: true,

@@ -10,7 +10,7 @@
 // soon as the count passes it, and searching for stop sequences and tool names is one pass over the
 // text (src/ir/multi-search.ts).
 
-import { GatewayError, invalid } from "../../ir/errors.ts";
+import { invalid, promptTooLong } from "../../ir/errors.ts";
 import { earliestOf, firstOccurrences, MAX_PATTERN_CHARS, searchable } from "../../ir/multi-search.ts";
 import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ToolDefinition } from "../../ir/request.ts";
@@ -256,11 +256,7 @@ async function promptTokens(
   const { texts, media } = promptTexts(request);
   const limit = contextLength === undefined ? undefined : Math.max(0, contextLength - media);
   const counted = await tokens.countEach(texts, limit);
-  if (counted.overLimit)
-    throw new GatewayError(
-      "invalid_request",
-      `The prompt is longer than this model's context window of ${contextLength} tokens.`,
-    );
+  if (counted.overLimit) throw promptTooLong(contextLength);
   let next = 0;
   const take = () => counted.each[next++];
   const system = request.system.map(take);
