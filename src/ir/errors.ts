@@ -85,6 +85,17 @@ export function promptTooLong(contextLength: number | undefined): GatewayError {
   );
 }
 
+/**
+ * A 400: the prompt holds no message the upstream can take (none at all, or only a system prompt
+ * for a protocol that needs a turn: UpstreamFace.needsTurn).
+ */
+export function emptyPrompt(systemOnly: boolean): GatewayError {
+  const why = systemOnly
+    ? "must hold a message besides the system prompt (instructions): this model's provider takes no request without one"
+    : "must hold at least one message with content";
+  return new GatewayError("invalid_request", why, { param: PROMPT });
+}
+
 /** A 400 naming the field at fault. */
 export function invalid(param: string, message: string): GatewayError {
   return new GatewayError("invalid_request", `${param}: ${message}`, { param });

@@ -140,6 +140,12 @@ export interface ClientFace {
 
 export interface UpstreamFace {
   /**
+   * The protocol takes no request without a conversation turn: a system prompt alone is refused
+   * (messages: "at least one message is required"; content-generation: "contents is not specified").
+   * A translated request without one is a 400 before any call (src/providers/http/adapter.ts).
+   */
+  needsTurn?: true;
+  /**
    * The protocol has no stop sequences: the HTTP adapter cuts the answer at them itself
    * (src/ir/stop-sequences.ts) when there are few enough to search for (`canEmulateStops`).
    */

@@ -28,6 +28,7 @@ export const anthropic: Protocol = {
   finishReasonName: finishReasonToWire,
   promptField: "messages",
   encodeRequest,
+  needsTurn: true,
   toolNames: TOOL_NAMES,
   decodeResponse,
   streamDecoder,

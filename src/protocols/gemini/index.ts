@@ -27,6 +27,7 @@ export const gemini: Protocol = {
   finishReasonName: finishReasonToWire,
   promptField: "contents",
   encodeRequest,
+  needsTurn: true,
   toolNames: TOOL_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,
   decodeResponse,

@@ -4,7 +4,7 @@
 
 import type { Dispatcher } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
-import { GatewayError } from "../../ir/errors.ts";
+import { emptyPrompt, GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import {
@@ -150,6 +150,9 @@ export class HttpProvider implements RelayingAdapter {
 
   /** The upstream call for this request, as the protocol encodes it. */
   private encode(req: Request, target: Target, stream: boolean): UpstreamCall {
+    // Refused here rather than by the upstream, whose 400 would name its own field, not the client's.
+    if (req.messages.length === 0 && (this.protocol.needsTurn || req.system.length === 0))
+      throw emptyPrompt(req.system.length > 0);
     return this.protocol.encodeRequest(req, {
       model: target.upstreamModel,
       stream,

@@ -1,0 +1,99 @@
+// A translated request with no message for the upstream to answer is a 400 naming the caller's prompt
+// member, refused before any call: the upstream's own 400 would name its field (`contents`), not the
+// client's, and cost a round trip. The messages and content-generation protocols take no request
+// without a turn (a system prompt alone is refused); chat-completions takes a system message alone.
+// Found by the endpoint fuzz (seed 3779571869, case 2357: a Responses `input: []` to a
+// content-generation upstream came back as `param: null`).
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type FakeUpstream, startFakeUpstream } from "../fakes/index.ts";
+import { fakeModel, fakeProvider } from "../support/config.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../support/gateway.ts";
+
+let gw: RunningGateway;
+const fakes: Record<string, FakeUpstream> = {};
+
+before(async () => {
+  const [fo, fa, fg] = await Promise.all([
+    startFakeUpstream("openai"),
+    startFakeUpstream("anthropic"),
+    startFakeUpstream("gemini"),
+  ]);
+  Object.assign(fakes, { fo, fa, fg });
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-empty-prompt-"));
+  gw = await startGateway(
+    baseConfig(dir, {
+      providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
+      models: Object.keys(fakes).map((id) => fakeModel(`${id}/m`, [id])),
+    }),
+    { dir },
+  );
+});
+after(async () => {
+  await gw?.stop();
+  await Promise.all(Object.values(fakes).map((fake) => fake.close()));
+});
+
+async function post(path: string, headers: Record<string, string>, body: object) {
+  const res = await fetch(`${gw.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const responses = (body: object) => post("/v1/responses", { authorization: `Bearer ${PAYG_KEY}` }, body);
+const chat = (body: object) => post("/v1/chat/completions", { authorization: `Bearer ${PAYG_KEY}` }, body);
+
+/** Sends, and checks that the upstream was not called. */
+async function refusedBeforeCall(fake: string, send: () => Promise<{ status: number; body: any }>) {
+  const before = fakes[fake]!.requests.length;
+  const answer = await send();
+  assert.equal(fakes[fake]!.requests.length, before, "the upstream was called");
+  return answer;
+}
+
+for (const upstream of ["fo", "fa", "fg"])
+  for (const stream of [false, true])
+    test(`Responses, input [] → ${upstream}${stream ? ", streamed" : ""}: 400 naming input, no upstream call`, async () => {
+      const { status, body } = await refusedBeforeCall(upstream, () =>
+        responses({ model: `${upstream}/m`, input: [], stream }),
+      );
+      assert.equal(status, 400, JSON.stringify(body));
+      assert.equal(body.error.param, "input");
+      assert.match(body.error.message, /^input: must hold at least one message/);
+    });
+
+for (const upstream of ["fa", "fg"])
+  test(`Responses, instructions and input [] → ${upstream}: 400 naming input (the protocol needs a turn)`, async () => {
+    const { status, body } = await refusedBeforeCall(upstream, () =>
+      responses({ model: `${upstream}/m`, input: [], instructions: "Be brief." }),
+    );
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.error.param, "input");
+    assert.match(body.error.message, /besides the system prompt/);
+  });
+
+test("Responses, instructions and input [] → a chat-completions upstream: sent as a system message", async () => {
+  const { status, body } = await responses({ model: "fo/m", input: [], instructions: "Be brief." });
+  assert.equal(status, 200, JSON.stringify(body));
+  const sent = fakes.fo!.requests.at(-1)!.body as { messages: Array<{ role: string }> };
+  assert.deepEqual(
+    sent.messages.map((m) => m.role),
+    ["system"],
+  );
+});
+
+for (const upstream of ["fa", "fg"])
+  test(`chat, a system message alone → ${upstream}: 400 naming messages`, async () => {
+    const { status, body } = await refusedBeforeCall(upstream, () =>
+      chat({ model: `${upstream}/m`, messages: [{ role: "system", content: "Be brief." }] }),
+    );
+    assert.equal(status, 400, JSON.stringify(body));
+    assert.equal(body.error.param, "messages");
+  });
