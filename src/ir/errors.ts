@@ -76,13 +76,19 @@ export function sizeText(bytes: number): string {
  */
 export const PROMPT = "(prompt)";
 
+/**
+ * A 400 about the prompt found after decoding (by an upstream's encoder, a local model), where only
+ * the IR's positions are known: they are not the client's (a chat system message, a Responses item,
+ * a content part each count differently), so the error names the caller's prompt member and its
+ * message says which part (a tool call's id, the kind of block).
+ */
+export function invalidPrompt(message: string): GatewayError {
+  return new GatewayError("invalid_request", message, { param: PROMPT });
+}
+
 /** A 400: the prompt does not fit the model's context window. */
 export function promptTooLong(contextLength: number | undefined): GatewayError {
-  return new GatewayError(
-    "invalid_request",
-    `The prompt is longer than this model's context window of ${contextLength} tokens.`,
-    { param: PROMPT },
-  );
+  return invalidPrompt(`The prompt is longer than this model's context window of ${contextLength} tokens.`);
 }
 
 /**
@@ -93,7 +99,7 @@ export function emptyPrompt(systemOnly: boolean): GatewayError {
   const why = systemOnly
     ? "must hold a message besides the system prompt (instructions): this model's provider takes no request without one"
     : "must hold at least one message with content";
-  return new GatewayError("invalid_request", why, { param: PROMPT });
+  return invalidPrompt(why);
 }
 
 /** A 400 naming the field at fault. */

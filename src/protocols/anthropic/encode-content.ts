@@ -1,6 +1,6 @@
 // IR messages → messages-protocol `messages` for an Anthropic-protocol upstream.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { invalidPrompt } from "../../ir/errors.ts";
 import type {
   ContentBlock,
   DocumentBlock,
@@ -26,8 +26,8 @@ export interface WireMessage {
  */
 export function encodeMessages(messages: Message[]): WireMessage[] {
   const wire: WireMessage[] = [];
-  messages.forEach((message, i) => {
-    const content = message.content.flatMap((block, j) => encodeBlock(block, `messages[${i}].content[${j}]`));
+  messages.forEach((message) => {
+    const content = message.content.flatMap((block) => encodeBlock(block));
     if (content.length === 0) return;
     const last = wire.at(-1);
     if (last && last.role === message.role) last.content.push(...content);
@@ -44,7 +44,7 @@ function toolResultsFirst(content: Array<{ type?: string }>): object[] {
   return results.length === 0 ? content : [...results, ...content.filter((b) => b.type !== "tool_result")];
 }
 
-function encodeBlock(block: ContentBlock, param: string): object[] {
+function encodeBlock(block: ContentBlock): object[] {
   switch (block.type) {
     case "text":
       return encodeText(block);
@@ -53,13 +53,7 @@ function encodeBlock(block: ContentBlock, param: string): object[] {
     case "document":
       return [encodeDocument(block)];
     case "audio":
-      throw new GatewayError(
-        "invalid_request",
-        `${param}: audio input is not supported by this model's provider`,
-        {
-          param,
-        },
-      );
+      throw invalidPrompt("an audio part: audio input is not supported by this model's provider");
     case "tool_call":
       return [
         {

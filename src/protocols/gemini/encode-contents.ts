@@ -11,7 +11,7 @@
 //   conversation begun with another model, or a client that lost it). Google documents the value
 //   "skip_thought_signature_validator" for that case; it goes on the first call of such a turn.
 
-import { invalid } from "../../ir/errors.ts";
+import { invalidPrompt } from "../../ir/errors.ts";
 import type { ContentBlock, Message, ToolResultBlock } from "../../ir/request.ts";
 import { geminiGeneration } from "./map-reasoning.ts";
 import { mediaPart } from "./media.ts";
@@ -23,7 +23,7 @@ export const SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator";
 export function encodeContents(messages: readonly Message[], model: string): GeminiContent[] {
   const callNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
-  messages.forEach((message, i) => {
+  messages.forEach((message) => {
     const role = message.role === "assistant" ? "model" : "user";
     let parts: GeminiPart[];
     if (role === "model") {
@@ -31,7 +31,7 @@ export function encodeContents(messages: readonly Message[], model: string): Gem
         if (block.type === "tool_call") callNames.set(block.id, block.name);
       parts = partsFromOutput(message.content, "signed");
     } else {
-      parts = userParts(message.content, callNames, `messages[${i}]`);
+      parts = userParts(message.content, callNames);
     }
     if (parts.length === 0) return;
     const last = contents.at(-1);
@@ -49,28 +49,25 @@ function signFirstCall(content: GeminiContent): void {
   calls[0].thoughtSignature = SKIP_SIGNATURE_VALIDATOR;
 }
 
-function userParts(
-  blocks: readonly ContentBlock[],
-  callNames: Map<string, string>,
-  at: string,
-): GeminiPart[] {
+function userParts(blocks: readonly ContentBlock[], callNames: Map<string, string>): GeminiPart[] {
   const parts: GeminiPart[] = [];
-  blocks.forEach((block, j) => {
+  blocks.forEach((block) => {
     if (block.type === "text") {
       if (block.text !== "") parts.push({ text: block.text });
     } else if (block.type === "image" || block.type === "audio" || block.type === "document") {
       parts.push(mediaPart(block));
     } else if (block.type === "tool_result") {
-      parts.push(...toolResultParts(block, callNames, `${at}.content[${j}]`));
+      parts.push(...toolResultParts(block, callNames));
     }
   });
   return parts;
 }
 
-function toolResultParts(block: ToolResultBlock, callNames: Map<string, string>, at: string): GeminiPart[] {
+function toolResultParts(block: ToolResultBlock, callNames: Map<string, string>): GeminiPart[] {
   const name = block.name ?? callNames.get(block.toolCallId);
+  // The protocol names a function's result by the function's name, which only the call gives.
   if (name === undefined)
-    throw invalid(at, `the tool result for call ${block.toolCallId} answers no earlier tool call`);
+    throw invalidPrompt(`the tool result for call ${block.toolCallId} answers no earlier tool call`);
   const text = block.content
     .filter((item) => item.type === "text")
     .map((item) => item.text)

@@ -1,9 +1,16 @@
-// A translated request with no message for the upstream to answer is a 400 naming the caller's prompt
-// member, refused before any call: the upstream's own 400 would name its field (`contents`), not the
-// client's, and cost a round trip. The messages and content-generation protocols take no request
-// without a turn (a system prompt alone is refused); chat-completions takes a system message alone.
-// Found by the endpoint fuzz (seed 3779571869, case 2357: a Responses `input: []` to a
-// content-generation upstream came back as `param: null`).
+// A translated request the upstream cannot take is a 400 naming the caller's prompt member (`messages`,
+// `contents`, `input`), refused before any call: the upstream's own 400 would name its field
+// (`contents`), not the client's, and cost a round trip; and the IR's positions are not the client's
+// (a chat system message, a Responses item count differently), so no index is given, only what the
+// part is. Cases:
+// - no message for the upstream to answer. The messages and content-generation protocols take no
+//   request without a turn (a system prompt alone is refused); chat-completions takes a system
+//   message alone. Found by the endpoint fuzz (seed 3779571869, case 2357: a Responses `input: []` to
+//   a content-generation upstream came back as `param: null`);
+// - a tool result answering no earlier call, to a content-generation upstream (its results are named
+//   by the function's name, which only the call gives). Found by the fuzz too (seed 2251903921, case
+//   5336: named `messages[2].content[0]`, a position in the IR, for a Responses client);
+// - an audio part for a messages upstream (which takes no audio).
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -24,7 +31,7 @@ before(async () => {
     startFakeUpstream("gemini"),
   ]);
   Object.assign(fakes, { fo, fa, fg });
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-empty-prompt-"));
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-prompt-refused-"));
   gw = await startGateway(
     baseConfig(dir, {
       providers: Object.entries(fakes).map(([id, fake]) => fakeProvider(id, fake)),
@@ -97,3 +104,42 @@ for (const upstream of ["fa", "fg"])
     assert.equal(status, 400, JSON.stringify(body));
     assert.equal(body.error.param, "messages");
   });
+
+test("Responses, a tool result answering no call → a content-generation upstream: 400 naming input", async () => {
+  const { status, body } = await refusedBeforeCall("fg", () =>
+    responses({
+      model: "fg/m",
+      input: [
+        { role: "user", content: "What is the weather?" },
+        { type: "function_call_output", call_id: "call_nowhere", output: "sunny" },
+      ],
+    }),
+  );
+  assert.equal(status, 400, JSON.stringify(body));
+  assert.equal(body.error.param, "input");
+  assert.match(
+    body.error.message,
+    /^input: the tool result for call call_nowhere answers no earlier tool call/,
+  );
+});
+
+test("chat, an audio part → a messages upstream: 400 naming messages", async () => {
+  const { status, body } = await refusedBeforeCall("fa", () =>
+    chat({
+      model: "fa/m",
+      messages: [
+        { role: "system", content: "Be brief." },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is said here?" },
+            { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+          ],
+        },
+      ],
+    }),
+  );
+  assert.equal(status, 400, JSON.stringify(body));
+  assert.equal(body.error.param, "messages");
+  assert.match(body.error.message, /^messages: an audio part: audio input is not supported/);
+});
