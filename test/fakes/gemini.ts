@@ -131,6 +131,13 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
   const refused = refusedSetting(body.generationConfig, options.modelRefuses?.[model]);
   if (refused) return reject(400, `${refused} is not enabled for models/${model}`);
   const count = body.generationConfig?.candidateCount;
+  // Gemini 2.5 answers at most 8 candidates; past that, a 400 (the fake would otherwise try to
+  // build as many as asked, 1e15 say, and die on it).
+  if (typeof count === "number" && count > MAX_CANDIDATES)
+    return reject(
+      400,
+      `Unable to submit request because it has a candidateCount value of ${count} but the supported range is from 1 (inclusive) to ${MAX_CANDIDATES + 1} (exclusive).`,
+    );
   return {
     ok: true,
     exchange: {
@@ -245,6 +252,8 @@ function candidateMetadata(reply: Reply): Json {
   }
   return meta;
 }
+
+const MAX_CANDIDATES = 8;
 
 function response(reply: Reply, x: Exchange): object {
   return withExtra(

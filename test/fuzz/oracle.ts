@@ -122,7 +122,9 @@ function judgeAnswer(
   // 529 is the messages protocol's own "overloaded".
   const explained = UPSTREAM_FAILURE.has(status) || (status === 529 && c.face === "messages");
   if (status >= 500 && !(c.upstreamFails && explained))
-    problems.push(`status ${status}${c.upstreamFails ? " (not one an upstream failure explains)" : ""}`);
+    problems.push(
+      `status ${status}${c.upstreamFails ? " (not one an upstream failure explains)" : ""}: ${answer.body.toString("utf8").slice(0, 300)}`,
+    );
   if (c.expectStatus && !c.expectStatus.includes(status))
     problems.push(`status ${status}, expected ${c.expectStatus.join(" or ")}`);
   if (status < 100 || status > 599) problems.push(`invalid status ${status}`);

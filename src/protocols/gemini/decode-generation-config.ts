@@ -26,6 +26,9 @@ import { reasoningFromThinkingConfig } from "./map-reasoning.ts";
 import { camelName, field } from "./read-field.ts";
 import { geminiSchemaToJsonSchema } from "./schema.ts";
 
+/** The most candidates Gemini answers (2.5: "the supported range is from 1 (inclusive) to 9 (exclusive)"). */
+const MAX_CANDIDATES = 8;
+
 export interface DecodedGenerationConfig {
   temperature?: number;
   topP?: number;
@@ -72,9 +75,11 @@ export function decodeGenerationConfig(value: unknown, ignored: Set<string>): De
   }
   const read = (name: string) => field(config, name);
   // Several candidates: answered by a content-generation upstream (relayed), refused on a translation.
+  // Gemini answers at most 8 (its 400 past that names no field).
   const candidates = optionalNumber(read("candidateCount"), `${AT}.candidateCount`, {
     integer: true,
     min: 1,
+    max: MAX_CANDIDATES,
   });
   const decoded: DecodedGenerationConfig = {
     candidateCount: candidates !== undefined && candidates > 1 ? candidates : undefined,

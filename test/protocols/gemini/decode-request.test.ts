@@ -578,6 +578,12 @@ describe("decodeRequest: 400s name the field", () => {
       "generationConfig.candidateCount",
     ],
     [
+      // Past Gemini's 8; found by the endpoint fuzz (seed 1736407981, case 12613: 2^53, relayed).
+      "candidateCount 9",
+      { contents: hello, generationConfig: { candidateCount: 9 } },
+      "generationConfig.candidateCount",
+    ],
+    [
       "maxOutputTokens 0",
       { contents: hello, generationConfig: { maxOutputTokens: 0 } },
       "generationConfig.maxOutputTokens",
