@@ -3,7 +3,7 @@
 // §10); tool results become tool messages, which must directly follow the assistant's tool calls; calls of
 // custom tools are custom calls; media becomes content parts.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { type GatewayError, invalidPrompt } from "../../ir/errors.ts";
 import type {
   AudioBlock,
   ContentBlock,
@@ -157,5 +157,5 @@ function defaultFilename(mediaType: string): string {
 }
 
 function unsupported(what: string): GatewayError {
-  return new GatewayError("invalid_request", `this provider's chat-completions API cannot take ${what}`);
+  return invalidPrompt(`this provider's chat-completions API cannot take ${what}`);
 }

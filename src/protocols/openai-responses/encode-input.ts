@@ -5,7 +5,7 @@
 // go without ids: with `store: false` an upstream resolves no ids, and reasoning travels by its
 // encrypted content alone.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { type GatewayError, invalidPrompt } from "../../ir/errors.ts";
 import type {
   AudioBlock,
   ContentBlock,
@@ -155,5 +155,5 @@ function defaultFilename(mediaType: string): string {
 }
 
 function unsupported(what: string): GatewayError {
-  return new GatewayError("invalid_request", `this provider's Responses API cannot take ${what}`);
+  return invalidPrompt(`this provider's Responses API cannot take ${what}`);
 }

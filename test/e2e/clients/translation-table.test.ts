@@ -155,7 +155,7 @@ describe("what a target cannot take is a 400 in the client's protocol, and nothi
       );
       assert.equal(res.status, 400);
       assert.equal(res.json.error.status, "INVALID_ARGUMENT");
-      assert.match(res.json.error.message, /audio/);
+      assert.match(res.json.error.message, /^contents: .*audio/);
       assert.equal(fake().requests.length, 0);
     });
   }
@@ -174,7 +174,7 @@ describe("what a target cannot take is a 400 in the client's protocol, and nothi
     assert.equal(res.status, 400);
     assert.equal(res.json.type, "error");
     assert.equal(res.json.error.type, "invalid_request_error");
-    assert.match(res.json.error.message, /file id/);
+    assert.match(res.json.error.message, /^messages: .*file id/);
     assert.equal(routes.openai.requests.length, 0);
   });
 
@@ -188,6 +188,8 @@ describe("what a target cannot take is a 400 in the client's protocol, and nothi
     assert.equal(res.status, 400);
     assert.equal(res.json.error.type, "invalid_request_error");
     assert.match(res.json.error.message, /call_unknown/);
+    // The chat face names its prompt member: an IR position would not be the client's.
+    assert.equal(res.json.error.param, "messages");
     assert.equal(routes.gemini.requests.length, 0);
   });
 

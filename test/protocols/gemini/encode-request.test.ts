@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { GatewayError } from "../../../src/ir/errors.ts";
+import { GatewayError, PROMPT } from "../../../src/ir/errors.ts";
 import type { Message, Request } from "../../../src/ir/request.ts";
 import { gemini } from "../../../src/protocols/gemini/index.ts";
 import { irRequest } from "./helpers.ts";
@@ -178,7 +178,8 @@ describe("encodeRequest: tool turns", () => {
           messages: [{ role: "user", content: [{ type: "tool_result", toolCallId: "x", content: [] }] }],
         }),
       (error: unknown) =>
-        error instanceof GatewayError && error.status === 400 && error.param === "messages[0].content[0]",
+        // Named by the caller's prompt member (error-answer.ts): the IR's position is not the client's.
+        error instanceof GatewayError && error.status === 400 && error.param === PROMPT,
     );
   });
 
