@@ -138,7 +138,8 @@ describe("responses against the local models", () => {
           { type: "function_call_output", call_id: call.call_id, output: "-2C" },
         ],
       }),
-      OpenAI.BadRequestError,
+      // Named by the Responses client's own prompt member, not an IR position.
+      (error: unknown) => error instanceof OpenAI.BadRequestError && error.param === "input",
     );
   });
 

@@ -10,7 +10,7 @@
 // soon as the count passes it, and searching for stop sequences and tool names is one pass over the
 // text (src/ir/multi-search.ts).
 
-import { invalid, promptTooLong } from "../../ir/errors.ts";
+import { invalid, invalidPrompt, promptTooLong } from "../../ir/errors.ts";
 import { earliestOf, firstOccurrences, MAX_PATTERN_CHARS, searchable } from "../../ir/multi-search.ts";
 import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ToolDefinition } from "../../ir/request.ts";
@@ -294,12 +294,13 @@ function applyPromptCache(request: Request, usage: Usage, counts: PromptCounts):
   else usage.cacheWrite5mTokens = marked.tokens;
 }
 
-/** Thinking replayed on a later turn must carry the signature the local model issued for it. */
+/**
+ * Thinking replayed on a later turn must carry the signature the local model issued for it. Named by
+ * the caller's prompt member: an IR position is not a chat or content-generation client's.
+ */
 function checkThinkingSignatures(request: Request): void {
-  request.messages.forEach((m, i) => {
-    m.content.forEach((b, j) => {
+  for (const m of request.messages)
+    for (const b of m.content)
       if (b.type === "thinking" && b.signature !== undefined && !verifyThinking(b.text, b.signature))
-        throw invalid(`messages[${i}].content[${j}].signature`, "invalid signature for this thinking block");
-    });
-  });
+        throw invalidPrompt("invalid signature for a thinking block (not the one issued for its text)");
 }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { test } from "node:test";
-import { GatewayError } from "../../../src/ir/errors.ts";
+import { GatewayError, PROMPT } from "../../../src/ir/errors.ts";
 import type { Request } from "../../../src/ir/request.ts";
 import { onLocalThread } from "../../../src/providers/local/thread.ts";
 import { countTokens, countTokensEach, truncateToTokens } from "../../../src/providers/local/tokens.ts";
@@ -74,7 +74,8 @@ test("an error made on the thread arrives as the same GatewayError", async () =>
     (error: unknown) => {
       assert.ok(error instanceof GatewayError);
       assert.equal(error.status, 400);
-      assert.equal(error.param, "messages[0].content[0].signature");
+      assert.equal(error.param, PROMPT);
+      assert.match(error.message, /invalid signature for a thinking block/);
       return true;
     },
   );
