@@ -161,7 +161,9 @@ function judgeAnswer(
         !c.bodyFields.some((f) => named.includes(f)) &&
         !named.startsWith("model")
       )
-        notes.push(`400 names ${named}, the mutations were under ${c.bodyFields.join(", ")}`);
+        notes.push(
+          `400 names ${named}, the mutations were under ${c.bodyFields.join(", ")}: ${text.slice(0, 200)}`,
+        );
     }
   }
   if (status === 200 && method !== "HEAD" && header(answer, "content-type")?.startsWith("application/json")) {
