@@ -46,7 +46,20 @@ export function totalTokens(u: Usage): number {
   return u.promptTokens + u.completionTokens;
 }
 
-/** A count as a wire reports it: a positive finite number, else 0 (absent, null, negative, not a number). */
+/**
+ * The most any one count of an upstream's usage is taken as: 2^40, a thousand billion tokens, far
+ * past any model's context yet far from what the stores hold (a 64-bit column, and the day's sums
+ * of many generations). An upstream that reports more is broken; its count taken as it came broke
+ * a PostgreSQL ledger's write (1e300 or 2^63 does not fit a bigint), and the generation was lost.
+ */
+export const MAX_WIRE_COUNT = 2 ** 40;
+
+/**
+ * A count as a wire reports it: a whole number from 0 to MAX_WIRE_COUNT. Absent, null, negative or
+ * not a number is 0; a fraction (no provider sends one) is rounded, since the ledger's counts are
+ * whole; more than the most is the most.
+ */
 export function countFromWire(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+  if (typeof value !== "number" || !(value > 0)) return 0;
+  return Math.min(Math.round(value), MAX_WIRE_COUNT);
 }
