@@ -3,6 +3,7 @@
 
 import { generationIdBound, generationIdTime } from "../gateway/ids.ts";
 import { invalid } from "../ir/errors.ts";
+import { storableText } from "../ledger/columns.ts";
 import { epochDay, type UsageFilter, type UsageGroup } from "../ledger/rollups.ts";
 import type { GenerationFilter, GenerationStatus } from "../ledger/types.ts";
 
@@ -19,7 +20,7 @@ export function text(query: Query, name: string): string | undefined {
   if (value === undefined || value === "") return undefined;
   if (typeof value !== "string" || value.length > 256)
     throw invalid(name, "must be given once, as text of at most 256 characters");
-  return value;
+  return storableText(name, value);
 }
 
 /** A time as epoch ms: an ISO 8601 date or date-time, or a number of epoch ms. */

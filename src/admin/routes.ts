@@ -16,6 +16,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import { keyBudget, keyLimits } from "../config/schema.ts";
 import type { ModelIndex } from "../gateway/models.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
+import { storableText } from "../ledger/columns.ts";
 import { canonicalDecimal } from "../ledger/decimal.ts";
 import { epochDay, type UsageSums } from "../ledger/rollups.ts";
 import type { KeyBudget, KeyLimits, Store } from "../ledger/types.ts";
@@ -56,7 +57,8 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       return handler(req, reply);
     };
   const query = (req: FastifyRequest) => req.query as Query;
-  const param = (req: FastifyRequest, name: string) => (req.params as Record<string, string>)[name];
+  const param = (req: FastifyRequest, name: string) =>
+    storableText(name, (req.params as Record<string, string>)[name] ?? "");
 
   fastify.get(
     `${ADMIN_PREFIX}/generations`,
@@ -262,6 +264,7 @@ function newKeyBody(raw: unknown): NewKey {
     throw invalid("account", "is required: 1 to 128 letters, digits, or . _ @ -");
   if (body.name !== undefined && (typeof body.name !== "string" || body.name.length > 200))
     throw invalid("name", "must be text of at most 200 characters");
+  if (body.name !== undefined) storableText("name", body.name);
   if (body.kind !== undefined && body.kind !== "payg" && body.kind !== "subscription")
     throw invalid("kind", "must be payg or subscription");
   let credits: string | undefined;

@@ -7,6 +7,7 @@ import { creditsToJson, ratingToJson } from "../billing/render.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { FinishReason } from "../ir/response.ts";
 import { totalTokens } from "../ir/usage.ts";
+import { storableText } from "../ledger/columns.ts";
 import type { Api, GenerationRow, Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
 import { protocolOfApi } from "../protocols/names.ts";
@@ -21,7 +22,7 @@ export async function lookupGeneration(
   const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));
   const id = query.id ?? query.generate_id;
   if (typeof id !== "string" || id === "") throw invalid("id", "the generation id is required (?id=gen-…)");
-  const row = await readGeneration(deps.store, id, caller.accountId);
+  const row = await readGeneration(deps.store, storableText("id", id), caller.accountId);
   if (!row) throw new GatewayError("not_found", `No generation '${id}' for this account.`, { param: "id" });
   return generationRecord(row, caller.kind === "payg");
 }

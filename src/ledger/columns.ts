@@ -1,6 +1,7 @@
 // Both stores use the same table and column names; these functions turn a database row (SQLite gives
 // numbers and JSON text, pg gives BIGINT as strings and JSONB as objects) into the rows of types.ts.
 
+import { invalid } from "../ir/errors.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
 import { addDecimals, canonicalDecimal } from "./decimal.ts";
 import type {
@@ -32,8 +33,19 @@ const maxErrorMessageLength = 2000;
 
 export function storableErrorMessage(message: string | undefined): string | null {
   if (message === undefined) return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what must go
-  return message.replace(/\u0000/g, "").slice(0, maxErrorMessageLength);
+  // A cut through a surrogate pair would leave half of it, which PostgreSQL's JSON refuses (the
+  // batch travels as JSON): toWellFormed makes it U+FFFD.
+  return message.replaceAll("\u0000", "").slice(0, maxErrorMessageLength).toWellFormed();
+}
+
+/**
+ * A client's text the store reads or writes as it is (an id to look up, a filter, a key's name):
+ * PostgreSQL's text holds no NUL character and answers one with an error, so it is refused here, a
+ * 400 naming the field, on either store. (No id or name the gateway makes holds one.)
+ */
+export function storableText(field: string, value: string): string {
+  if (value.includes("\u0000")) throw invalid(field, "must not contain a NUL character (U+0000)");
+  return value;
 }
 
 function optionalNumber(value: Column): number | undefined {

@@ -784,6 +784,24 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.ok(row && !("provider" in row) && !("finishReason" in row) && !("rating" in row));
         }));
 
+      test("an error message cut at its limit through a surrogate pair, or holding half of one, is stored", () =>
+        withStore(async (store) => {
+          // PostgreSQL's JSON refuses half a pair (the batch travels as JSON); it reads back as U+FFFD.
+          const account = unique("acct");
+          const start = startOf(account);
+          await store.recordGeneration(start, {
+            id: start.id,
+            status: "failed",
+            usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
+            requestRetryTimes: 0,
+            finalRetry: true,
+            errorMessage: `\ud800 lone ${"a".repeat(1992)}\u{1F600}tail`,
+            completedAt: 1_700_000_005_000,
+          });
+          const row = await store.getGeneration(start.id, account);
+          assert.equal(row?.errorMessage, `\ufffd lone ${"a".repeat(1992)}\ufffd`);
+        }));
+
       test("another account's generation is undefined, like an unknown id", () =>
         withStore(async (store) => {
           const owner = unique("acct");
