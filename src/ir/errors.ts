@@ -97,7 +97,7 @@ export function promptTooLong(contextLength: number | undefined): GatewayError {
  */
 export function emptyPrompt(systemOnly: boolean): GatewayError {
   const why = systemOnly
-    ? "must hold a message besides the system prompt (instructions): this model's provider takes no request without one"
+    ? "must hold a message with content besides the system prompt (instructions): this model's provider takes no request without one"
     : "must hold at least one message with content";
   return invalidPrompt(why);
 }

@@ -96,6 +96,20 @@ test("Responses, instructions and input [] → a chat-completions upstream: sent
   );
 });
 
+test("messages, a user turn with no content → a content-generation upstream: 400 naming messages", async () => {
+  // The fuzz, seed 1535546815 case 1766: the encoder left the empty turn out, and the upstream's 400
+  // named its own `contents`. (To a messages upstream the request is relayed as it came.)
+  const { status, body } = await refusedBeforeCall("fg", () =>
+    post(
+      "/v1/messages",
+      { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01" },
+      { model: "fg/m", max_tokens: 64, messages: [{ role: "user", content: [] }] },
+    ),
+  );
+  assert.equal(status, 400, JSON.stringify(body));
+  assert.match(body.error.message, /^messages: must hold at least one message with content/);
+});
+
 for (const upstream of ["fa", "fg"])
   test(`chat, a system message alone → ${upstream}: 400 naming messages`, async () => {
     const { status, body } = await refusedBeforeCall(upstream, () =>

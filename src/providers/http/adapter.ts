@@ -5,7 +5,7 @@
 import type { Dispatcher } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
 import { emptyPrompt, GatewayError } from "../../ir/errors.ts";
-import type { Request } from "../../ir/request.ts";
+import type { Message, Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import {
   canEmulateStops,
@@ -151,8 +151,11 @@ export class HttpProvider implements RelayingAdapter {
   /** The upstream call for this request, as the protocol encodes it. */
   private encode(req: Request, target: Target, stream: boolean): UpstreamCall {
     // Refused here rather than by the upstream, whose 400 would name its own field, not the client's.
-    if (req.messages.length === 0 && (this.protocol.needsTurn || req.system.length === 0))
-      throw emptyPrompt(req.system.length > 0);
+    // Such an upstream's encoder leaves out a turn holding nothing (no block, or empty text only).
+    const empty = this.protocol.needsTurn
+      ? !req.messages.some(holdsSomething)
+      : req.messages.length === 0 && req.system.length === 0;
+    if (empty) throw emptyPrompt(req.system.length > 0);
     return this.protocol.encodeRequest(req, {
       model: target.upstreamModel,
       stream,
@@ -287,4 +290,9 @@ async function* sseBatches(body: UpstreamBody): AsyncIterable<SseEvent[]> {
   }
   const tail = reader.end();
   if (tail.length > 0) yield tail;
+}
+
+/** A turn an encoder sends: it holds a block other than empty text. */
+function holdsSomething(message: Message): boolean {
+  return message.content.some((block) => block.type !== "text" || block.text !== "");
 }
