@@ -10,6 +10,8 @@
 //   FUZZ_ONLY=<id,id…>    send only these cases (from a failure report)
 //   FUZZ_VERBOSE=1        print a line after each batch
 //   FUZZ_SKIP=<cat,cat…>  leave out categories of cases (huge, raw, mutate…) while working on others
+//   FUZZ_STORAGE=<url>    the ledger's storage.url (default: a SQLite file), e.g.
+//                         postgres://127.0.0.1:5432/test?schema=switchyard_fuzz
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -37,6 +39,7 @@ const SEED = fuzzSeed(process.env.FUZZ_SEED, 0x5eed_2026);
 const COUNT = Number(process.env.FUZZ_CASES ?? 3000);
 const ONLY = process.env.FUZZ_ONLY?.split(",").map(Number);
 const SKIP = new Set(process.env.FUZZ_SKIP?.split(",") ?? []);
+const STORAGE = process.env.FUZZ_STORAGE;
 
 /** Distinctive upstream keys: none may ever appear in an answer. */
 const UPSTREAM_KEYS = {
@@ -101,6 +104,7 @@ before(async () => {
   gw = await startGateway(
     baseConfig(dir, {
       server: { body_limit_bytes: 4 * 1024 * 1024 },
+      ...(STORAGE ? { storage: { url: STORAGE } } : {}),
       // Thousands of generations, some with huge prompts: the account must not run dry mid-run.
       keys: [
         { key: PAYG_KEY, account: "acme", credits: 1_000_000_000 },
