@@ -71,8 +71,9 @@ export function sizeText(bytes: number): string {
 }
 
 /**
- * The param of an error about the prompt as a whole (longer than the model's context window): each
- * protocol keeps it in its own member, so the error's answer names that one (gateway/error-answer.ts).
+ * The param of an error about the prompt raised on the IR (invalidPrompt): each protocol keeps the
+ * prompt in its own member, and the error's answer names that one (gateway/error-answer.ts,
+ * Protocol.promptField). Such errors come before any answer, never within a stream.
  */
 export const PROMPT = "(prompt)";
 
