@@ -7,7 +7,7 @@
 import { mutateBytes, mutateTree } from "./mutate.ts";
 import { Rng } from "./prng.ts";
 import { chatRequest, type Face, geminiRequest, messagesRequest, responsesRequest } from "./templates.ts";
-import { INJECTION_MARKER, longString, STRINGS } from "./values.ts";
+import { INJECTION_MARKER, longString, NUMBERS, oddValue, STRINGS } from "./values.ts";
 
 export interface HttpExchange {
   kind: "http";
@@ -56,7 +56,7 @@ export interface FuzzModel {
 
 export interface CaseWorld {
   models: FuzzModel[];
-  keys: { payg: string; sub: string; other: string; broke: string };
+  keys: { payg: string; sub: string; other: string; broke: string; admin: string };
 }
 
 const CATEGORIES: Array<[number, string]> = [
@@ -71,6 +71,7 @@ const CATEGORIES: Array<[number, string]> = [
   [3, "misc"],
   [7, "raw"],
   [2, "huge"],
+  [4, "admin"],
 ];
 
 export function generateCases(seed: number, count: number, world: CaseWorld): FuzzCase[] {
@@ -285,6 +286,44 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
       label: `${method} ${short(base + query)} key=${key?.slice(0, 12)}`,
       face: "chat",
       exchange: { kind: "http", method, path: base + query, headers },
+    };
+  },
+
+  // The admin API with a valid admin key: its filters, path ids and bodies (a NUL there once reached
+  // PostgreSQL and came back a 500). Only made-up accounts and key ids are written to or revoked, so
+  // the run's own keys and credit stay as they are.
+  admin(rng, world) {
+    const value = () =>
+      rng.chance(0.5) ? encodeURIComponent(rng.pick(STRINGS).toWellFormed()) : rng.pick(ADMIN_VALUES);
+    const params = () =>
+      Array.from({ length: rng.range(0, 3) }, () => `${rng.pick(ADMIN_PARAMS)}=${value()}`).join("&");
+    const made = `fuzz-${rng.range(0, 1_000_000)}`;
+    const [method, path, body] = rng.pick<[string, string, unknown]>([
+      ["GET", `/generations?${params()}`, undefined],
+      ["GET", `/generations/${value()}`, undefined],
+      ["GET", `/usage?${params()}`, undefined],
+      ["GET", `/overview?${params()}`, undefined],
+      ["GET", `/keys?${params()}`, undefined],
+      ["GET", `/accounts/${value()}`, undefined],
+      ["GET", "/accounts", undefined],
+      ["GET", "/models", undefined],
+      ["GET", "/providers", undefined],
+      ["DELETE", `/keys/${value()}`, undefined],
+      ["POST", "/keys", newKeyBody(rng, made)],
+      ["POST", `/accounts/${made}/credit`, { amount: rng.chance(0.5) ? rng.pick(NUMBERS) : oddValue(rng) }],
+    ]);
+    const headers: Record<string, string> = { authorization: `Bearer ${world.keys.admin}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return {
+      label: `admin ${method} ${short(path)}`,
+      face: "chat",
+      exchange: {
+        kind: "http",
+        method,
+        path: `/api/v1/admin${path}`,
+        headers,
+        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+      },
     };
   },
 
@@ -842,4 +881,27 @@ function chunked(body: Buffer): RawStep[] {
   }
   steps.push(w("0\r\n\r\n"));
   return steps;
+}
+
+const ADMIN_PARAMS = [
+  "from",
+  "to",
+  "cursor",
+  "account",
+  "key",
+  "model",
+  "provider",
+  "status",
+  "limit",
+  "group",
+];
+const ADMIN_VALUES = ["", "%00", "gen-%00", "acme", "0", "-1", "1e999", "2026-13-45", "%FF", "x".repeat(300)];
+
+/** A new key's body for a made-up account, some of its members odd. */
+function newKeyBody(rng: Rng, account: string): unknown {
+  const body: Record<string, unknown> = { account };
+  for (const member of ["name", "kind", "credits", "limits", "budget"])
+    if (rng.chance(0.4)) body[member] = rng.chance(0.5) ? rng.pick(STRINGS).toWellFormed() : oddValue(rng);
+  if (rng.chance(0.1)) body.account = oddValue(rng);
+  return body;
 }

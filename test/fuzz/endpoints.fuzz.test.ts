@@ -40,6 +40,7 @@ const COUNT = Number(process.env.FUZZ_CASES ?? 3000);
 const ONLY = process.env.FUZZ_ONLY?.split(",").map(Number);
 const SKIP = new Set(process.env.FUZZ_SKIP?.split(",") ?? []);
 const STORAGE = process.env.FUZZ_STORAGE;
+const ADMIN_KEY = "sk-admin-fuzz-0123456789abcdef";
 
 /** Distinctive upstream keys: none may ever appear in an answer. */
 const UPSTREAM_KEYS = {
@@ -104,6 +105,7 @@ before(async () => {
   gw = await startGateway(
     baseConfig(dir, {
       server: { body_limit_bytes: 4 * 1024 * 1024 },
+      admin: { keys: [ADMIN_KEY] },
       ...(STORAGE ? { storage: { url: STORAGE } } : {}),
       // Thousands of generations, some with huge prompts: the account must not run dry mid-run.
       keys: [
@@ -182,7 +184,7 @@ test(`every endpoint survives ${ONLY ? ONLY.length : COUNT} fuzzed inputs (seed 
 }, async () => {
   const world: CaseWorld = {
     models: MODELS,
-    keys: { payg: PAYG_KEY, sub: SUB_KEY, other: OTHER_KEY, broke: BROKE_KEY },
+    keys: { payg: PAYG_KEY, sub: SUB_KEY, other: OTHER_KEY, broke: BROKE_KEY, admin: ADMIN_KEY },
   };
   const all = generateCases(SEED, ONLY ? Math.max(...ONLY) + 1 : COUNT, world);
   const cases = (ONLY ? all.filter((c) => ONLY.includes(c.id)) : all).filter((c) => !SKIP.has(c.category));
