@@ -113,6 +113,22 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       }
     }
 
+    /** A failed generation, recorded whole for a fresh account, as the store reads it back. */
+    async function recordFailed(store: ContractStore, errorMessage: string, requestRetryTimes = 0) {
+      const account = unique("acct");
+      const start = startOf(account);
+      await store.recordGeneration(start, {
+        id: start.id,
+        status: "failed",
+        usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
+        requestRetryTimes,
+        finalRetry: true,
+        errorMessage,
+        completedAt: 1_700_000_005_000,
+      });
+      return store.getGeneration(start.id, account);
+    }
+
     test("ping answers true on a live store", () =>
       withStore(async (store) => {
         assert.equal(await store.ping(), true);
@@ -765,18 +781,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
 
       test("a failed generation recorded whole keeps an awkward error message; absent fields stay absent", () =>
         withStore(async (store) => {
-          const account = unique("acct");
-          const start = startOf(account);
-          await store.recordGeneration(start, {
-            id: start.id,
-            status: "failed",
-            usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
-            requestRetryTimes: 2,
-            finalRetry: true,
-            errorMessage: 'upstream said "no" \\ twice\n\ttabbed é ✓ \u2028\u0000',
-            completedAt: 1_700_000_005_000,
-          });
-          const row = await store.getGeneration(start.id, account);
+          const row = await recordFailed(store, 'upstream said "no" \\ twice\n\ttabbed é ✓ \u2028\u0000', 2);
           assert.equal(row?.status, "failed");
           assert.equal(row?.errorMessage, 'upstream said "no" \\ twice\n\ttabbed é ✓ \u2028');
           assert.equal(row?.requestRetryTimes, 2);
@@ -787,18 +792,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("an error message cut at its limit through a surrogate pair, or holding half of one, is stored", () =>
         withStore(async (store) => {
           // PostgreSQL's JSON refuses half a pair (the batch travels as JSON); it reads back as U+FFFD.
-          const account = unique("acct");
-          const start = startOf(account);
-          await store.recordGeneration(start, {
-            id: start.id,
-            status: "failed",
-            usage: { ...usage, completionTokens: 0, reasoningTokens: 0 },
-            requestRetryTimes: 0,
-            finalRetry: true,
-            errorMessage: `\ud800 lone ${"a".repeat(1992)}\u{1F600}tail`,
-            completedAt: 1_700_000_005_000,
-          });
-          const row = await store.getGeneration(start.id, account);
+          const row = await recordFailed(store, `\ud800 lone ${"a".repeat(1992)}\u{1F600}tail`);
           assert.equal(row?.errorMessage, `\ufffd lone ${"a".repeat(1992)}\ufffd`);
         }));
 
