@@ -75,7 +75,7 @@ async function send(matrix: Matrix, request: ClientRequest, upstream: Upstream) 
     headers: { "content-type": "application/json", ...credentials(request.face), ...request.headers },
     body: JSON.stringify(bodyFor(request, model)),
   });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 const RELAYED: Record<Face, Upstream> = {
@@ -176,5 +176,58 @@ describe("Gemini CLI's classifier: Gemini type names in responseJsonSchema", () 
     const res = await send(matrix, request, "gemini");
     assert.equal(res.status, 400, res.text);
     assert.match(res.text, /generationConfig\.responseJsonSchema\.type/);
+  });
+});
+
+describe("Claude Code's tool search: tool_reference, defer_loading, the tool search tools", () => {
+  const claudeCode = fixture("claude-code-tool-search.json");
+  const serverSearch = fixture("anthropic-server-tool-search.json");
+
+  test("relayed to a messages upstream unchanged, the beta with it", async () => {
+    for (const request of [claudeCode, serverSearch]) {
+      matrix.reset();
+      const res = await send(matrix, request, "anthropic");
+      assert.equal(res.status, 200, res.text);
+      const sent = matrix.fakes.anthropic.requests[0];
+      // `metadata` is the one member the messages face strips on every route (docs/architecture.md §8).
+      const { model: _model, ...body } = sent.body;
+      const { metadata: _metadata, ...expected } = request.body;
+      assert.deepEqual(body, expected);
+      assert.match(String(sent.headers["anthropic-beta"]), /advanced-tool-use-2025-11-20/);
+    }
+  });
+
+  for (const upstream of ["openai", "gemini", "openai-responses"] as const)
+    test(`translated to ${upstream}: the loaded tool in full, the reference as text, the rest named`, async () => {
+      const res = await send(matrix, claudeCode, upstream);
+      assert.equal(res.status, 200, res.text);
+      const sent = JSON.stringify(matrix.fakes[upstream].requests[0].body);
+      for (const name of ["Bash", "ToolSearch", "mcp__github__create_issue"])
+        assert.ok(sent.includes(`"${name}"`), `${name} not offered upstream`);
+      assert.ok(sent.includes("Create a new issue in a GitHub repository"), "the loaded tool's description");
+      assert.ok(
+        !sent.includes("mcp__github__list_issues"),
+        "a deferred tool not loaded reached the upstream",
+      );
+      assert.ok(sent.includes("Tool loaded: mcp__github__create_issue"), "the reference as text");
+      assert.ok(!sent.includes("tool_reference") && !sent.includes("defer_loading"));
+      const ignored = (res.headers.get("x-switchyard-ignored") ?? "").split(/,\s*/);
+      for (const name of ["tools[3]", "tools[2].defer_loading", "messages[2].content[0].content[0]"])
+        assert.ok(ignored.includes(name), `${name} not in x-switchyard-ignored: ${ignored}`);
+    });
+
+  test("with the tool search server tool, which no other upstream runs, every deferred tool goes in full", async () => {
+    const res = await send(matrix, serverSearch, "openai");
+    assert.equal(res.status, 200, res.text);
+    const tools = (matrix.fakes.openai.requests[0].body as any).tools.map((t: any) => t.function.name);
+    assert.deepEqual(tools, ["get_weather", "search_files"]);
+  });
+
+  test("a tool_reference without a tool name is a 400 naming it", async () => {
+    const body = structuredClone(claudeCode.body) as any;
+    body.messages[2].content[0].content = [{ type: "tool_reference" }];
+    const res = await send(matrix, { ...claudeCode, body }, "anthropic");
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.text, /messages\[2\]\.content\[0\]\.content\[0\]\.tool_name/);
   });
 });

@@ -15,7 +15,7 @@ import {
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
-import { decodeContent, decodeText } from "./decode-content.ts";
+import { decodeContent, decodeText, referencedToolNames } from "./decode-content.ts";
 import { decodeOutputConfig, decodeThinking } from "./decode-thinking.ts";
 import { decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 import { checkMessagesHeaders, INTERLEAVED_THINKING_BETA, messagesBetas } from "./headers.ts";
@@ -57,7 +57,7 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     model,
     system,
     messages,
-    tools: decodeTools(b.tools, ignored),
+    tools: decodeTools(b.tools, ignored, referencedToolNames(b.messages)),
     ...withWebSearch(decodeWebSearchTool(b.tools)),
     maxOutputTokens: maxTokens,
     stopSequences: decodeStopSequences(b.stop_sequences),
