@@ -72,4 +72,6 @@ export interface CatalogModel {
   routing?: RoutingDefaults;
   /** Higher is better; used by `primary_factor: quality`. */
   qualityRank?: number;
+  /** More names clients ask for it by, without the provider part (dated snapshot ids). */
+  aliases?: string[];
 }

@@ -110,7 +110,7 @@ export class InferencePipeline {
         pathStream: input.pathStream,
         anthropicVersions: this.deps.anthropicVersions,
       });
-      const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
+      const model = this.deps.models.resolve(request.model);
       request.model = model.id;
       facts.model = model.id;
       facts.stream = request.stream;
