@@ -194,6 +194,8 @@ describe("Claude Code's tool search: tool_reference, defer_loading, the tool sea
       const { metadata: _metadata, ...expected } = request.body;
       assert.deepEqual(body, expected);
       assert.match(String(sent.headers["anthropic-beta"]), /advanced-tool-use-2025-11-20/);
+      // Nothing of the tool search was left out, so nothing of it is named.
+      assert.doesNotMatch(res.headers.get("x-switchyard-ignored") ?? "", /tools|content/);
     }
   });
 
