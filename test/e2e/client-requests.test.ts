@@ -184,7 +184,7 @@ describe("Claude Code's tool search: tool_reference, defer_loading, the tool sea
   const serverSearch = fixture("anthropic-server-tool-search.json");
 
   test("relayed to a messages upstream unchanged, the beta with it", async () => {
-    for (const request of [claudeCode, serverSearch]) {
+    for (const request of [claudeCode, fixture("claude-code-tool-search-loaded.json"), serverSearch]) {
       matrix.reset();
       const res = await send(matrix, request, "anthropic");
       assert.equal(res.status, 200, res.text);
@@ -199,24 +199,50 @@ describe("Claude Code's tool search: tool_reference, defer_loading, the tool sea
     }
   });
 
-  for (const upstream of ["openai", "gemini", "openai-responses"] as const)
-    test(`translated to ${upstream}: the loaded tool in full, the reference as text, the rest named`, async () => {
-      const res = await send(matrix, claudeCode, upstream);
-      assert.equal(res.status, 200, res.text);
-      const sent = JSON.stringify(matrix.fakes[upstream].requests[0].body);
-      for (const name of ["Bash", "ToolSearch", "mcp__github__create_issue"])
-        assert.ok(sent.includes(`"${name}"`), `${name} not offered upstream`);
-      assert.ok(sent.includes("Create a new issue in a GitHub repository"), "the loaded tool's description");
-      assert.ok(
-        !sent.includes("mcp__github__list_issues"),
-        "a deferred tool not loaded reached the upstream",
-      );
-      assert.ok(sent.includes("Tool loaded: mcp__github__create_issue"), "the reference as text");
-      assert.ok(!sent.includes("tool_reference") && !sent.includes("defer_loading"));
-      const ignored = (res.headers.get("x-switchyard-ignored") ?? "").split(/,\s*/);
-      for (const name of ["tools[3]", "tools[2].defer_loading", "messages[2].content[0].content[0]"])
-        assert.ok(ignored.includes(name), `${name} not in x-switchyard-ignored: ${ignored}`);
+  /** Where the fixture's one tool_reference sits, and the index of each tool by name. */
+  function layout(request: ClientRequest) {
+    const body = request.body as any;
+    let reference = "";
+    body.messages.forEach((message: any, i: number) => {
+      if (!Array.isArray(message.content)) return;
+      message.content.forEach((block: any, j: number) => {
+        if (block.type !== "tool_result" || !Array.isArray(block.content)) return;
+        block.content.forEach((inner: any, k: number) => {
+          if (inner.type === "tool_reference") reference = `messages[${i}].content[${j}].content[${k}]`;
+        });
+      });
     });
+    const toolAt = (name: string) => body.tools.findIndex((t: any) => t.name === name);
+    return { reference, toolAt };
+  }
+
+  // Written from its docs (an MCP tool loaded), and captured from the pinned Claude Code (WebFetch).
+  const cases = [
+    { request: claudeCode, loaded: "mcp__github__create_issue", hidden: "mcp__github__list_issues" },
+    {
+      request: fixture("claude-code-tool-search-loaded.json"),
+      loaded: "WebFetch",
+      hidden: "DeferredToolPlaceholder",
+    },
+  ];
+  for (const { request, loaded, hidden } of cases)
+    for (const upstream of ["openai", "gemini", "openai-responses"] as const)
+      test(`${request.file} translated to ${upstream}: ${loaded} in full, the reference as text, ${hidden} named`, async () => {
+        const res = await send(matrix, request, upstream);
+        assert.equal(res.status, 200, res.text);
+        const sent = JSON.stringify(matrix.fakes[upstream].requests[0].body);
+        const { reference, toolAt } = layout(request);
+        const description = (request.body as any).tools[toolAt(loaded)].description as string;
+        for (const name of ["Bash", "ToolSearch", loaded])
+          assert.ok(sent.includes(`"${name}"`), `${name} not offered upstream`);
+        assert.ok(sent.includes(JSON.stringify(description).slice(1, 40)), "the loaded tool's description");
+        assert.ok(!sent.includes(`"${hidden}"`), "a deferred tool not loaded reached the upstream");
+        assert.ok(sent.includes(`Tool loaded: ${loaded}`), "the reference as text");
+        assert.ok(!sent.includes("tool_reference") && !sent.includes("defer_loading"));
+        const ignored = (res.headers.get("x-switchyard-ignored") ?? "").split(/,\s*/);
+        for (const name of [`tools[${toolAt(hidden)}]`, `tools[${toolAt(loaded)}].defer_loading`, reference])
+          assert.ok(ignored.includes(name), `${name} not in x-switchyard-ignored: ${ignored}`);
+      });
 
   test("with the tool search server tool, which no other upstream runs, every deferred tool goes in full", async () => {
     const res = await send(matrix, serverSearch, "openai");
