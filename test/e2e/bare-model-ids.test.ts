@@ -59,6 +59,8 @@ describe("Claude Code's default model ids through @anthropic-ai/sdk", () => {
   for (const [asked, catalog, upstream] of [
     ["claude-sonnet-4-6", "anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"],
     ["claude-opus-4-6", "anthropic/claude-opus-4-6", "claude-opus-4-6"],
+    // Claude Code 2.1.332's default model.
+    ["claude-opus-5-5", "anthropic/claude-opus-5-5", "claude-opus-5-5"],
     ["claude-haiku-4-5-20251001", "anthropic/claude-haiku-4-5", "claude-haiku-4-5"],
     ["claude-sonnet-4-5-20250929", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"],
   ])
