@@ -262,3 +262,13 @@ describe("Claude Code's tool search: tool_reference, defer_loading, the tool sea
     assert.match(res.text, /messages\[2\]\.content\[0\]\.content\[0\]\.tool_name/);
   });
 });
+
+test("a deferred tool that tool_choice names is offered to another upstream, so the choice holds", async () => {
+  const request = fixture("claude-code-tool-search.json");
+  const body = { ...request.body, tool_choice: { type: "tool", name: "mcp__github__list_issues" } };
+  const res = await send(matrix, { ...request, body }, "openai");
+  assert.equal(res.status, 200, res.text);
+  const sent = matrix.fakes.openai.requests[0].body as any;
+  assert.ok(sent.tools.some((t: any) => t.function.name === "mcp__github__list_issues"));
+  assert.deepEqual(sent.tool_choice, { type: "function", function: { name: "mcp__github__list_issues" } });
+});
