@@ -6,7 +6,7 @@ import type { IncomingHeaders, ProtocolName } from "../protocols/types.ts";
 
 /**
  * The protocol an error is rendered in, from the path alone (and, for the shared listing, who asks):
- * content-generation for everything under `/v1beta/` and for any path ending in a `:method` (only
+ * content-generation for `/v1beta` and everything under it and for any path ending in a `:method` (only
  * Google's APIs name methods that way, so a Gemini client is calling, whatever API version it
  * chose), and for `/v1/models…` asked with a Gemini credential; messages for `/v1/messages…`; the
  * Responses API for `/v1/responses…`; and the chat shape for the rest (chat-completions, listings,
@@ -31,7 +31,7 @@ export function errorFaceOf(url: string, headers: IncomingHeaders = {}): Protoco
  * protocol, read by errorFaceOf and by the inference routes (src/server/inference-routes.ts).
  */
 export function protocolOfPath(path: string): ProtocolName {
-  if (path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
+  if (path === "/v1beta" || path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1/responses")) return "openai-responses";
   return "openai-chat";
