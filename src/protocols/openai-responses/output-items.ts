@@ -47,7 +47,7 @@ export function responseObject(
     output: fields.output,
     parallel_tool_calls: request.parallelToolCalls ?? true,
     previous_response_id: null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoningSummary ?? null },
     store: false,
     temperature: request.temperature ?? null,
     text: { format: textFormat(request) },
