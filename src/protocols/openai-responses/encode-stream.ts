@@ -27,6 +27,7 @@ import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
 import {
+  completedAt,
   imageItem,
   itemId,
   messageItem,
@@ -140,6 +141,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const ending = finishReasonToWire(this.reason);
     const response = this.snapshot({
       ...ending,
+      completed_at: completedAt(ending.status),
       usage: this.usage ? usageToWire(this.usage) : null,
     });
     const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
