@@ -7,7 +7,7 @@
 // The pipeline (src/gateway/inference.ts) knows only this interface: a protocol is added as a module
 // under src/protocols/ and a line in its tables, never as another branch of the request path.
 
-import { type GatewayError, invalid } from "../ir/errors.ts";
+import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
@@ -20,7 +20,7 @@ import type {
   Relay,
   StreamEncoder,
 } from "../protocols/types.ts";
-import { malformedAnswer, transportError } from "../providers/http/transport-errors.ts";
+import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
   canRelay,
@@ -149,10 +149,11 @@ class RelayedRoute implements Route {
         if (stream.failed) return;
       }
     } catch (err) {
-      // The upstream broke off (reset, stalled): as the translated route's adapter does, the
-      // failure is the stream's last piece. A client that left is no failure to write.
-      if (signal.aborted) throw err;
-      for (const piece of stream.fail(transportError(err, this.target.provider.id))) yield piece;
+      // The upstream broke off (reset, stalled: the exchange's GatewayError): as the translated
+      // route's adapter does, the failure is the stream's last piece. A client that left is no
+      // failure to write, and anything else is the gateway's own fault (the pipeline's to log).
+      if (signal.aborted || !(err instanceof GatewayError)) throw err;
+      for (const piece of stream.fail(err)) yield piece;
       return;
     }
     for (const piece of stream.end()) yield piece;
