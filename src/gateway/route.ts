@@ -66,11 +66,18 @@ export type Tapped = Pick<Response, "usage" | "finishReason">;
 /** A whole answer, read and metered, not yet written. */
 export interface WholeAnswer {
   tapped: Tapped;
+  /** A translated answer's blocks (a relay reads only what the meter needs). */
+  content?: Response["content"];
   /** Writes the answer to the client (encoded only now: after the overhead is measured). */
   send(out: Responder, headers: HeaderMap): void;
 }
 
 export interface Route {
+  /**
+   * The client's bytes go to the upstream and back with targeted edits: the pieces' events are
+   * what the meter needs, not the whole answer (a translated route's are the whole answer).
+   */
+  readonly relayed: boolean;
   /**
    * The request fields the answering upstream never saw (`x-switchyard-ignored`): complete once
    * `complete` resolves or `stream` has yielded its first piece.
@@ -99,6 +106,7 @@ export function routeFor(adapter: ProviderAdapter, target: Target, call: RouteCa
 
 /** Same protocol in and out: bytes relayed with targeted edits. */
 class RelayedRoute implements Route {
+  readonly relayed = true;
   private readonly adapter: RelayingAdapter;
   private readonly target: Target;
   private readonly call: RouteCall;
@@ -106,7 +114,7 @@ class RelayedRoute implements Route {
   /** Members this upstream refuses, removed from the body it was sent (Relay.request). */
   private refused: string[] | undefined;
   /** The stream under way, once the upstream has answered. */
-  private relayed: RelayStream | undefined;
+  private under: RelayStream | undefined;
 
   constructor(adapter: RelayingAdapter, target: Target, call: RouteCall, relay: Relay) {
     this.adapter = adapter;
@@ -139,7 +147,7 @@ class RelayedRoute implements Route {
       call.protocol.streamDecoder(),
       call.protocol.streamEncoder(call.ctx),
     );
-    this.relayed = stream;
+    this.under = stream;
     // One piece per network read (two when an error cuts it, which ends the stream).
     // (`for…yield`, not `yield*`: delegating to an array from an async generator wraps every step
     // in promises of its own.)
@@ -161,7 +169,7 @@ class RelayedRoute implements Route {
 
   failStream(error: GatewayError): Piece {
     const events: StreamEvent[] = [{ type: "error", error }];
-    const pieces = this.relayed?.fail(error) ?? [];
+    const pieces = this.under?.fail(error) ?? [];
     return { text: pieces.map((p) => p.text).join(""), latin1: true, events };
   }
 
@@ -192,6 +200,7 @@ class RelayedRoute implements Route {
 
 /** Through the IR: the adapter encodes for its upstream, the client's protocol encodes the answer. */
 class TranslatedRoute implements Route {
+  readonly relayed = false;
   private readonly adapter: ProviderAdapter;
   private readonly target: Target;
   private readonly call: RouteCall;
@@ -219,6 +228,7 @@ class TranslatedRoute implements Route {
     const response = await this.adapter.complete(call.request, this.target, signal, this.report);
     return {
       tapped: response,
+      content: response.content,
       send: (out, headers) => out.json(200, headers, call.protocol.encodeResponse(response, call.ctx)),
     };
   }

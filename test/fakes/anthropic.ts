@@ -147,12 +147,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
 }
 
 /**
- * With thinking on, the last assistant message, when it calls tools, must open with its thinking
+ * With thinking enabled, the last assistant message, when it calls tools, must open with its thinking
  * (the API's 400, word for word); undefined when the request keeps that rule.
  */
 function toolTurnWithoutThinking(body: any): string | undefined {
-  const type = body.thinking?.type;
-  if (type !== "enabled" && type !== "adaptive") return undefined;
+  // (Enabled thinking only: what adaptive thinking asks of a replayed turn is not modelled here.)
+  if (body.thinking?.type !== "enabled") return undefined;
   const at = body.messages.findLastIndex((m: Json) => m?.role === "assistant");
   const content = at < 0 ? undefined : body.messages[at].content;
   if (!Array.isArray(content) || !content.some((b: Json) => b?.type === "tool_use")) return undefined;
