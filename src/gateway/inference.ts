@@ -21,6 +21,7 @@ import type { CreditCheck } from "./credit.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
+import { keepsThinking, restoreKeptThinking, ThinkingCollector } from "./kept-thinking.ts";
 import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
 import { Metrics } from "./metrics.ts";
@@ -126,6 +127,8 @@ export class InferencePipeline {
       // Its slot and token estimate are given back however the request ends, exactly once.
       try {
         if (admission) Object.assign(headers, admission.headers);
+        const thinking = keepsThinking(face, request, model.reasoning) ? new ThinkingCollector() : undefined;
+        if (thinking) await restoreKeptThinking(this.deps.store, caller.accountId, request, this.deps.log);
         const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
@@ -150,6 +153,8 @@ export class InferencePipeline {
           meter: new Meter(arrivedAt, this.deps.metrics),
           generation,
           trace,
+          thinking,
+          accountId: caller.accountId,
         };
         rawBody = undefined;
         facts.meter = call.meter;
@@ -185,6 +190,11 @@ export class InferencePipeline {
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
+    // Kept before the answer goes: the client's next turn may come as soon as it has it.
+    if (call.thinking && answer.content) {
+      call.thinking.add(answer.content);
+      call.thinking.keep(this.deps.store, call.accountId, this.deps.log);
+    }
     answer.send(out, headers);
     generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
@@ -220,11 +230,14 @@ export class InferencePipeline {
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
+    // A translated answer's thinking beside its tool calls, for a client that drops it (kept-thinking.ts).
+    const thinking = answered.value.route.relayed ? undefined : call.thinking;
     // Synchronous unless the socket is full: a promise per piece would cost microtasks per read.
     const send = (piece: Piece): Promise<void> | undefined => {
       if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
+        thinking?.observe(event);
         if (event.type === "error") failed = event.error;
       }
       return piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
@@ -238,15 +251,15 @@ export class InferencePipeline {
         if (full) await full;
       }
     } catch (err) {
+      // The route ends an upstream's failure itself; what is thrown here is the client leaving or a
+      // fault of the gateway's, ended through the route's own encoder (one stream, one error).
       failed = err;
-      if (!out.signal.aborted) {
-        const error =
-          err instanceof GatewayError ? err : new GatewayError("api_error", "The upstream stream failed.");
-        const text = call.protocol.streamEncoder(call.ctx).encode({ type: "error", error });
-        if (text) await out.write(text);
-      }
+      if (!out.signal.aborted)
+        await send(answered.value.route.failStream(asGatewayError(err, this.deps.log, call.ctx.id)));
     }
     meter.end();
+    // Kept before the stream ends: the client's next turn may come as soon as it has it all.
+    if (!failed && !out.signal.aborted) thinking?.keep(this.deps.store, call.accountId, this.deps.log);
     if (out.signal.aborted) {
       generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
@@ -375,6 +388,9 @@ interface Call extends RouteCall {
   generation: GenerationRecorder;
   /** The request's trace, when tracing is on. */
   trace?: RequestTrace;
+  /** Collects the answer's thinking beside tool calls, when a chat client may drop it. */
+  thinking?: ThinkingCollector;
+  accountId: string;
 }
 
 /** An attempt's answer, its span ended with how it went. */
