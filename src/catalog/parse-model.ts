@@ -32,6 +32,7 @@ export function toEntry(record: ModelRecord, source: string, path: string): Mode
   set("pricings", record.pricings);
   set("routing", record.routing);
   set("qualityRank", record.quality_rank);
+  set("dimensions", record.dimensions);
   if (record.endpoints) {
     const name = namePart(record.id);
     const endpoints: Endpoint[] = record.endpoints.map((e) => ({
@@ -71,6 +72,7 @@ export function completeModel(entry: ModelEntry, missing = "is required"): Catal
   };
   if (raw.routing !== undefined) model.routing = raw.routing;
   if (raw.qualityRank !== undefined) model.qualityRank = raw.qualityRank;
+  if (raw.dimensions !== undefined) model.dimensions = raw.dimensions;
   checkLimits(model, entry);
   return model;
 }
