@@ -29,7 +29,6 @@ export function embeddingJob(
   return {
     model: request.model,
     stream: false,
-    routing: request.routing,
     api: "embeddings",
     resolved(model) {
       request.model = model.id;

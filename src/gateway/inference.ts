@@ -109,7 +109,7 @@ export class InferencePipeline {
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
       const job = input.embed
-        ? embeddingJob(protocol, json, { ...input, single: input.embed.single })
+        ? embeddingJob(protocol, json, { headers: input.headers, pathModel: input.pathModel, ...input.embed })
         : this.generationJob(protocol, json, input);
       const model = this.deps.models.resolve(job.model, { allowBare: face === "gemini" });
       job.resolved(model);
@@ -125,11 +125,12 @@ export class InferencePipeline {
       // Its slot and token estimate are given back however the request ends, exactly once.
       try {
         if (admission) Object.assign(headers, admission.headers);
+        const api = job.api ?? apiOf(face);
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
           model,
-          api: job.api ?? apiOf(face),
+          api,
           request: job,
           arrivedAt,
           sessionId: sessionIdOf(input.headers),
@@ -147,6 +148,7 @@ export class InferencePipeline {
           generation,
           trace,
           id,
+          api,
         });
         rawBody = undefined;
         facts.meter = call.meter;
@@ -179,7 +181,6 @@ export class InferencePipeline {
     return {
       model: request.model,
       stream: request.stream,
-      routing: request.routing,
       resolved(model) {
         request.model = model.id;
         if (isEmbeddingModel(model))
@@ -222,7 +223,7 @@ export class InferencePipeline {
     nameIgnored(headers, route);
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(call.api, "whole");
     answer.send(out, headers);
     generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
@@ -255,7 +256,7 @@ export class InferencePipeline {
     }
     nameIgnored(headers, answered.value.route);
     generation.acknowledged();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "stream");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(call.api, "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     // Synchronous unless the socket is full: a promise per piece would cost microtasks per read.
@@ -333,6 +334,12 @@ export class InferencePipeline {
           const provider = this.deps.providers.get(attempt.endpoint.provider);
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
+          // A fallback model (model_routing_config) must be of the requested model's kind.
+          if (isEmbeddingModel(attempt.model) !== isEmbeddingModel(model))
+            throw invalid(
+              "model_routing_config",
+              `'${attempt.model.id}' and '${model.id}' are not both embedding models`,
+            );
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
           // The answer names the model that answers it (a fallback model too), from its first event.
           call.ctx.model = attempt.model.id;
@@ -407,8 +414,6 @@ export interface Job {
   /** The model the body names, as written. */
   model: string;
   stream: boolean;
-  /** The request's routing fields, read by the router's plan. */
-  routing?: RoutingRequest;
   /** The generation record's `api`, when not the face's own. */
   api?: Api;
   /** The model resolved: the request names it, and the rules that need it are checked (400s). */
@@ -421,6 +426,8 @@ export interface Job {
 /** What every call is made of, whatever its kind. */
 export interface CallFields {
   id: string;
+  /** The generation record's `api` (and the overhead metric's label). */
+  api: Api;
   face: ProtocolName;
   protocol: Protocol;
   clientHeaders: IncomingHeaders;
@@ -439,6 +446,7 @@ export interface CallFields {
 
 /** Everything one inference carries from step to step. */
 export interface Call extends CallFields {
+  /** The request's routing fields, read by the router's plan. */
   request: { routing?: RoutingRequest };
   /** `model`: the model the answer names, set per attempt (a fallback model's). */
   ctx: { model: string };

@@ -15,11 +15,21 @@ import {
   optionalString,
 } from "../shared/validate.ts";
 import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
+import { decodeRouting } from "./decode-routing.ts";
 
 /** OpenAI's limit on the inputs of one call ("any array must be 2048 dimensions or less"). */
 const BATCH_LIMIT = 2048;
 
-const READ = new Set(["model", "input", "dimensions", "encoding_format", "user"]);
+/** The members read; the gateway's routing fields (`provider`, `model_routing_config`) are the chat face's. */
+const READ = new Set([
+  "model",
+  "input",
+  "dimensions",
+  "encoding_format",
+  "user",
+  "provider",
+  "model_routing_config",
+]);
 
 function decodeEmbedRequest(body: unknown, _ctx: DecodeContext): EmbeddingRequest {
   const root = expectObject(body, "body");
@@ -37,6 +47,8 @@ function decodeEmbedRequest(body: unknown, _ctx: DecodeContext): EmbeddingReques
     request.dimensions = expectNumber(root.dimensions, "dimensions", { integer: true, min: 1 });
   const user = optionalString(root.user, "user");
   if (user !== undefined) request.user = user;
+  const routing = decodeRouting(root);
+  if (routing) request.routing = routing;
   return request;
 }
 
