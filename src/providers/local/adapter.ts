@@ -2,6 +2,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
+import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
@@ -104,6 +105,9 @@ export class LocalProvider implements ProviderAdapter {
     const names = dropped.list();
     if (report && names.length > 0) report.dropped = names;
     const dimensions = request.dimensions ?? target.model.dimensions ?? LOCAL_DIMENSIONS;
+    // The model's own length bounds a catalog record that names none (the gateway checks the rest).
+    if (dimensions > LOCAL_DIMENSIONS)
+      throw invalid(request.fields.dimensions, `must be at most ${LOCAL_DIMENSIONS} for the local model`);
     return (await onLocalThread({ op: "embed", inputs: request.inputs, dimensions })) as EmbeddingResponse;
   }
 
