@@ -242,6 +242,20 @@ export interface Embeddings {
   ): UpstreamCall;
   /** Upstream face: the vectors of one call's answer, in the order of its inputs. */
   decodeEmbedResponse(body: unknown): EmbeddingResponse;
+  /**
+   * Same protocol in and out, in one call: the client's bytes go upstream and the upstream's come
+   * back with targeted edits (src/gateway/embeddings.ts), as a generation's relay does.
+   */
+  relay?: EmbeddingRelay;
+}
+
+export interface EmbeddingRelay {
+  /** The client's body for the upstream: its model name, members the upstream must not see removed. */
+  request(raw: string, request: EmbeddingRequest, target: { model: string }): { path: string; body: string };
+  /** The upstream's answer for the client: the catalog model named. */
+  response(text: string, model: string): string;
+  /** The prompt tokens the answer reports, if it does; a SyntaxError when it is not a JSON object. */
+  promptTokens(text: string): number | undefined;
 }
 
 export interface Protocol extends ClientFace, UpstreamFace {

@@ -155,7 +155,7 @@ describe("local/embed-1", () => {
 });
 
 describe("upstreams", () => {
-  test("the openai SDK to an OpenAI-compatible upstream: exactly the fake's vectors, in order, float and base64", async () => {
+  test("the openai SDK to an OpenAI-compatible upstream (relayed): exactly the fake's vectors, in order, float and base64", async () => {
     const input = ["alpha", "beta", "gamma"];
     const before = oai.requests.length;
     // Asked for explicitly, base64 comes back as the SDK received it: little-endian float32 bytes.
@@ -177,13 +177,25 @@ describe("upstreams", () => {
       const tokens = input.reduce((s, t) => s + fakeInputTokens(t), 0);
       assert.deepEqual(res.usage, { prompt_tokens: tokens, total_tokens: tokens });
     }
+    // Relayed: the client's body as it sent it, but for the upstream's model name.
     const sent = oai.requests.slice(before).map((r) => r.body);
-    assert.deepEqual(sent[0], {
-      model: "text-embedding-3-small",
-      input,
-      encoding_format: "float",
-      dimensions: 16,
+    assert.deepEqual(sent, [
+      { model: "text-embedding-3-small", input, dimensions: 16, encoding_format: "float" },
+      { model: "text-embedding-3-small", input, dimensions: 16, encoding_format: "base64" },
+    ]);
+  });
+
+  test("a member the gateway does not know is not relayed, and is named ignored", async () => {
+    const before = oai.requests.length;
+    const res = await fetch(`${gw.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "oai/embed-small", input: "x", novel_option: true }),
     });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-switchyard-ignored"), "novel_option");
+    assert.deepEqual(oai.requests.slice(before)[0].body, { model: "text-embedding-3-small", input: "x" });
+    assert.equal(((await res.json()) as any).model, "oai/embed-small");
   });
 
   test("token-id inputs reach an OpenAI-compatible upstream as ids", async () => {

@@ -6,6 +6,7 @@ import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../
 import { invalid } from "../../ir/errors.ts";
 import { DroppedFields, upstreamCall } from "../shared/dropped-fields.ts";
 import { float32Base64, fromFloat32Base64 } from "../shared/float32-base64.ts";
+import { editJson, topLevelMembers } from "../shared/json-edit.ts";
 import {
   expectArray,
   expectNumber,
@@ -14,7 +15,7 @@ import {
   isObject,
   optionalString,
 } from "../shared/validate.ts";
-import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
+import type { DecodeContext, EmbeddingRelay, Embeddings, UpstreamCall } from "../types.ts";
 import { decodeRouting } from "./decode-routing.ts";
 
 /** OpenAI's limit on the inputs of one call ("any array must be 2048 dimensions or less"). */
@@ -145,6 +146,31 @@ function decodeEmbedResponse(body: unknown): EmbeddingResponse {
   return promptTokens === undefined ? { vectors } : { vectors, promptTokens };
 }
 
+/** The gateway's routing members: an upstream would refuse them. */
+const GATEWAY_ONLY = ["provider", "model_routing_config"];
+
+/**
+ * A `/v1/embeddings` client to an OpenAI-compatible upstream: its body and the answer relayed with
+ * `model` edited, so the vectors (and a base64 answer's bytes) are never parsed and written again.
+ */
+const relay: EmbeddingRelay = {
+  request(raw, request, target) {
+    const remove = [...GATEWAY_ONLY, ...request.ignored];
+    return {
+      path: "/embeddings",
+      body: editJson(raw, { set: { model: JSON.stringify(target.model) }, remove }),
+    };
+  },
+  response: (text, model) => editJson(text, { set: { model: JSON.stringify(model) } }),
+  promptTokens(text) {
+    const usage = topLevelMembers(text, ["usage"]).get("usage");
+    if (!usage) return undefined;
+    const value: unknown = JSON.parse(text.slice(usage.valueStart, usage.end));
+    const tokens = isObject(value) ? value.prompt_tokens : undefined;
+    return typeof tokens === "number" ? tokens : undefined;
+  },
+};
+
 export const embeddings: Embeddings = {
   decodeEmbedRequest,
   encodeEmbedResponse,
@@ -152,4 +178,5 @@ export const embeddings: Embeddings = {
   takesTokenIds: true,
   encodeEmbedRequest,
   decodeEmbedResponse,
+  relay,
 };

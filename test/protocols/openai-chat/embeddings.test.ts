@@ -129,3 +129,23 @@ describe("the upstream side", () => {
     assert.throws(() => embeddings.decodeEmbedResponse({ data: [{ index: 3, embedding: [] }] }));
   });
 });
+
+describe("the relay", () => {
+  const relay = embeddings.relay!;
+  test("the client's body with the upstream's model; routing and unknown members removed, the rest as written", () => {
+    const raw = '{"model":"p/m","input":["a",  "b"],"encoding_format":"base64","provider":{},"extra":1}';
+    const request = decode(JSON.parse(raw));
+    const { path, body } = relay.request(raw, request, { model: "up" });
+    assert.equal(path, "/embeddings");
+    assert.equal(body, '{"model":"up","input":["a",  "b"],"encoding_format":"base64"}');
+  });
+
+  test("the answer names the catalog model; its usage is read without the vectors", () => {
+    const text =
+      '{"object":"list","data":[{"object":"embedding","index":0,"embedding":"AACAPw=="}],"model":"up","usage":{"prompt_tokens":5,"total_tokens":5}}';
+    assert.equal(relay.response(text, "p/m"), text.replace('"model":"up"', '"model":"p/m"'));
+    assert.equal(relay.promptTokens(text), 5);
+    assert.equal(relay.promptTokens('{"data":[]}'), undefined);
+    assert.throws(() => relay.promptTokens("<html>"), SyntaxError);
+  });
+});
