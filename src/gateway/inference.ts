@@ -97,6 +97,7 @@ export class InferencePipeline {
     const headers: HeaderMap = { "x-generation-id": id };
     if (face === "anthropic") headers["request-id"] = id;
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
+    if (input.embed) facts.embedding = true;
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
       const key = presentedKey(face as Face, input.headers, input.query);
