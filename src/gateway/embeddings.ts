@@ -128,7 +128,10 @@ class EmbeddingRoute implements Route {
     if (call.rawBody === undefined)
       throw new Error("the client's body was released: an endpoint has answered");
     const { path, body } = relay.request(call.rawBody, request, { model: this.target.upstreamModel });
-    const text = await (await adapter.relay({ path, body, headers: {}, stream: false }, signal)).text();
+    // Its bytes one per character: never decoded from UTF-8 nor encoded again on the way out.
+    const text = await (await adapter.relay({ path, body, headers: {}, stream: false }, signal)).text(
+      "latin1",
+    );
     let reported: number | undefined;
     try {
       reported = relay.promptTokens(text);
@@ -139,7 +142,7 @@ class EmbeddingRoute implements Route {
     const model = call.ctx.model;
     return {
       tapped: tapped(promptTokens),
-      send: (out, headers) => out.jsonText(200, headers, relay.response(text, model)),
+      send: (out, headers) => out.jsonText(200, headers, relay.response(text, model), true),
     };
   }
 

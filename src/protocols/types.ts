@@ -252,9 +252,12 @@ export interface Embeddings {
 export interface EmbeddingRelay {
   /** The client's body for the upstream: its model name, members the upstream must not see removed. */
   request(raw: string, request: EmbeddingRequest, target: { model: string }): { path: string; body: string };
-  /** The upstream's answer for the client: the catalog model named. */
+  /**
+   * The upstream's answer for the client: the catalog model named. `text` spells the answer's bytes
+   * one per character (latin1), never decoded; so does what it returns.
+   */
   response(text: string, model: string): string;
-  /** The prompt tokens the answer reports, if it does; a SyntaxError when it is not a JSON object. */
+  /** The prompt tokens the answer (latin1, as above) reports, if it does; a SyntaxError when it is not a JSON object. */
   promptTokens(text: string): number | undefined;
 }
 

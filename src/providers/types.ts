@@ -57,8 +57,11 @@ export interface ProviderAdapter {
 
 /** An upstream answer relayed as bytes (same protocol in and out). */
 export interface RelayedAnswer {
-  /** The whole body (non-streamed). */
-  text(): Promise<string>;
+  /**
+   * The whole body (non-streamed), as UTF-8 text; with `latin1`, its bytes one per character, not
+   * decoded (what is written back as latin1 is then the upstream's bytes).
+   */
+  text(encoding?: "utf8" | "latin1"): Promise<string>;
   /**
    * The streamed body's bytes read by read, cut into events by the relayed route
    * (src/gateway/relay-stream.ts). A broken connection throws a GatewayError.

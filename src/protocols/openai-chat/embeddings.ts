@@ -161,7 +161,9 @@ const relay: EmbeddingRelay = {
       body: editJson(raw, { set: { model: JSON.stringify(target.model) }, remove }),
     };
   },
-  response: (text, model) => editJson(text, { set: { model: JSON.stringify(model) } }),
+  // (The model's JSON spelled as its UTF-8 bytes, one per character, as the answer is.)
+  response: (text, model) =>
+    editJson(text, { set: { model: Buffer.from(JSON.stringify(model)).toString("latin1") } }),
   promptTokens(text) {
     const usage = topLevelMembers(text, ["usage"]).get("usage");
     if (!usage) return undefined;

@@ -148,4 +148,11 @@ describe("the relay", () => {
     assert.equal(relay.promptTokens('{"data":[]}'), undefined);
     assert.throws(() => relay.promptTokens("<html>"), SyntaxError);
   });
+
+  test("the answer is bytes one per character: what is not ASCII comes back byte for byte", () => {
+    const bytes = Buffer.from('{"model":"up","note":"héllo ✓ 漢","usage":{"prompt_tokens":2}}');
+    const edited = Buffer.from(relay.response(bytes.toString("latin1"), "p/m"), "latin1").toString();
+    assert.equal(edited, '{"model":"p/m","note":"héllo ✓ 漢","usage":{"prompt_tokens":2}}');
+    assert.equal(relay.promptTokens(bytes.toString("latin1")), 2);
+  });
 });
