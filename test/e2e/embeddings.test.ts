@@ -335,7 +335,7 @@ describe("metering", () => {
     assert.equal(((await res.json()) as any).error.status, "RESOURCE_EXHAUSTED");
   });
 
-  test("budget: once spent, an embedding is refused before any call", async () => {
+  test("budget: once spent, an embedding is refused in each face's protocol", async () => {
     const client = new OpenAI({ apiKey: BUDGET_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     // 100,000 USD per million tokens: one call of a few hundred tokens spends the 0.01 USD budget.
     const spent = await client.embeddings
@@ -346,6 +346,13 @@ describe("metering", () => {
       client.embeddings.create({ model: "local/pricey-embed", input: "more" }),
       (err: unknown) => err instanceof OpenAI.RateLimitError,
     );
+    const res = await fetch(`${gw.url}/v1beta/models/local/pricey-embed:embedContent`, {
+      method: "POST",
+      headers: { "x-goog-api-key": BUDGET_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ content: { parts: [{ text: "more" }] } }),
+    });
+    assert.equal(res.status, 429);
+    assert.equal(((await res.json()) as any).error.status, "RESOURCE_EXHAUSTED");
   });
 });
 
