@@ -50,6 +50,8 @@ export const MODEL_DEFAULTS = {
 /** `<provider>/<model_name>`; the name may hold further slashes, never spaces or a `:` (Gemini paths end in `:method`). */
 const MODEL_ID = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)+$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A name a client may ask for without the provider part. */
+const ALIAS = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)*$/;
 
 // ─── pricings ─────────────────────────────────────────────────────────────────────────────────
 
@@ -332,6 +334,23 @@ export const modelRecordSchema = z
         .number()
         .optional()
         .meta({ description: "Higher is better; used by `primary_factor: quality`." }),
+      aliases: z
+        .array(
+          z
+            .string({ error: "must be a model name (letters, digits, '.', '_', '-', '/'; no spaces or ':')" })
+            .regex(ALIAS, {
+              error: "must be a model name (letters, digits, '.', '_', '-', '/'; no spaces or ':')",
+            }),
+          { error: "must be a list of model names" },
+        )
+        .optional()
+        .meta({
+          description:
+            "More names a request may give instead of the id, as the vendor's clients write them (a dated " +
+            "snapshot id such as `claude-haiku-4-5-20251001`). Like the id's model name, an alias resolves " +
+            "only when exactly one served model has it; listings keep the id.",
+          type: "list of model names",
+        }),
       dimensions: int({ min: 1 })
         .optional()
         .meta({

@@ -73,6 +73,8 @@ export interface CatalogModel {
   routing?: RoutingDefaults;
   /** Higher is better; used by `primary_factor: quality`. */
   qualityRank?: number;
+  /** More names clients ask for it by, without the provider part (dated snapshot ids). */
+  aliases?: string[];
   /** An embedding model's vector length: the most `dimensions` a request may ask for. */
   dimensions?: number;
 }

@@ -112,7 +112,7 @@ export class InferencePipeline {
       const job = input.embed
         ? embeddingJob(protocol, json, { headers: input.headers, pathModel: input.pathModel, ...input.embed })
         : this.generationJob(protocol, json, input);
-      const model = this.deps.models.resolve(job.model, { allowBare: face === "gemini" });
+      const model = this.deps.models.resolve(job.model);
       job.resolved(model);
       facts.model = model.id;
       facts.stream = job.stream;

@@ -210,7 +210,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   };
   const geminiRecord = (raw: string) => {
     const name = decodePathSegment(raw, "name");
-    return geminiModel(models.resolve(name, { allowBare: true, param: "name" }));
+    return geminiModel(models.resolve(name, { param: "name" }));
   };
   fastify.get("/v1/models", async (req) => {
     const q = req.query as Record<string, string | undefined>;
