@@ -9,7 +9,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { createOpenAI } from "@ai-sdk/openai";
 import { GoogleGenAI } from "@google/genai";
+import { embed } from "ai";
 import OpenAI from "openai";
 import { FAKE_DIMENSIONS, fakeInputTokens, fakeVector } from "../fakes/embeddings.ts";
 import { type FakeUpstream, startFakeUpstream } from "../fakes/index.ts";
@@ -139,6 +141,20 @@ describe("local/embed-1", () => {
     for (const e of several.embeddings ?? []) assert.equal(e.values?.length, 1024);
     const direct = await openai.embeddings.create({ model: "local/embed-1", input: "second text" });
     assert.deepEqual(several.embeddings?.[1].values, direct.data[0].embedding);
+  });
+
+  test("the AI SDK's embed: one value, with its token usage", async () => {
+    const provider = createOpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1` });
+    const one = await embed({
+      model: provider.embedding("local/embed-1"),
+      value: "red apples and green pears",
+    });
+    const direct = await openai.embeddings.create({
+      model: "local/embed-1",
+      input: "red apples and green pears",
+    });
+    assert.deepEqual(one.embedding, direct.data[0].embedding);
+    assert.equal(one.usage.tokens, 5);
   });
 
   test(":embedContent answers `embedding.values`", async () => {
