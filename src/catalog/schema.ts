@@ -10,6 +10,8 @@ import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
 import type { Modality, PricingCategory } from "./types.ts";
 
 export const MODALITIES = ["text", "image", "video", "audio", "file"] as const satisfies readonly Modality[];
+/** What a model may write: `embeddings` marks an embedding model. */
+export const OUTPUT_MODALITIES = [...MODALITIES, "embeddings"] as const satisfies readonly Modality[];
 
 export const PRICING_CATEGORIES = [
   "prompt",
@@ -161,10 +163,10 @@ export const pricingsSchema = z
 
 // ─── the rest of the record ───────────────────────────────────────────────────────────────────
 
-const modalitiesSchema = (description: string) =>
+const modalitiesSchema = (description: string, modalities: readonly [Modality, ...Modality[]] = MODALITIES) =>
   z
-    .array(z.enum(MODALITIES), { error: `must be a non-empty list of ${MODALITIES.join(", ")}` })
-    .min(1, { error: `must be a non-empty list of ${MODALITIES.join(", ")}` })
+    .array(z.enum(modalities), { error: `must be a non-empty list of ${modalities.join(", ")}` })
+    .min(1, { error: `must be a non-empty list of ${modalities.join(", ")}` })
     .superRefine((list, ctx) => {
       list.forEach((m, i) => {
         if (list.indexOf(m) !== i)
@@ -301,7 +303,10 @@ export const modelRecordSchema = z
         defaultText: "the id's part before the first `/`",
       }),
       input_modalities: modalitiesSchema("What it reads.").meta({ default: MODEL_DEFAULTS.input_modalities }),
-      output_modalities: modalitiesSchema("What it writes.").meta({
+      output_modalities: modalitiesSchema(
+        "What it writes; `[embeddings]` makes it an embedding model, served by the embedding endpoints only.",
+        OUTPUT_MODALITIES,
+      ).meta({
         default: MODEL_DEFAULTS.output_modalities,
       }),
       reasoning: flag()
@@ -345,6 +350,14 @@ export const modelRecordSchema = z
             "snapshot id such as `claude-haiku-4-5-20251001`). Like the id's model name, an alias resolves " +
             "only when exactly one served model has it; listings keep the id.",
           type: "list of model names",
+        }),
+      dimensions: int({ min: 1 })
+        .optional()
+        .meta({
+          description:
+            "An embedding model's vector length (`output_modalities: [embeddings]`): the most `dimensions` " +
+            "(`outputDimensionality`) a request may ask for.",
+          defaultText: "no limit checked by the gateway",
         }),
     },
     { error: notAMapping("must be a mapping (a model record)") },

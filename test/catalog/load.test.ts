@@ -233,7 +233,7 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       bad({ output_modalities: [] }),
-      "catalog/test.yaml: models[0].output_modalities: must be a non-empty list of text, image, video, audio, file",
+      "catalog/test.yaml: models[0].output_modalities: must be a non-empty list of text, image, video, audio, file, embeddings",
     );
     rejects(
       bad({ input_modalities: ["text", "text"] }),

@@ -103,9 +103,9 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     }
     keep();
 
-    const counted = dialect.countTokens?.(record, options);
+    const counted = dialect.countTokens?.(record, options) ?? dialect.embeddings?.(record, options);
     if (counted) {
-      // A scripted error status answers a count too (to test what a failing counter costs).
+      // A scripted error status answers a count or an embedding too (a failing counter, a fallback).
       const scripted = queue[0]?.status !== undefined && queue[0].status >= 400 ? queue.shift() : undefined;
       if (scripted?.status)
         sendText(
