@@ -87,9 +87,12 @@ export class TokenCounter {
     for (const endpoint of model.endpoints) {
       const provider = this.deps.providers.get(endpoint.provider);
       if (!provider?.enabled || provider.protocol === "local") continue;
-      const upstream = this.deps.protocols[protocolOfConfig(provider.protocol)];
+      const providerAdapter = this.deps.adapterFor(provider);
+      // A cloud platform's adapter for this model (src/providers/platforms/) speaks its family's protocol.
+      const adapter = providerAdapter.select?.(endpoint.model) ?? providerAdapter;
+      const relaying = "relayProtocol" in adapter ? (adapter.relayProtocol as ProtocolName) : undefined;
+      const upstream = this.deps.protocols[relaying ?? protocolOfConfig(provider.protocol)];
       const counting = upstream.tokenCounting;
-      const adapter = this.deps.adapterFor(provider);
       if (!counting || !canRelay(adapter, upstream.name)) continue;
       try {
         const call = counting.encodeCountRequest(request, { model: endpoint.model });

@@ -5,6 +5,7 @@ import { protocols } from "../protocols/index.ts";
 import { protocolOfConfig } from "../protocols/names.ts";
 import { HttpProvider } from "./http/adapter.ts";
 import { LocalProvider } from "./local/adapter.ts";
+import { PlatformProvider } from "./platforms/index.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 export interface AdapterRegistry {
@@ -34,5 +35,6 @@ export function adapterRegistry(): AdapterRegistry {
 
 function makeAdapter(provider: ProviderConfig): ProviderAdapter {
   if (provider.protocol === "local") return new LocalProvider({ chunkDelayMs: provider.chunkDelayMs });
+  if (provider.platform) return new PlatformProvider(provider, provider.platform);
   return new HttpProvider(provider, protocols[protocolOfConfig(provider.protocol)]);
 }

@@ -41,6 +41,11 @@ export interface ProviderAdapter {
   complete(request: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response>;
   /** Closes what the adapter holds open (pooled upstream connections); called once, by App.close. */
   close?(): Promise<void>;
+  /**
+   * A cloud platform's adapter serves each model family in its own protocol (src/providers/platforms/):
+   * the adapter for this model and client protocol, which may relay. Absent: this adapter serves all.
+   */
+  select?(upstreamModel: string, face?: ProtocolName): ProviderAdapter;
 }
 
 /** An upstream answer relayed as bytes (same protocol in and out). */

@@ -23,6 +23,8 @@ import type {
   SseEvent,
   UpstreamCall,
 } from "../../protocols/types.ts";
+import type { UpstreamAuth } from "../auth/types.ts";
+import type { ShapeCall } from "../platforms/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
 import { upstreamDispatcher } from "./dispatcher.ts";
@@ -39,12 +41,20 @@ export class HttpProvider implements RelayingAdapter {
   private readonly targets = new Map<string, { origin: string; path: string } | null>();
   /** What each of this provider's models refused (refusals.ts). */
   private readonly refusals = new ModelRefusals();
+  /** A cloud platform's: its paths and bodies (src/providers/platforms/), its authorization (src/providers/auth/). */
+  private readonly platform?: { auth: UpstreamAuth; shape: ShapeCall };
 
-  constructor(provider: ProviderConfig, protocol: Protocol) {
+  constructor(
+    provider: ProviderConfig,
+    protocol: Protocol,
+    platform?: { auth: UpstreamAuth; shape: ShapeCall },
+  ) {
     this.provider = provider;
     this.protocol = protocol;
     this.relayProtocol = protocol.name;
-    this.headers = upstreamHeaders(provider);
+    this.platform = platform;
+    // A platform's authorization is its auth's; the protocol's key headers would not apply.
+    this.headers = platform ? { "content-type": "application/json" } : upstreamHeaders(provider);
     this.dispatcher = upstreamDispatcher(provider);
   }
 
@@ -176,7 +186,7 @@ export class HttpProvider implements RelayingAdapter {
     if (status === 401 || status === 403)
       return new GatewayError(
         "api_error",
-        `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its api_key.`,
+        `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its ${this.platform ? "credentials (docs/clouds.md)" : "api_key"}.`,
         { status: 502 },
       );
     const error = this.protocol.decodeError(status, body, headers);
@@ -220,20 +230,41 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   /** POSTs and returns the answer once its status is known, whatever the status. */
-  private async post(
+  private post(
     path: string,
     body: string,
     signal: AbortSignal,
     opts: { stream: boolean; headers?: Record<string, string> },
   ): Promise<UpstreamAnswer> {
-    const url = this.provider.baseUrl + path;
     const headers =
       opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
+    if (this.platform)
+      return this.postToPlatform(this.platform, { path, body, headers, stream: opts.stream }, signal);
+    return this.postNow(this.provider.baseUrl + path, headers, body, opts.stream, signal);
+  }
+
+  /** A cloud platform's call: on its paths, in its bodies, then authorized over exactly what is sent. */
+  private async postToPlatform(
+    platform: { auth: UpstreamAuth; shape: ShapeCall },
+    call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
+    const shaped = platform.shape(call);
+    const url = this.provider.baseUrl + shaped.path;
+    const headers = await platform.auth.authorize({ url, headers: shaped.headers, body: shaped.body });
+    return this.postNow(url, headers, shaped.body, call.stream, signal);
+  }
+
+  private postNow(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    stream: boolean,
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
     // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
     // first byte comes early.
-    const headersTimeout = opts.stream
-      ? this.provider.timeouts.firstByteMs
-      : this.provider.timeouts.requestMs;
+    const headersTimeout = stream ? this.provider.timeouts.firstByteMs : this.provider.timeouts.requestMs;
     const target = this.targetOf(url);
     if (!target) throw this.transportError(invalidUrl());
     return post(this.dispatcher, { ...target, headers, body, headersTimeout }, signal, this.transportError);

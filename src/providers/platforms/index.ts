@@ -1,0 +1,120 @@
+// One adapter per cloud-platform provider (docs/clouds.md): it holds one HTTP transport per model
+// family the platform serves, each speaking that family's protocol over the platform's paths and
+// authorization, and gives the pipeline the one a call's model and client protocol need
+// (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.
+
+import type { PlatformConfig, ProviderConfig } from "../../config/providers.ts";
+import { GatewayError } from "../../ir/errors.ts";
+import type { Request } from "../../ir/request.ts";
+import type { Response } from "../../ir/response.ts";
+import type { StreamEvent } from "../../ir/stream.ts";
+import { protocols } from "../../protocols/index.ts";
+import type { ProtocolName } from "../../protocols/types.ts";
+import { awsAuth } from "../auth/aws.ts";
+import { azureAuth } from "../auth/azure.ts";
+import { googleAuth } from "../auth/google.ts";
+import type { UpstreamAuth } from "../auth/types.ts";
+import { HttpProvider } from "../http/adapter.ts";
+import type { CallReport, ProviderAdapter, Target } from "../types.ts";
+import { azureShape } from "./azure.ts";
+import { bedrockAnthropicShape, bedrockFamily } from "./bedrock.ts";
+import type { ShapeCall } from "./types.ts";
+import { vertexFamily, vertexShape } from "./vertex.ts";
+
+interface Family {
+  protocol: ProtocolName;
+  shape: ShapeCall;
+}
+
+export class PlatformProvider implements ProviderAdapter {
+  private readonly provider: ProviderConfig;
+  private readonly platform: PlatformConfig;
+  private readonly auth: UpstreamAuth;
+  private readonly families = new Map<string, HttpProvider>();
+
+  constructor(provider: ProviderConfig, platform: PlatformConfig) {
+    this.provider = provider;
+    this.platform = platform;
+    this.auth = authOf(provider, platform);
+  }
+
+  select(upstreamModel: string, face?: ProtocolName): HttpProvider {
+    const name = this.familyName(upstreamModel, face);
+    let adapter = this.families.get(name);
+    if (!adapter) {
+      const family = this.family(name);
+      adapter = new HttpProvider(this.provider, protocols[family.protocol], {
+        auth: this.auth,
+        shape: family.shape,
+      });
+      this.families.set(name, adapter);
+    }
+    return adapter;
+  }
+
+  stream(
+    req: Request,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): AsyncIterable<StreamEvent[]> {
+    return this.select(target.upstreamModel).stream(req, target, signal, report);
+  }
+
+  complete(req: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response> {
+    return this.select(target.upstreamModel).complete(req, target, signal, report);
+  }
+
+  async close(): Promise<void> {
+    const closing = [...this.families.values()].map((family) => family.close());
+    this.families.clear();
+    await Promise.all(closing);
+  }
+
+  /** The family a model is served by; Azure's by the client's protocol (Responses, else chat). */
+  private familyName(model: string, face: ProtocolName | undefined): string {
+    switch (this.platform.kind) {
+      case "aws-bedrock":
+        return bedrockFamily(model);
+      case "google-vertex":
+        return vertexFamily(model);
+      case "azure-openai":
+        return face === "openai-responses" ? "responses" : "chat";
+    }
+  }
+
+  private family(name: string): Family {
+    const { id } = this.provider;
+    const platform = this.platform;
+    switch (platform.kind) {
+      case "aws-bedrock":
+        if (name === "anthropic")
+          return { protocol: "anthropic", shape: bedrockAnthropicShape(id, platform) };
+        throw new GatewayError(
+          "api_error",
+          `Provider '${id}' reaches only Anthropic models on Bedrock (an "anthropic." model id) so far.`,
+          { status: 502 },
+        );
+      case "google-vertex":
+        return name === "anthropic"
+          ? { protocol: "anthropic", shape: vertexShape(id, platform, "anthropic") }
+          : { protocol: "gemini", shape: vertexShape(id, platform, "gemini") };
+      case "azure-openai":
+        return {
+          protocol: name === "responses" ? "openai-responses" : "openai-chat",
+          shape: azureShape(id, platform),
+        };
+    }
+  }
+}
+
+function authOf(provider: ProviderConfig, platform: PlatformConfig): UpstreamAuth {
+  switch (platform.kind) {
+    case "aws-bedrock":
+      return awsAuth(provider.id, platform.region, platform.aws);
+    case "google-vertex":
+      return googleAuth(provider.id, platform.credentialsFile);
+    case "azure-openai":
+      return azureAuth(provider.id, provider.apiKey);
+  }
+}

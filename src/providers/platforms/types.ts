@@ -1,0 +1,32 @@
+// What a cloud platform changes of a call its family's protocol made (docs/clouds.md): the path (the
+// platform's own URL for the model and method), the body (Anthropic's on Bedrock and Vertex carries
+// its version and betas in the body, and no model) and the headers. The HTTP transport applies it to
+// every call, relayed or translated, before the call is authorized (src/providers/auth/).
+
+import { GatewayError } from "../../ir/errors.ts";
+import { topLevelMembers } from "../../protocols/shared/json-edit.ts";
+
+export interface PlatformCall {
+  /** The path the protocol module made, for a plain provider of that protocol. */
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  stream: boolean;
+}
+
+export type ShapeCall = (call: PlatformCall) => PlatformCall;
+
+/** A call the platform has no endpoint for (e.g. a token count): the gateway counts itself then. */
+export function noPlatformEndpoint(providerId: string, path: string): GatewayError {
+  return new GatewayError("not_found", `Provider '${providerId}' has no endpoint for ${path}.`, {
+    status: 404,
+  });
+}
+
+/** The model a call's body names (its `model` member), or undefined. */
+export function bodyModel(body: string): string | undefined {
+  const span = topLevelMembers(body, ["model"]).get("model");
+  if (!span) return undefined;
+  const value: unknown = JSON.parse(body.slice(span.valueStart, span.end));
+  return typeof value === "string" ? value : undefined;
+}
