@@ -33,7 +33,7 @@ export const REFRESH_MARGIN_MS = 5 * 60_000;
  */
 export function credentialError(providerId: string, err: unknown): GatewayError {
   const raw = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  const cause = (raw.split("\n")[0] ?? "").replace(/[A-Za-z0-9+/_=.-]{32,}/g, "[redacted]").slice(0, 300);
+  const cause = (raw.split("\n")[0] ?? "").replace(/[A-Za-z0-9+_=.-]{32,}/g, "[redacted]").slice(0, 300);
   return new GatewayError(
     "api_error",
     `Provider '${providerId}' has no usable credentials (${cause}); see docs/clouds.md.`,
