@@ -14,7 +14,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import { protocolOfConfig } from "../protocols/names.ts";
 import type { Protocol, ProtocolName } from "../protocols/types.ts";
-import { canRelay, type ProviderAdapter } from "../providers/types.ts";
+import { canRelay, type ProviderAdapter, type RelayingAdapter } from "../providers/types.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { asGatewayError, type InferenceInput } from "./inference.ts";
 import type { WarningLogger } from "./logger.ts";
@@ -90,10 +90,12 @@ export class TokenCounter {
       const providerAdapter = this.deps.adapterFor(provider);
       // A cloud platform's adapter for this model (src/providers/platforms/) speaks its family's protocol.
       const adapter = providerAdapter.select?.(endpoint.model) ?? providerAdapter;
-      const relaying = "relayProtocol" in adapter ? (adapter.relayProtocol as ProtocolName) : undefined;
-      const upstream = this.deps.protocols[relaying ?? protocolOfConfig(provider.protocol)];
-      const counting = upstream.tokenCounting;
-      if (!counting || !canRelay(adapter, upstream.name)) continue;
+      const relaying =
+        (adapter as Partial<RelayingAdapter>).relayProtocol ?? protocolOfConfig(provider.protocol);
+      const upstream =
+        relaying in this.deps.protocols ? this.deps.protocols[relaying as ProtocolName] : undefined;
+      const counting = upstream?.tokenCounting;
+      if (!upstream || !counting || !canRelay(adapter, upstream.name)) continue;
       try {
         const call = counting.encodeCountRequest(request, { model: endpoint.model });
         const signal = AbortSignal.any([clientGone, AbortSignal.timeout(UPSTREAM_COUNT_MS)]);

@@ -61,7 +61,8 @@ export interface RelayedAnswer {
 
 /** An adapter that can also relay bytes for clients of its own protocol. */
 export interface RelayingAdapter extends ProviderAdapter {
-  readonly relayProtocol: ProtocolName;
+  /** The protocol relayed (a ProtocolName; an upstream-only protocol's name never matches a client's). */
+  readonly relayProtocol: string;
   relay(
     call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
     signal: AbortSignal,

@@ -16,15 +16,9 @@ import {
 import type { StreamEvent } from "../../ir/stream.ts";
 import { ToolNames } from "../../ir/tool-names.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
-import type {
-  IncomingHeaders,
-  Protocol,
-  ProtocolName,
-  SseEvent,
-  UpstreamCall,
-} from "../../protocols/types.ts";
+import type { IncomingHeaders, SseEvent, UpstreamCall, UpstreamFace } from "../../protocols/types.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
-import type { ShapeCall } from "../platforms/types.ts";
+import type { PlatformHooks } from "../platforms/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
 import { upstreamDispatcher } from "./dispatcher.ts";
@@ -32,22 +26,25 @@ import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
 import { FittedBody, MAX_REFITS, ModelRefusals } from "./refusals.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
+/** The protocol an upstream speaks: its upstream face, named (`anthropic`, `bedrock-converse`…). */
+export type UpstreamProtocol = UpstreamFace & { readonly name: string };
+
 export class HttpProvider implements RelayingAdapter {
   readonly provider: ProviderConfig;
-  readonly protocol: Protocol;
-  readonly relayProtocol: ProtocolName;
+  readonly protocol: UpstreamProtocol;
+  readonly relayProtocol: string;
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
   private readonly targets = new Map<string, { origin: string; path: string } | null>();
   /** What each of this provider's models refused (refusals.ts). */
   private readonly refusals = new ModelRefusals();
-  /** A cloud platform's: its paths and bodies (src/providers/platforms/), its authorization (src/providers/auth/). */
-  private readonly platform?: { auth: UpstreamAuth; shape: ShapeCall };
+  /** A cloud platform's: its paths, bodies and answers (src/providers/platforms/), its authorization (src/providers/auth/). */
+  private readonly platform?: PlatformHooks & { auth: UpstreamAuth };
 
   constructor(
     provider: ProviderConfig,
-    protocol: Protocol,
-    platform?: { auth: UpstreamAuth; shape: ShapeCall },
+    protocol: UpstreamProtocol,
+    platform?: PlatformHooks & { auth: UpstreamAuth },
   ) {
     this.provider = provider;
     this.protocol = protocol;
@@ -183,13 +180,14 @@ export class HttpProvider implements RelayingAdapter {
    * provider, and never the upstream's message (it may quote part of that credential).
    */
   private upstreamError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
-    if (status === 401 || status === 403)
+    const platformError = this.platform?.decodeError?.(status, body, headers);
+    if (platformError ? platformError.kind === "authentication" : status === 401 || status === 403)
       return new GatewayError(
         "api_error",
         `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its ${this.platform ? "credentials (docs/clouds.md)" : "api_key"}.`,
         { status: 502 },
       );
-    const error = this.protocol.decodeError(status, body, headers);
+    const error = platformError ?? this.protocol.decodeError(status, body, headers);
     const key = this.provider.apiKey;
     if (!key || !error.message.includes(key)) return error;
     return new GatewayError(error.kind, error.message.replaceAll(key, "[redacted]"), {
@@ -245,14 +243,17 @@ export class HttpProvider implements RelayingAdapter {
 
   /** A cloud platform's call: on its paths, in its bodies, then authorized over exactly what is sent. */
   private async postToPlatform(
-    platform: { auth: UpstreamAuth; shape: ShapeCall },
+    platform: PlatformHooks & { auth: UpstreamAuth },
     call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
     signal: AbortSignal,
   ): Promise<UpstreamAnswer> {
     const shaped = platform.shape(call);
     const url = this.provider.baseUrl + shaped.path;
     const headers = await platform.auth.authorize({ url, headers: shaped.headers, body: shaped.body });
-    return this.postNow(url, headers, shaped.body, call.stream, signal);
+    const answer = await this.postNow(url, headers, shaped.body, call.stream, signal);
+    // A platform that frames its streams otherwise (Bedrock's event stream) gives them as SSE.
+    if (!call.stream || !platform.streamAsSse || answer.statusCode >= 400) return answer;
+    return { ...answer, body: platform.streamAsSse(answer.body) };
   }
 
   private postNow(

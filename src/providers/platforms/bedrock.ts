@@ -1,10 +1,25 @@
-// AWS Bedrock: Anthropic's models (an `anthropic.` in the id: base ids, `us.`/`global.` inference
-// profiles, their ARNs) through InvokeModel / InvokeModelWithResponseStream with messages bodies, so a
-// messages client gets a relay; the model id goes URL-encoded in the path (an ARN holds `:` and `/`).
+// AWS Bedrock. Anthropic's models (an `anthropic.` in the id: base ids, `us.`/`global.` inference
+// profiles, their ARNs) go through InvokeModel / InvokeModelWithResponseStream with messages bodies,
+// so a messages client gets a relay; every other model through Converse / ConverseStream
+// (src/protocols/bedrock-converse/). The model id goes URL-encoded in the path (an ARN holds `:` and
+// `/`). Streams arrive as AWS event-stream frames (src/providers/aws/event-stream.ts) and are handed
+// on as the SSE events the family's stream decoder (or a relay) reads; Bedrock's error answers are
+// read as Bedrock writes them (x-amzn-errortype), whichever the family.
 
 import type { PlatformConfig } from "../../config/providers.ts";
+import type { GatewayError } from "../../ir/errors.ts";
+import { anthropic } from "../../protocols/anthropic/index.ts";
+import { decodeError, streamException } from "../../protocols/bedrock-converse/errors.ts";
+import type { SseEvent } from "../../protocols/types.ts";
+import {
+  type EventStreamMessage,
+  EventStreamReader,
+  invokeChunkEvent,
+  toSseEvent,
+} from "../aws/event-stream.ts";
+import type { UpstreamBody } from "../http/exchange.ts";
 import { platformMessagesCall } from "./anthropic-body.ts";
-import { bodyModel, noPlatformEndpoint, type ShapeCall } from "./types.ts";
+import { bodyModel, noPlatformEndpoint, type PlatformHooks } from "./types.ts";
 
 type Bedrock = Extract<PlatformConfig, { kind: "aws-bedrock" }>;
 
@@ -17,16 +32,66 @@ export function bedrockFamily(model: string): BedrockFamily {
   return model.includes("anthropic.") ? "anthropic" : "converse";
 }
 
-export function bedrockAnthropicShape(providerId: string, _bedrock: Bedrock): ShapeCall {
-  return (call) => {
-    if (call.path !== "/v1/messages") throw noPlatformEndpoint(providerId, call.path);
-    const model = encodeURIComponent(bodyModel(call.body) ?? "");
-    const method = call.stream ? "invoke-with-response-stream" : "invoke";
-    // InvokeModel refuses `stream` (the path says it) and `model` (the path names it).
-    const edited = platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, [
-      "model",
-      "stream",
-    ]);
-    return { ...call, ...edited, path: `/model/${model}/${method}` };
+export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: BedrockFamily): PlatformHooks {
+  if (family === "converse")
+    return {
+      shape: (call) => {
+        if (!/^\/model\/[^/]+\/converse(-stream)?$/.test(call.path))
+          throw noPlatformEndpoint(providerId, call.path);
+        return call;
+      },
+      decodeError,
+      streamAsSse: (body) => sseOf(body, toSseEvent),
+    };
+  return {
+    shape: (call) => {
+      if (call.path !== "/v1/messages") throw noPlatformEndpoint(providerId, call.path);
+      const model = encodeURIComponent(bodyModel(call.body) ?? "");
+      const method = call.stream ? "invoke-with-response-stream" : "invoke";
+      // InvokeModel refuses `stream` (the path says it) and `model` (the path names it).
+      const edited = platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, [
+        "model",
+        "stream",
+      ]);
+      return { ...call, ...edited, path: `/model/${model}/${method}` };
+    },
+    decodeError,
+    streamAsSse: (body) => sseOf(body, messagesEvent),
   };
+}
+
+/**
+ * An InvokeModelWithResponseStream frame as the messages event it carries; an exception frame
+ * (`modelStreamErrorException`, `throttlingException`…) as the messages protocol's `error` event, so
+ * that a relayed client and the translating decoder alike end the stream with an error.
+ */
+function messagesEvent(message: EventStreamMessage): SseEvent {
+  if (message.messageType === "event") return invokeChunkEvent(message);
+  const raw = toSseEvent(message);
+  return errorEvent(streamException(raw.event ?? "error", raw.data));
+}
+
+function errorEvent(error: GatewayError): SseEvent {
+  return { event: "error", data: JSON.stringify(anthropic.encodeError(error).body) };
+}
+
+/** An event-stream body read as SSE text: one event per frame, as the stream decoders and relays read. */
+function sseOf(body: UpstreamBody, toEvent: (message: EventStreamMessage) => SseEvent): UpstreamBody {
+  return {
+    text: () => body.text(),
+    async *chunks() {
+      const reader = new EventStreamReader();
+      for await (const chunk of body.chunks()) {
+        const frames = reader.push(chunk);
+        if (frames.length > 0) yield Buffer.from(frames.map((frame) => sseText(toEvent(frame))).join(""));
+      }
+      reader.end();
+    },
+  };
+}
+
+/** An event in SSE's framing; a line break in its data (JSON whitespace) continues the data on a line of its own. */
+function sseText(event: SseEvent): string {
+  const name = event.event ? `event: ${event.event}\n` : "";
+  return `${name}data: ${event.data.replaceAll("\n", "\ndata: ")}\n\n`;
 }

@@ -4,26 +4,26 @@
 // (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.
 
 import type { PlatformConfig, ProviderConfig } from "../../config/providers.ts";
-import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
+import { bedrockConverse } from "../../protocols/bedrock-converse/index.ts";
 import { protocols } from "../../protocols/index.ts";
 import type { ProtocolName } from "../../protocols/types.ts";
 import { awsAuth } from "../auth/aws.ts";
 import { azureAuth } from "../auth/azure.ts";
 import { googleAuth } from "../auth/google.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
-import { HttpProvider } from "../http/adapter.ts";
+import { HttpProvider, type UpstreamProtocol } from "../http/adapter.ts";
 import type { CallReport, ProviderAdapter, Target } from "../types.ts";
 import { azureShape } from "./azure.ts";
-import { bedrockAnthropicShape, bedrockFamily } from "./bedrock.ts";
-import type { ShapeCall } from "./types.ts";
+import { bedrockFamily, bedrockHooks } from "./bedrock.ts";
+import type { PlatformHooks } from "./types.ts";
 import { vertexFamily, vertexShape } from "./vertex.ts";
 
 interface Family {
-  protocol: ProtocolName;
-  shape: ShapeCall;
+  protocol: UpstreamProtocol;
+  hooks: PlatformHooks;
 }
 
 export class PlatformProvider implements ProviderAdapter {
@@ -43,10 +43,7 @@ export class PlatformProvider implements ProviderAdapter {
     let adapter = this.families.get(name);
     if (!adapter) {
       const family = this.family(name);
-      adapter = new HttpProvider(this.provider, protocols[family.protocol], {
-        auth: this.auth,
-        shape: family.shape,
-      });
+      adapter = new HttpProvider(this.provider, family.protocol, { ...family.hooks, auth: this.auth });
       this.families.set(name, adapter);
     }
     return adapter;
@@ -88,21 +85,17 @@ export class PlatformProvider implements ProviderAdapter {
     const platform = this.platform;
     switch (platform.kind) {
       case "aws-bedrock":
-        if (name === "anthropic")
-          return { protocol: "anthropic", shape: bedrockAnthropicShape(id, platform) };
-        throw new GatewayError(
-          "api_error",
-          `Provider '${id}' reaches only Anthropic models on Bedrock (an "anthropic." model id) so far.`,
-          { status: 502 },
-        );
+        return name === "anthropic"
+          ? { protocol: protocols.anthropic, hooks: bedrockHooks(id, platform, "anthropic") }
+          : { protocol: bedrockConverse, hooks: bedrockHooks(id, platform, "converse") };
       case "google-vertex":
         return name === "anthropic"
-          ? { protocol: "anthropic", shape: vertexShape(id, platform, "anthropic") }
-          : { protocol: "gemini", shape: vertexShape(id, platform, "gemini") };
+          ? { protocol: protocols.anthropic, hooks: { shape: vertexShape(id, platform, "anthropic") } }
+          : { protocol: protocols.gemini, hooks: { shape: vertexShape(id, platform, "gemini") } };
       case "azure-openai":
         return {
-          protocol: name === "responses" ? "openai-responses" : "openai-chat",
-          shape: azureShape(id, platform),
+          protocol: name === "responses" ? protocols["openai-responses"] : protocols["openai-chat"],
+          hooks: { shape: azureShape(id, platform) },
         };
     }
   }

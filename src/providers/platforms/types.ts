@@ -5,6 +5,8 @@
 
 import { GatewayError } from "../../ir/errors.ts";
 import { topLevelMembers } from "../../protocols/shared/json-edit.ts";
+import type { IncomingHeaders } from "../../protocols/types.ts";
+import type { UpstreamBody } from "../http/exchange.ts";
 
 export interface PlatformCall {
   /** The path the protocol module made, for a plain provider of that protocol. */
@@ -15,6 +17,15 @@ export interface PlatformCall {
 }
 
 export type ShapeCall = (call: PlatformCall) => PlatformCall;
+
+/** What a platform changes of an HTTP transport's calls and answers. */
+export interface PlatformHooks {
+  shape: ShapeCall;
+  /** Its error answers, when they are the platform's rather than the family protocol's (Bedrock's). */
+  decodeError?(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
+  /** A stream's body as SSE, when the platform frames streams otherwise (Bedrock's event stream). */
+  streamAsSse?(body: UpstreamBody): UpstreamBody;
+}
 
 /** A call the platform has no endpoint for (e.g. a token count): the gateway counts itself then. */
 export function noPlatformEndpoint(providerId: string, path: string): GatewayError {

@@ -10,18 +10,14 @@ import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI, { AzureOpenAI } from "openai";
 import { AZURE_PROMPT_FILTERED, type FakePlatform, startFakeAzure } from "../../fakes/platforms.ts";
-import { fakeModel } from "../../support/config.ts";
+import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { textOf } from "./asks.ts";
 
 const KEY = "azure-resource-key-0123456789abcdef";
 let azure: FakePlatform;
 let gw: RunningGateway;
 let openai: OpenAI;
-
-const model = (id: string, endpoints: Array<{ provider: string; model: string }>) => ({
-  ...fakeModel(id, []),
-  endpoints,
-});
 
 before(async () => {
   azure = await startFakeAzure({ apiKey: KEY });
@@ -155,7 +151,7 @@ test("a messages client is translated to Azure's chat-completions, streamed", as
     messages: [{ role: "user", content: "hi" }],
   });
   const message = await stream.finalMessage();
-  assert.equal(message.content[0]?.type === "text" && message.content[0].text, "claude-shaped");
+  assert.equal(textOf(message.content), "claude-shaped");
   assert.equal(lastAzure().path, "/openai/v1/chat/completions");
 });
 

@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import { OAuth2Client } from "google-auth-library";
 import OpenAI from "openai";
@@ -20,8 +19,9 @@ import {
   startFakeGoogleTokens,
   startFakeVertex,
 } from "../../fakes/platforms.ts";
-import { fakeModel } from "../../support/config.ts";
+import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { anthropicAt, askClaudeWithBeta, streamClaude, textOf } from "./asks.ts";
 
 const PROJECT = "acme-prod";
 const LOCATION = "us-east5";
@@ -32,11 +32,6 @@ const TOKEN_LIFETIME_S = 301;
 let tokens: FakeGoogleTokens;
 let vertex: FakePlatform;
 let gw: RunningGateway;
-
-const model = (id: string, endpoints: Array<{ provider: string; model: string }>) => ({
-  ...fakeModel(id, []),
-  endpoints,
-});
 
 before(async () => {
   tokens = await startFakeGoogleTokens(TOKEN_LIFETIME_S);
@@ -83,7 +78,7 @@ after(async () => {
 });
 
 const last = () => vertex.requests.at(-1)!;
-const anthropic = () => new Anthropic({ apiKey: PAYG_KEY, baseURL: gw.url, maxRetries: 0 });
+const anthropic = () => anthropicAt(gw.url);
 const genai = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
 
 test("the official @google/genai client (vertexai) speaks the fake's wire", async () => {
@@ -130,16 +125,7 @@ test("a content-generation client is relayed to Vertex's Gemini, whole and strea
 
 test("a messages client is relayed to Claude's rawPredict: vertex version, no model, betas in the body", async () => {
   vertex.vendor.anthropic!.script({ blocks: [{ type: "text", text: "claude on vertex" }] });
-  const answer = await anthropic().beta.messages.create({
-    model: "anthropic/claude-sonnet-4-6",
-    max_tokens: 100,
-    betas: ["context-1m-2025-08-07"],
-    messages: [
-      { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] },
-    ],
-  });
-  assert.equal(answer.content[0]?.type === "text" && answer.content[0].text, "claude on vertex");
-  assert.equal(answer.model, "anthropic/claude-sonnet-4-6");
+  await askClaudeWithBeta(gw.url, "anthropic/claude-sonnet-4-6", "context-1m-2025-08-07", "claude on vertex");
   const sent = last();
   assert.equal(sent.path, `${PREFIX}/anthropic/models/claude-sonnet-4-6:rawPredict`);
   assert.equal(sent.body.anthropic_version, "vertex-2023-10-16");
@@ -151,14 +137,7 @@ test("a messages client is relayed to Claude's rawPredict: vertex version, no mo
 
 test("a streamed messages answer comes from streamRawPredict", async () => {
   vertex.vendor.anthropic!.script({ blocks: [{ type: "text", text: "streamed claude" }], chunks: 3 });
-  const message = await anthropic()
-    .messages.stream({
-      model: "anthropic/claude-sonnet-4-6",
-      max_tokens: 100,
-      messages: [{ role: "user", content: "hi" }],
-    })
-    .finalMessage();
-  assert.equal(message.content[0]?.type === "text" && message.content[0].text, "streamed claude");
+  await streamClaude(gw.url, "anthropic/claude-sonnet-4-6", "streamed claude");
   assert.equal(last().path, `${PREFIX}/anthropic/models/claude-sonnet-4-6:streamRawPredict`);
   assert.equal(last().body.stream, true);
 });
@@ -229,5 +208,5 @@ test("credentials that cannot be found: a 502 naming the provider, and the next 
     max_tokens: 10,
     messages: [{ role: "user", content: "hi" }],
   });
-  assert.equal(answer.content[0]?.type === "text" && answer.content[0].text, "from the good one");
+  assert.equal(textOf(answer.content), "from the good one");
 });

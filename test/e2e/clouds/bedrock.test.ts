@@ -1,0 +1,243 @@
+// AWS Bedrock through the gateway (docs/clouds.md): the official SDKs against the fake Bedrock
+// Runtime (test/fakes/bedrock.ts), every request's SigV4 signature checked again from the test's known
+// credentials (test/support/sigv4.ts), or its Bedrock API key. Claude goes through InvokeModel (a
+// relay for a messages client), other models through Converse; Bedrock's faults are each client's.
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import OpenAI from "openai";
+import { type BedrockRequest, type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
+import { endpointsModel as model } from "../../support/config.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { sigV4Problem } from "../../support/sigv4.ts";
+import { anthropicAt, askClaudeWithBeta, streamClaude, textOf } from "./asks.ts";
+
+const REGION = "us-east-1";
+const CREDENTIALS = {
+  accessKeyId: "AKIDEXAMPLE0123456789",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+  sessionToken: "FwoGZXIvYXdzEXAMPLESESSIONTOKEN",
+};
+const API_KEY = "bedrock-api-key-ABSKQmVkcm9ja0FQSUtleS0";
+const CLAUDE = "us.anthropic.claude-sonnet-4-6-v1:0";
+const NOVA = "amazon.nova-pro-v1:0";
+
+let bedrock: FakeBedrock;
+let gw: RunningGateway;
+
+before(async () => {
+  bedrock = await startFakeBedrock();
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-bedrock-"));
+  const aws = {
+    access_key_id: CREDENTIALS.accessKeyId,
+    secret_access_key: CREDENTIALS.secretAccessKey,
+    session_token: CREDENTIALS.sessionToken,
+  };
+  gw = await startGateway(
+    baseConfig(dir, {
+      providers: [
+        // Credentials named in the file win over the Bedrock API key in the environment.
+        { id: "bedrock", platform: "aws-bedrock", region: REGION, base_url: bedrock.url, aws },
+        { id: "bedrock-key", platform: "aws-bedrock", region: REGION, base_url: bedrock.url },
+      ],
+      models: [
+        model("anthropic/claude-sonnet-4-6", [{ provider: "bedrock", model: CLAUDE }]),
+        model("amazon/nova-pro", [{ provider: "bedrock", model: NOVA }]),
+        model("anthropic/claude-arn", [
+          {
+            provider: "bedrock",
+            model:
+              "arn:aws:bedrock:us-east-1:123456789012:inference-profile/global.anthropic.claude-sonnet-4-6",
+          },
+        ]),
+        model("anthropic/claude-twice", [
+          { provider: "bedrock", model: CLAUDE },
+          { provider: "bedrock-key", model: CLAUDE },
+        ]),
+      ],
+    }),
+    {
+      dir,
+      env: { AWS_BEARER_TOKEN_BEDROCK: API_KEY, AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", HOME: dir },
+    },
+  );
+});
+after(async () => {
+  await gw?.stop();
+  await bedrock?.close();
+});
+
+const last = () => bedrock.requests.at(-1)!;
+const anthropic = () => anthropicAt(gw.url);
+const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+
+async function assertSigned(request: BedrockRequest): Promise<void> {
+  assert.equal(await sigV4Problem(request, CREDENTIALS, REGION), undefined);
+}
+
+test("the signature check accepts the official AWS SDK's signing, and refuses another secret", async () => {
+  const client = new BedrockRuntimeClient({
+    region: REGION,
+    endpoint: bedrock.url,
+    credentials: CREDENTIALS,
+    maxAttempts: 1,
+    // The fake speaks HTTP/1.1; this client's default handler would use HTTP/2.
+    requestHandler: new NodeHttpHandler(),
+  });
+  bedrock.script({ blocks: [{ type: "text", text: "sdk" }] });
+  await client.send(
+    new InvokeModelCommand({
+      modelId: CLAUDE,
+      contentType: "application/json",
+      body: JSON.stringify({
+        anthropic_version: "bedrock-2023-05-31",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    }),
+  );
+  client.destroy();
+  await assertSigned(last());
+  assert.equal(
+    await sigV4Problem(last(), { ...CREDENTIALS, secretAccessKey: "another" }, REGION),
+    "the signature does not match",
+  );
+});
+
+test("a messages client is relayed to InvokeModel: signed, bedrock version, betas in the body, no model or stream", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "claude on bedrock" }], usage: { input: 11, output: 4 } });
+  await askClaudeWithBeta(
+    gw.url,
+    "anthropic/claude-sonnet-4-6",
+    "interleaved-thinking-2025-05-14",
+    "claude on bedrock",
+  );
+  const sent = last();
+  assert.equal(sent.path, `/model/${encodeURIComponent(CLAUDE)}/invoke`);
+  assert.equal(sent.body.anthropic_version, "bedrock-2023-05-31");
+  assert.deepEqual(sent.body.anthropic_beta, ["interleaved-thinking-2025-05-14"]);
+  assert.equal("model" in sent.body || "stream" in sent.body, false);
+  assert.deepEqual(sent.body.messages[0].content[0].cache_control, { type: "ephemeral" });
+  await assertSigned(sent);
+});
+
+test("a streamed messages answer: event-stream chunks relayed as the messages stream", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "streamed from bedrock" }], chunks: 3 });
+  await streamClaude(gw.url, "anthropic/claude-sonnet-4-6", "streamed from bedrock");
+  assert.equal(last().path, `/model/${encodeURIComponent(CLAUDE)}/invoke-with-response-stream`);
+  await assertSigned(last());
+});
+
+test("an inference-profile ARN goes URL-encoded in the path", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "arn" }] });
+  await anthropic().messages.create({
+    model: "anthropic/claude-arn",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(
+    last().modelId,
+    "arn:aws:bedrock:us-east-1:123456789012:inference-profile/global.anthropic.claude-sonnet-4-6",
+  );
+  assert.match(
+    last().path,
+    /^\/model\/arn%3Aaws%3Abedrock%3A.*%2Fglobal\.anthropic\.claude-sonnet-4-6\/invoke$/,
+  );
+  await assertSigned(last());
+});
+
+test("a chat client reaches Claude translated, streamed, and Nova through Converse", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "translated claude" }], chunks: 2 });
+  const stream = await openai().chat.completions.create({
+    model: "anthropic/claude-sonnet-4-6",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+  });
+  let text = "";
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+  assert.equal(text, "translated claude");
+  bedrock.script({ blocks: [{ type: "text", text: "nova speaks" }] });
+  const nova = await openai().chat.completions.create({
+    model: "amazon/nova-pro",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(nova.choices[0]?.message.content, "nova speaks");
+  assert.equal(last().path, `/model/${encodeURIComponent(NOVA)}/converse`);
+  await assertSigned(last());
+  bedrock.script({ blocks: [{ type: "text", text: "nova streams" }], chunks: 3 });
+  let streamed = "";
+  for await (const event of anthropic().messages.stream({
+    model: "amazon/nova-pro",
+    max_tokens: 50,
+    messages: [{ role: "user", content: "hi" }],
+  }))
+    if (event.type === "content_block_delta" && event.delta.type === "text_delta")
+      streamed += event.delta.text;
+  assert.equal(streamed, "nova streams");
+  assert.equal(last().path, `/model/${encodeURIComponent(NOVA)}/converse-stream`);
+});
+
+test("throttling falls back to the model's next endpoint, which sends the Bedrock API key", async () => {
+  bedrock.script({ status: 429 }, { blocks: [{ type: "text", text: "second endpoint" }] });
+  const answer = await anthropic().messages.create({
+    model: "anthropic/claude-twice",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(textOf(answer.content), "second endpoint");
+  assert.equal(last().headers.authorization, `Bearer ${API_KEY}`);
+  await assertSigned(bedrock.requests.at(-2)!);
+});
+
+test("a ValidationException is the caller's 400", async () => {
+  bedrock.script({ status: 400, errorBody: { message: "messages: roles must alternate" } });
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "amazon/nova-pro", messages: [{ role: "user", content: "hi" }] }),
+  });
+  assert.equal(res.status, 400, await res.clone().text());
+  assert.match(await res.text(), /roles must alternate/);
+});
+
+test("a mid-stream modelStreamErrorException ends each client's stream with its protocol's error", async () => {
+  bedrock.script({
+    blocks: [{ type: "text", text: "a long answer cut short by the model" }],
+    chunks: 6,
+    fault: "midstream-error",
+  });
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "anthropic/claude-sonnet-4-6",
+      max_tokens: 50,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    }),
+  });
+  const text = await res.text();
+  assert.match(text, /event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+  assert.ok(!text.includes("message_stop"), text);
+
+  bedrock.script({
+    blocks: [{ type: "text", text: "a long answer cut short by the model" }],
+    chunks: 6,
+    fault: "midstream-error",
+  });
+  const chat = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "amazon/nova-pro",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    }),
+  });
+  assert.match(await chat.text(), /data: \{"error":\{/);
+});
