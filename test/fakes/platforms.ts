@@ -161,6 +161,55 @@ export function startFakeAzure(options: AzureOptions): Promise<FakePlatform> {
   });
 }
 
+export interface FakeAzureIdentity {
+  /** For IDENTITY_ENDPOINT and IDENTITY_HEADER: the App Service managed identity endpoint. */
+  readonly endpoint: string;
+  readonly secret: string;
+  /** Every token issued, in order, with the resource it was asked for. */
+  readonly issued: Array<{ token: string; resource: string }>;
+  /** The token was issued here for Azure OpenAI's resource. */
+  valid(token: string): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * An App Service managed identity endpoint (what @azure/identity's ManagedIdentityCredential calls when
+ * IDENTITY_ENDPOINT and IDENTITY_HEADER are set): `GET ?api-version=2019-08-01&resource=…` with the
+ * `X-IDENTITY-HEADER` secret, answered `{access_token, expires_on, resource, token_type}`.
+ */
+export async function startFakeAzureIdentity(): Promise<FakeAzureIdentity> {
+  const secret = `identity-secret-${Math.random().toString(36).slice(2)}`;
+  const issued: Array<{ token: string; resource: string }> = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://identity.invalid");
+    if (req.headers["x-identity-header"] !== secret)
+      return send(res, 401, { error: { code: "UnauthorizedRequest", message: "missing X-IDENTITY-HEADER" } });
+    if (url.searchParams.get("api-version") !== "2019-08-01")
+      return send(res, 400, { error: { code: "BadRequest", message: "api-version" } });
+    const resource = url.searchParams.get("resource") ?? "";
+    const token = `eyJ0eXAiOi.fake-entra-${issued.length + 1}`;
+    issued.push({ token, resource });
+    const expiresOn = String(Math.floor(Date.now() / 1000) + 3600);
+    send(res, 200, { access_token: token, expires_on: expiresOn, resource, token_type: "Bearer" });
+  });
+  const url = await listen(server);
+  return {
+    endpoint: `${url}/msi/token`,
+    secret,
+    issued,
+    valid: (token) =>
+      issued.some(
+        (t) =>
+          t.token === token &&
+          t.resource.replace(/\/\.default$/, "").replace(/\/$/, "") === "https://cognitiveservices.azure.com",
+      ),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 function toOpenAI(method: string, body: unknown): Routed {
   return { vendor: method === "responses" ? "openai-responses" : "openai", path: `/v1/${method}`, body };
 }

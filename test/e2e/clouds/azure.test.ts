@@ -9,18 +9,29 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI, { AzureOpenAI } from "openai";
-import { AZURE_PROMPT_FILTERED, type FakePlatform, startFakeAzure } from "../../fakes/platforms.ts";
+import {
+  AZURE_PROMPT_FILTERED,
+  type FakeAzureIdentity,
+  type FakePlatform,
+  startFakeAzure,
+  startFakeAzureIdentity,
+} from "../../fakes/platforms.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { textOf } from "./asks.ts";
 
 const KEY = "azure-resource-key-0123456789abcdef";
 let azure: FakePlatform;
+let identity: FakeAzureIdentity;
 let gw: RunningGateway;
 let openai: OpenAI;
 
 before(async () => {
-  azure = await startFakeAzure({ apiKey: KEY });
+  identity = await startFakeAzureIdentity();
+  azure = await startFakeAzure({
+    apiKey: KEY,
+    bearerTokens: () => identity.issued.map((t) => t.token).filter((t) => identity.valid(t)),
+  });
   const dir = mkdtempSync(join(tmpdir(), "switchyard-azure-"));
   gw = await startGateway(
     baseConfig(dir, {
@@ -34,6 +45,7 @@ before(async () => {
           api_version: "2024-10-21",
         },
         { id: "azure-wrong", platform: "azure-openai", base_url: azure.url, api_key: "not-the-key" },
+        { id: "azure-entra", platform: "azure-openai", base_url: azure.url },
       ],
       models: [
         model("openai/gpt-4.1", [{ provider: "azure", model: "my-gpt41" }]),
@@ -43,15 +55,18 @@ before(async () => {
           { provider: "azure-dated", model: "second" },
         ]),
         model("openai/gpt-wrong", [{ provider: "azure-wrong", model: "w" }]),
+        model("openai/gpt-entra", [{ provider: "azure-entra", model: "entra-deployment" }]),
       ],
     }),
-    { dir },
+    // Entra ID through an App Service managed identity, the fake's.
+    { dir, env: { IDENTITY_ENDPOINT: identity.endpoint, IDENTITY_HEADER: identity.secret } },
   );
   openai = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 after(async () => {
   await gw?.stop();
   await azure?.close();
+  await identity?.close();
 });
 
 const lastAzure = () => azure.requests.at(-1)!;
@@ -196,4 +211,19 @@ test("a refused key is a 502 naming the provider, never the key", async () => {
   assert.equal(res.status, 502);
   assert.match(text, /Provider 'azure-wrong'/);
   assert.ok(!text.includes("not-the-key") && !gw.output().includes("not-the-key"));
+});
+
+test("without api_key, an Entra ID token for Azure OpenAI's scope, fetched once and kept", async () => {
+  for (const text of ["entra one", "entra two"]) {
+    azure.vendor.openai!.script({ blocks: [{ type: "text", text }] });
+    const answer = await openai.chat.completions.create({
+      model: "openai/gpt-entra",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    assert.equal(answer.choices[0]?.message.content, text);
+  }
+  assert.equal(identity.issued.length, 1, "one token for both calls");
+  assert.equal(lastAzure().headers.authorization, `Bearer ${identity.issued[0]?.token}`);
+  assert.equal(lastAzure().headers["api-key"], undefined);
+  assert.ok(!gw.output().includes(identity.issued[0]!.token), "the token is never logged");
 });
