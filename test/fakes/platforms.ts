@@ -24,7 +24,14 @@ export interface PlatformRequest {
 
 /** Where a platform call goes in its vendor's API, or the platform's own answer refusing it. */
 type Routed =
-  | { vendor: FakeProtocol; path: string; body: unknown; headers?: Record<string, string> }
+  | {
+      vendor: FakeProtocol;
+      path: string;
+      body: unknown;
+      headers?: Record<string, string>;
+      /** What the platform adds to the vendor's answer: SSE text before a stream, members to a whole answer. */
+      adds?: { streamOpening: string; whole(answer: any): unknown };
+    }
   | { status: number; body: unknown; headers?: Record<string, string> };
 
 export interface FakePlatform {
@@ -85,6 +92,10 @@ async function startPlatform(
     });
     res.writeHead(answer.status, headers);
     if (!answer.body) return void res.end();
+    const adds = answer.status < 400 ? routed.adds : undefined;
+    if (adds && !headers["content-type"]?.startsWith("text/event-stream"))
+      return void res.end(JSON.stringify(adds.whole(await answer.json())));
+    if (adds) res.write(adds.streamOpening);
     Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream).pipe(res);
   }
   const url = await listen(server);
@@ -211,8 +222,30 @@ export async function startFakeAzureIdentity(): Promise<FakeAzureIdentity> {
 }
 
 function toOpenAI(method: string, body: unknown): Routed {
-  return { vendor: method === "responses" ? "openai-responses" : "openai", path: `/v1/${method}`, body };
+  if (method === "responses") return { vendor: "openai-responses", path: "/v1/responses", body };
+  return { vendor: "openai", path: "/v1/chat/completions", body, adds: AZURE_FILTER_RESULTS };
 }
+
+const SAFE = { filtered: false, severity: "safe" };
+const CONTENT_FILTER_RESULTS = { hate: SAFE, self_harm: SAFE, sexual: SAFE, violence: SAFE };
+const PROMPT_FILTER_RESULTS = [{ prompt_index: 0, content_filter_results: CONTENT_FILTER_RESULTS }];
+
+/**
+ * What Azure adds to a chat answer: its content filter's verdicts. A stream opens with a chunk of its
+ * own holding the prompt's verdicts, with no choices and empty `id` and `model`; a whole answer
+ * carries them beside its choices, each choice its own.
+ */
+const AZURE_FILTER_RESULTS = {
+  streamOpening: `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: PROMPT_FILTER_RESULTS })}\n\n`,
+  whole: (answer: any) => ({
+    ...answer,
+    prompt_filter_results: PROMPT_FILTER_RESULTS,
+    choices: answer.choices?.map((choice: object) => ({
+      ...choice,
+      content_filter_results: CONTENT_FILTER_RESULTS,
+    })),
+  }),
+};
 
 // ── Google: a metadata server's tokens, Vertex AI ───────────────────────────────────────────────
 
