@@ -11,12 +11,7 @@ import type { GatewayError } from "../../ir/errors.ts";
 import { anthropic } from "../../protocols/anthropic/index.ts";
 import { decodeError, streamException } from "../../protocols/bedrock-converse/errors.ts";
 import type { SseEvent } from "../../protocols/types.ts";
-import {
-  type EventStreamMessage,
-  EventStreamReader,
-  invokeChunkEvent,
-  toSseEvent,
-} from "../aws/event-stream.ts";
+import type { EventStreamMessage } from "../aws/event-stream.ts";
 import type { UpstreamBody } from "../http/exchange.ts";
 import { platformMessagesCall } from "./anthropic-body.ts";
 import { bodyModel, noPlatformEndpoint, type PlatformHooks } from "./types.ts";
@@ -41,7 +36,7 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
         return call;
       },
       decodeError,
-      streamAsSse: (body) => sseOf(body, toSseEvent),
+      streamAsSse: (body) => sseOf(body, (message, { toSseEvent }) => toSseEvent(message)),
     };
   return {
     shape: (call) => {
@@ -60,12 +55,17 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
   };
 }
 
+type EventStreamModule = typeof import("../aws/event-stream.ts");
+
 /**
  * An InvokeModelWithResponseStream frame as the messages event it carries; an exception frame
  * (`modelStreamErrorException`, `throttlingException`…) as the messages protocol's `error` event, so
  * that a relayed client and the translating decoder alike end the stream with an error.
  */
-function messagesEvent(message: EventStreamMessage): SseEvent {
+function messagesEvent(
+  message: EventStreamMessage,
+  { invokeChunkEvent, toSseEvent }: EventStreamModule,
+): SseEvent {
   if (message.messageType === "event") return invokeChunkEvent(message);
   const raw = toSseEvent(message);
   return errorEvent(streamException(raw.event ?? "error", raw.data));
@@ -75,15 +75,28 @@ function errorEvent(error: GatewayError): SseEvent {
   return { event: "error", data: JSON.stringify(anthropic.encodeError(error).body) };
 }
 
+/** The event-stream reader and its codec, loaded with the first Bedrock stream: a gateway without Bedrock never loads them. */
+let eventStreamModule: Promise<EventStreamModule> | undefined;
+
+function eventStream(): Promise<EventStreamModule> {
+  if (!eventStreamModule) eventStreamModule = import("../aws/event-stream.ts");
+  return eventStreamModule;
+}
+
 /** An event-stream body read as SSE text: one event per frame, as the stream decoders and relays read. */
-function sseOf(body: UpstreamBody, toEvent: (message: EventStreamMessage) => SseEvent): UpstreamBody {
+function sseOf(
+  body: UpstreamBody,
+  toEvent: (message: EventStreamMessage, module: EventStreamModule) => SseEvent,
+): UpstreamBody {
   return {
     text: () => body.text(),
     async *chunks() {
-      const reader = new EventStreamReader();
+      const module = await eventStream();
+      const reader = new module.EventStreamReader();
       for await (const chunk of body.chunks()) {
         const frames = reader.push(chunk);
-        if (frames.length > 0) yield Buffer.from(frames.map((frame) => sseText(toEvent(frame))).join(""));
+        if (frames.length > 0)
+          yield Buffer.from(frames.map((frame) => sseText(toEvent(frame, module))).join(""));
       }
       reader.end();
     },
