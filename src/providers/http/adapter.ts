@@ -251,9 +251,9 @@ export class HttpProvider implements RelayingAdapter {
     const url = this.provider.baseUrl + shaped.path;
     const headers = await platform.auth.authorize({ url, headers: shaped.headers, body: shaped.body });
     const answer = await this.postNow(url, headers, shaped.body, call.stream, signal);
-    // A platform that frames its streams otherwise (Bedrock's event stream) gives them as SSE.
-    if (!call.stream || !platform.streamAsSse || answer.statusCode >= 400) return answer;
-    return { ...answer, body: platform.streamAsSse(answer.body) };
+    // A platform that writes answers otherwise (Bedrock's event stream) gives them as the protocol's.
+    if (!platform.answer || answer.statusCode >= 400) return answer;
+    return { ...answer, body: platform.answer(call, answer.body) };
   }
 
   private postNow(

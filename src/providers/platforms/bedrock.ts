@@ -10,11 +10,12 @@ import type { PlatformConfig } from "../../config/providers.ts";
 import type { GatewayError } from "../../ir/errors.ts";
 import { anthropic } from "../../protocols/anthropic/index.ts";
 import { decodeError, streamException } from "../../protocols/bedrock-converse/errors.ts";
+import { editJson, topLevelMembers } from "../../protocols/shared/json-edit.ts";
 import type { SseEvent } from "../../protocols/types.ts";
 import type { EventStreamMessage } from "../aws/event-stream.ts";
 import type { UpstreamBody } from "../http/exchange.ts";
 import { platformMessagesCall } from "./anthropic-body.ts";
-import { bodyModel, noPlatformEndpoint, type PlatformHooks } from "./types.ts";
+import { bodyModel, noPlatformEndpoint, type PlatformCall, type PlatformHooks } from "./types.ts";
 
 type Bedrock = Extract<PlatformConfig, { kind: "aws-bedrock" }>;
 
@@ -36,22 +37,52 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
         return call;
       },
       decodeError,
-      streamAsSse: (body) => sseOf(body, (message, { toSseEvent }) => toSseEvent(message)),
+      answer: (call, body) =>
+        call.stream ? sseOf(body, (message, { toSseEvent }) => toSseEvent(message)) : body,
     };
   return {
     shape: (call) => {
+      if (call.path === "/v1/messages/count_tokens") return countCall(call);
       if (call.path !== "/v1/messages") throw noPlatformEndpoint(providerId, call.path);
       const model = encodeURIComponent(bodyModel(call.body) ?? "");
       const method = call.stream ? "invoke-with-response-stream" : "invoke";
-      // InvokeModel refuses `stream` (the path says it) and `model` (the path names it).
-      const edited = platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, [
-        "model",
-        "stream",
-      ]);
-      return { ...call, ...edited, path: `/model/${model}/${method}` };
+      return { ...call, ...invokeBody(call), path: `/model/${model}/${method}` };
     },
     decodeError,
-    streamAsSse: (body) => sseOf(body, messagesEvent),
+    answer: (call, body) => {
+      if (call.stream) return sseOf(body, messagesEvent);
+      return call.path === "/v1/messages/count_tokens" ? countAnswer(body) : body;
+    },
+  };
+}
+
+/** InvokeModel refuses `stream` (the path says it) and `model` (the path names it). */
+function invokeBody(call: PlatformCall): { body: string; headers: Record<string, string> } {
+  return platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, ["model", "stream"]);
+}
+
+/**
+ * A messages token count as Bedrock's CountTokens: the InvokeModel body it would send, base64 in
+ * `input.invokeModel.body`. That body must be a whole InvokeModel body, so it gets an output limit
+ * when the count has none (any: nothing is generated).
+ */
+function countCall(call: PlatformCall): PlatformCall {
+  const model = encodeURIComponent(bodyModel(call.body) ?? "");
+  const invoke = invokeBody(call);
+  const members = topLevelMembers(invoke.body, ["max_tokens"]);
+  const whole = members.has("max_tokens") ? invoke.body : editJson(invoke.body, { set: { max_tokens: "1" } });
+  const body = JSON.stringify({ input: { invokeModel: { body: Buffer.from(whole).toString("base64") } } });
+  return { ...call, headers: invoke.headers, body, path: `/model/${model}/count-tokens` };
+}
+
+/** CountTokens' `{"inputTokens": n}` as the messages count `{"input_tokens": n}`. */
+function countAnswer(body: UpstreamBody): UpstreamBody {
+  return {
+    chunks: () => body.chunks(),
+    text: async () => {
+      const count = (JSON.parse(await body.text()) as { inputTokens?: unknown }).inputTokens;
+      return JSON.stringify({ input_tokens: count });
+    },
   };
 }
 

@@ -23,8 +23,11 @@ export interface PlatformHooks {
   shape: ShapeCall;
   /** Its error answers, when they are the platform's rather than the family protocol's (Bedrock's). */
   decodeError?(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
-  /** A stream's body as SSE, when the platform frames streams otherwise (Bedrock's event stream). */
-  streamAsSse?(body: UpstreamBody): UpstreamBody;
+  /**
+   * A successful answer's body as the family's protocol writes it, when the platform writes it
+   * otherwise (Bedrock's event-stream frames, its token count): `call` is the call as the protocol made it.
+   */
+  answer?(call: PlatformCall, body: UpstreamBody): UpstreamBody;
 }
 
 /** A call the platform has no endpoint for (e.g. a token count): the gateway counts itself then. */

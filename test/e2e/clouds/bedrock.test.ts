@@ -241,3 +241,25 @@ test("a mid-stream modelStreamErrorException ends each client's stream with its 
   });
   assert.match(await chat.text(), /data: \{"error":\{/);
 });
+
+test("messages token counts go to Bedrock's CountTokens with the InvokeModel body", async () => {
+  const res = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+    method: "POST",
+    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "anthropic/claude-sonnet-4-6",
+      messages: [{ role: "user", content: "count me" }],
+    }),
+  });
+  const counted = (await res.json()) as { input_tokens: number };
+  assert.equal(res.headers.get("x-switchyard-token-count"), "upstream");
+  const sent = last();
+  assert.equal(sent.path, `/model/${encodeURIComponent(CLAUDE)}/count-tokens`);
+  const invoke = Buffer.from(sent.body.input.invokeModel.body, "base64");
+  const invokeBody = JSON.parse(invoke.toString("utf8"));
+  assert.equal(invokeBody.anthropic_version, "bedrock-2023-05-31");
+  assert.equal("model" in invokeBody, false);
+  assert.match(JSON.stringify(invokeBody.messages), /count me/);
+  assert.equal(counted.input_tokens, Math.ceil(invoke.length / 4));
+  await assertSigned(sent);
+});
