@@ -14,6 +14,7 @@ import OpenAI from "openai";
 import { type BedrockRequest, type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { lookupSettled, rawNumber } from "../../support/lookup.ts";
 import { sigV4Problem } from "../../support/sigv4.ts";
 import { anthropicAt, askClaudeWithBeta, streamClaude, textOf } from "./asks.ts";
 
@@ -262,4 +263,83 @@ test("messages token counts go to Bedrock's CountTokens with the InvokeModel bod
   assert.match(JSON.stringify(invokeBody.messages), /count me/);
   assert.equal(counted.input_tokens, Math.ceil(invoke.length / 4));
   await assertSigned(sent);
+});
+
+test("a tool round trip through Converse: the result goes back linked to the call's toolUseId", async () => {
+  const tools = [
+    {
+      type: "function" as const,
+      function: {
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+      },
+    },
+  ];
+  bedrock.script({
+    blocks: [{ type: "tool_call", id: "tooluse_abc123", name: "get_weather", args: { city: "Oslo" } }],
+  });
+  const first = await openai().chat.completions.create({
+    model: "amazon/nova-pro",
+    messages: [{ role: "user", content: "weather in Oslo?" }],
+    tools,
+  });
+  const call = first.choices[0]?.message.tool_calls?.[0];
+  assert.ok(call && call.type === "function");
+  assert.deepEqual(JSON.parse(call.function.arguments), { city: "Oslo" });
+  bedrock.script({ blocks: [{ type: "text", text: "It is sunny." }] });
+  const second = await openai().chat.completions.create({
+    model: "amazon/nova-pro",
+    messages: [
+      { role: "user", content: "weather in Oslo?" },
+      first.choices[0]!.message,
+      { role: "tool", tool_call_id: call.id, content: "sunny, 21C" },
+    ],
+    tools,
+  });
+  assert.equal(second.choices[0]?.message.content, "It is sunny.");
+  const sent = last().body;
+  const toolUse = sent.messages[1].content.find((b: any) => b.toolUse)?.toolUse;
+  const toolResult = sent.messages[2].content.find((b: any) => b.toolResult)?.toolResult;
+  assert.equal(toolUse.toolUseId, "tooluse_abc123");
+  assert.equal(toolResult.toolUseId, "tooluse_abc123");
+  assert.match(JSON.stringify(toolResult.content), /sunny, 21C/);
+});
+
+test("a messages client's second turn reaches Claude on Bedrock with its thinking signature unchanged", async () => {
+  const signature = "EqQBCkYIBxgCKkBz+/sig==";
+  bedrock.script({ blocks: [{ type: "text", text: "second turn" }] });
+  await anthropicAt(gw.url).messages.create({
+    model: "anthropic/claude-sonnet-4-6",
+    max_tokens: 2000,
+    thinking: { type: "enabled", budget_tokens: 1024 },
+    messages: [
+      { role: "user", content: "think" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Let me think.", signature },
+          { type: "text", text: "42" },
+        ],
+      },
+      { role: "user", content: "again" },
+    ],
+  });
+  assert.ok(
+    last()
+      .rawBody.toString("utf8")
+      .includes(`"signature":"${signature}"`),
+  );
+  assert.deepEqual(last().body.thinking, { type: "enabled", budget_tokens: 1024 });
+});
+
+test("the lookup names the Bedrock endpoint that served and prices its usage exactly", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "priced" }], usage: { input: 1000, output: 500 } });
+  const answer = await openai().chat.completions.create({
+    model: "amazon/nova-pro",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  const generation = await lookupSettled(gw.url, answer.id, PAYG_KEY);
+  assert.equal(generation.provider, "bedrock");
+  // 1000 prompt tokens at $1/M and 500 completion tokens at $2/M (the test catalog's prices).
+  assert.equal(rawNumber(generation, "billAmount"), "0.002");
 });
