@@ -324,11 +324,7 @@ test("a messages client's second turn reaches Claude on Bedrock with its thinkin
       { role: "user", content: "again" },
     ],
   });
-  assert.ok(
-    last()
-      .rawBody.toString("utf8")
-      .includes(`"signature":"${signature}"`),
-  );
+  assert.ok(last().rawBody.toString("utf8").includes(`"signature":"${signature}"`));
   assert.deepEqual(last().body.thinking, { type: "enabled", budget_tokens: 1024 });
 });
 
