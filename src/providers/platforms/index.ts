@@ -4,6 +4,7 @@
 // (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.
 
 import type { PlatformConfig, ProviderConfig } from "../../config/providers.ts";
+import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
@@ -12,6 +13,7 @@ import { protocols } from "../../protocols/index.ts";
 import type { ProtocolName } from "../../protocols/types.ts";
 import { awsAuth } from "../auth/aws.ts";
 import { azureAuth } from "../auth/azure.ts";
+import { CredentialWatch } from "../auth/credential-watch.ts";
 import { googleAuth } from "../auth/google.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
 import { HttpProvider, type UpstreamProtocol } from "../http/adapter.ts";
@@ -32,10 +34,10 @@ export class PlatformProvider implements ProviderAdapter {
   private readonly auth: UpstreamAuth;
   private readonly families = new Map<string, HttpProvider>();
 
-  constructor(provider: ProviderConfig, platform: PlatformConfig) {
+  constructor(provider: ProviderConfig, platform: PlatformConfig, credentials = new CredentialWatch()) {
     this.provider = provider;
     this.platform = platform;
-    this.auth = authOf(provider, platform);
+    this.auth = watched(provider.id, authOf(provider, platform), credentials);
   }
 
   select(upstreamModel: string, face?: ProtocolName): HttpProvider {
@@ -99,6 +101,22 @@ export class PlatformProvider implements ProviderAdapter {
         };
     }
   }
+}
+
+/** The auth, its failures and recoveries told to the watch. */
+function watched(providerId: string, auth: UpstreamAuth, credentials: CredentialWatch): UpstreamAuth {
+  return {
+    async authorize(request) {
+      try {
+        const headers = await auth.authorize(request);
+        credentials.succeeded(providerId);
+        return headers;
+      } catch (err) {
+        if (err instanceof GatewayError) credentials.failed(providerId, err);
+        throw err;
+      }
+    },
+  };
 }
 
 function authOf(provider: ProviderConfig, platform: PlatformConfig): UpstreamAuth {

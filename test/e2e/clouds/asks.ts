@@ -36,3 +36,12 @@ export async function streamClaude(gatewayUrl: string, model: string, expected: 
     .finalMessage();
   assert.equal(textOf(message.content), expected);
 }
+
+/** POSTs a messages body as it is (no SDK between: the raw answer is read), with the test key. */
+export function postMessages(gatewayUrl: string, body: object): Promise<Response> {
+  return fetch(`${gatewayUrl}/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}

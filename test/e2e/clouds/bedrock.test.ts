@@ -16,7 +16,7 @@ import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { lookupSettled, rawNumber } from "../../support/lookup.ts";
 import { sigV4Problem } from "../../support/sigv4.ts";
-import { anthropicAt, askClaudeWithBeta, streamClaude, textOf } from "./asks.ts";
+import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf } from "./asks.ts";
 
 const REGION = "us-east-1";
 const CREDENTIALS = {
@@ -212,15 +212,11 @@ test("a mid-stream modelStreamErrorException ends each client's stream with its 
     chunks: 6,
     fault: "midstream-error",
   });
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: "POST",
-    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "anthropic/claude-sonnet-4-6",
-      max_tokens: 50,
-      stream: true,
-      messages: [{ role: "user", content: "hi" }],
-    }),
+  const res = await postMessages(gw.url, {
+    model: "anthropic/claude-sonnet-4-6",
+    max_tokens: 50,
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
   });
   const text = await res.text();
   assert.match(text, /event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);

@@ -21,7 +21,7 @@ import {
 } from "../../fakes/platforms.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
-import { anthropicAt, askClaudeWithBeta, streamClaude, textOf } from "./asks.ts";
+import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf } from "./asks.ts";
 
 const PROJECT = "acme-prod";
 const LOCATION = "us-east5";
@@ -78,6 +78,12 @@ after(async () => {
 });
 
 const last = () => vertex.requests.at(-1)!;
+const askNoCreds = () =>
+  postMessages(gw.url, {
+    model: "anthropic/claude-nocreds",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
 const anthropic = () => anthropicAt(gw.url);
 const genai = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
 
@@ -190,18 +196,14 @@ test("the access token is kept while good and renewed before it expires", async 
 });
 
 test("credentials that cannot be found: a 502 naming the provider, and the next endpoint answers", async () => {
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: "POST",
-    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "anthropic/claude-nocreds",
-      max_tokens: 10,
-      messages: [{ role: "user", content: "hi" }],
-    }),
-  });
+  const res = await askNoCreds();
   const text = await res.text();
   assert.equal(res.status, 502, text);
   assert.match(text, /Provider 'vertex-nocreds' has no usable credentials \(.*missing\.json/);
+  const ready = await fetch(`${gw.url}/readyz`);
+  const readiness = (await ready.json()) as { status: string; provider_credentials?: Record<string, string> };
+  assert.equal(ready.status, 200, "the other providers are served");
+  assert.match(String(readiness.provider_credentials?.["vertex-nocreds"]), /no usable credentials/);
   vertex.vendor.anthropic!.script({ blocks: [{ type: "text", text: "from the good one" }] });
   const answer = await anthropic().messages.create({
     model: "anthropic/claude-fallback",
@@ -209,4 +211,15 @@ test("credentials that cannot be found: a 502 naming the provider, and the next 
     messages: [{ role: "user", content: "hi" }],
   });
   assert.equal(textOf(answer.content), "from the good one");
+});
+
+test("failing credentials are logged once a minute at most, however many calls fail", async () => {
+  await (await askNoCreds()).text();
+  await (await askNoCreds()).text();
+  const logged = gw
+    .output()
+    .split("\n")
+    .filter((line) => line.includes("has no usable credentials"));
+  assert.equal(logged.length, 1, gw.output());
+  assert.match(logged[0]!, /"provider":"vertex-nocreds"/);
 });
