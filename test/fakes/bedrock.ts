@@ -12,7 +12,8 @@
 // answers are Bedrock's: `{"message": …}` with the exception named in `x-amzn-errortype`; in a stream,
 // an exception frame (`:message-type: exception`). Every request is recorded with its headers
 // (`authorization`, `x-amz-date`, `x-amz-security-token`, `x-amz-content-sha256`) and body bytes, so
-// tests can check a signature; `authorize` refuses a request as Bedrock refuses bad credentials.
+// tests can check a signature; `authorize` refuses a request as Bedrock refuses bad credentials
+// (bedrock-auth.ts: a SigV4 check with the SDK's own signer, or a Bedrock API key).
 // Replies are scripted with the protocol-neutral `Reply` of reply.ts (usage semantics there):
 // Converse reports `inputTokens` without cache reads and writes, `cacheReadInputTokens`,
 // `cacheWriteInputTokens` (split by TTL in `cacheDetails` when 1h writes exist), `outputTokens` with
@@ -71,7 +72,12 @@ export interface FakeBedrockOptions {
    * a 403 as Bedrock refuses a bad signature (`x-amzn-errortype` `exceptionName`, default
    * `UnrecognizedClientException`), undefined accepts it. Default: every request is accepted.
    */
-  authorize?(request: BedrockRequest): { exceptionName?: string; message: string } | undefined;
+  authorize?(
+    request: BedrockRequest,
+  ):
+    | { exceptionName?: string; message: string }
+    | undefined
+    | Promise<{ exceptionName?: string; message: string } | undefined>;
 }
 
 export interface FakeBedrock {
@@ -150,7 +156,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     requests.push(request);
     if (request.method !== "POST" || request.operation === undefined)
       return sendError(res, 404, "UnknownOperationException", "Unknown operation");
-    const refusal = options.authorize?.(request);
+    const refusal = await options.authorize?.(request);
     if (refusal)
       return sendError(res, 403, refusal.exceptionName ?? "UnrecognizedClientException", refusal.message);
     const invalid = validate(request);
