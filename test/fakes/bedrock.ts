@@ -221,9 +221,7 @@ function validate(request: BedrockRequest): string | undefined {
     case "invoke-with-response-stream":
       return validateMessagesBody(body);
     default:
-      return body.input?.converse === undefined && typeof body.input?.invokeModel?.body !== "string"
-        ? "The input field must hold either converse or invokeModel."
-        : undefined;
+      return validateCount(body);
   }
 }
 
@@ -247,6 +245,18 @@ function validateConverse(body: Json): string | undefined {
   if (toolBlocks && body.toolConfig === undefined)
     return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
   return undefined;
+}
+
+/** CountTokens: a Converse input, or an InvokeModel body (base64) that InvokeModel itself would take. */
+function validateCount(body: Json): string | undefined {
+  const input = body.input as Json | undefined;
+  if (input?.converse !== undefined) return validateConverse(input.converse as Json);
+  const invoke = (input?.invokeModel as Json | undefined)?.body;
+  if (typeof invoke !== "string") return "The input field must hold either converse or invokeModel.";
+  const parsed = parseJson(Buffer.from(invoke, "base64"));
+  return parsed && typeof parsed === "object"
+    ? validateMessagesBody(parsed)
+    : "Malformed input request, please reformat your input and try again.";
 }
 
 /** An Anthropic body on InvokeModel: `anthropic_version` "bedrock-2023-05-31", no `model`. */
