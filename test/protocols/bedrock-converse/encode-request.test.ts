@@ -173,6 +173,32 @@ describe("Converse request encoding", () => {
     assert.deepEqual(body({ ...request, toolChoice: { type: "auto" } }).toolConfig.toolChoice, { auto: {} });
   });
 
+  test("a tool result's error status goes only to Claude and Nova; to other families it is named dropped", () => {
+    const messages: Request["messages"] = [
+      { role: "user", content: [{ type: "text", text: "go" }] },
+      { role: "assistant", content: [{ type: "tool_call", id: "t1", name: "f", arguments: "{}" }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            toolCallId: "t1",
+            content: [{ type: "text", text: "failed" }],
+            isError: true,
+          },
+        ],
+      },
+    ];
+    const llama = encode({ messages }, "meta.llama3-3-70b-instruct-v1:0");
+    assert.deepEqual((llama.body as Record<string, any>).messages[2].content, [
+      { toolResult: { toolUseId: "t1", content: [{ text: "failed" }] } },
+    ]);
+    assert.deepEqual(llama.dropped, ["tool_result.is_error"]);
+    const claude = encode({ messages }, CLAUDE);
+    assert.equal((claude.body as Record<string, any>).messages[2].content[0].toolResult.status, "error");
+    assert.equal(claude.dropped, undefined);
+  });
+
   test("tool choice none sends no tools, unless the history holds tool blocks (then Converse needs a toolConfig)", () => {
     const tools = [{ name: "f", parameters: { type: "object" } }];
     assert.equal(body({ tools, toolChoice: { type: "none" } }).toolConfig, undefined);
