@@ -231,6 +231,7 @@ function validateConverse(body: Json): string | undefined {
     return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
   if ("modelId" in body) return 'Unknown parameter in input: "modelId"';
   let toolBlocks = false;
+  let unlinked: string | undefined;
   for (const [i, message] of messages.entries()) {
     if (i === 0 && message.role !== "user")
       return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
@@ -241,10 +242,31 @@ function validateConverse(body: Json): string | undefined {
       if (typeof block.text === "string" && block.text.trim() === "")
         return `The text field in the ContentBlock object at messages.${i}.content is blank. Add text to the text field, and try again.`;
     }
+    const stray = unlinkedResults(message, messages[i - 1]);
+    unlinked ??= stray && `messages.${i}: ${stray}`;
   }
   if (toolBlocks && body.toolConfig === undefined)
     return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
-  return undefined;
+  return unlinked;
+}
+
+/** A user turn's tool results must answer the toolUse blocks of the assistant turn before it, by id. */
+function unlinkedResults(message: Json, previous: Json | undefined): string | undefined {
+  const results = ((message.content as Json[]) ?? []).flatMap((b) =>
+    b.toolResult ? [b.toolResult as Json] : [],
+  );
+  if (results.length === 0) return undefined;
+  const calls = new Set(
+    ((previous?.content as Json[] | undefined) ?? []).flatMap((b) =>
+      b.toolUse ? [(b.toolUse as Json).toolUseId] : [],
+    ),
+  );
+  if (results.length > calls.size)
+    return "The number of toolResult blocks exceeds the number of toolUse blocks of previous turn.";
+  const stray = results.find((r) => !calls.has(r.toolUseId));
+  return stray
+    ? `The toolUseId ${String(stray.toolUseId)} does not match any toolUse of the previous turn.`
+    : undefined;
 }
 
 /** CountTokens: a Converse input, or an InvokeModel body (base64) that InvokeModel itself would take. */
