@@ -234,7 +234,7 @@ test("errors: x-amzn-errortype names the SDK's exception; a refused body is a Va
   );
 });
 
-test("a mid-stream failure arrives as the SDK's ModelStreamErrorException", async () => {
+test("a mid-stream failure arrives as the SDK's ModelStreamErrorException (or the exception the reply names)", async () => {
   bedrock.script({ blocks: [{ type: "text", text: "one two three four" }], fault: "midstream-error" });
   const answer = await client.send(
     new ConverseStreamCommand({ modelId: NOVA, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
@@ -242,6 +242,18 @@ test("a mid-stream failure arrives as the SDK's ModelStreamErrorException", asyn
   await assert.rejects(async () => {
     for await (const _ of answer.stream ?? []);
   }, ModelStreamErrorException);
+  bedrock.script({
+    blocks: [{ type: "text", text: "one two three four" }],
+    fault: "midstream-error",
+    headers: { "x-amzn-errortype": "throttlingException" },
+    errorBody: { message: "Too many tokens, please wait before trying again." },
+  });
+  const throttled = await client.send(
+    new ConverseStreamCommand({ modelId: NOVA, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
+  );
+  await assert.rejects(async () => {
+    for await (const _ of throttled.stream ?? []);
+  }, ThrottlingException);
 });
 
 test("CountTokens counts a Converse input and an InvokeModel body", async () => {

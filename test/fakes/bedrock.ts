@@ -14,7 +14,9 @@
 // (`authorization`, `x-amz-date`, `x-amz-security-token`, `x-amz-content-sha256`) and body bytes, so
 // tests can check a signature; `authorize` refuses a request as Bedrock refuses bad credentials
 // (bedrock-auth.ts: a SigV4 check with the SDK's own signer, or a Bedrock API key).
-// Replies are scripted with the protocol-neutral `Reply` of reply.ts (usage semantics there):
+// Replies are scripted with the protocol-neutral `Reply` of reply.ts (usage semantics there; of
+// its faults, `hang`, `answerDelayMs` and `midstream-error`, whose exception the reply's
+// `x-amzn-errortype` header may name):
 // Converse reports `inputTokens` without cache reads and writes, `cacheReadInputTokens`,
 // `cacheWriteInputTokens` (split by TTL in `cacheDetails` when 1h writes exist), `outputTokens` with
 // reasoning, and `totalTokens` the sum of all.
@@ -165,6 +167,8 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       return sendJson(res, 200, { inputTokens: countOf(request.body) });
 
     const reply = queue.shift() ?? DEFAULT_REPLY;
+    if (reply.fault === "hang") return;
+    if (reply.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.answerDelayMs));
     if (reply.status !== undefined && reply.status >= 400) {
       const known = EXCEPTIONS[reply.status] ?? { name: "InternalServerException", message: "Error" };
       const name = reply.headers?.["x-amzn-errortype"] ?? known.name;
@@ -525,8 +529,24 @@ export function exceptionFrame(exceptionType: string, payload: Json): Uint8Array
   });
 }
 
+/**
+ * The exception that breaks a `midstream-error` stream off: `modelStreamErrorException` unless the
+ * reply's `x-amzn-errortype` header names another (`throttlingException`…), with `errorBody` as its payload.
+ */
+function midstreamException(reply: Reply): Uint8Array {
+  const named = reply.headers?.["x-amzn-errortype"];
+  const payload = (reply.errorBody as Json | undefined) ?? {
+    message: "The model failed to process the request.",
+    originalStatusCode: 500,
+    originalMessage: "Internal error while generating.",
+  };
+  return exceptionFrame(named ?? "modelStreamErrorException", payload);
+}
+
 async function sendFrames(res: ServerResponse, reply: Reply, events: Array<[string, Json]>): Promise<void> {
+  const { "x-amzn-errortype": _named, ...headers } = reply.headers ?? {};
   res.writeHead(200, {
+    ...headers,
     "content-type": "application/vnd.amazon.eventstream",
     "x-amzn-requestid": randomUUID(),
     "x-amzn-bedrock-content-type": "application/json",
@@ -537,14 +557,7 @@ async function sendFrames(res: ServerResponse, reply: Reply, events: Array<[stri
     if (i > 0 && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
     res.write(eventFrame(type, payload));
   }
-  if (cut < events.length)
-    res.write(
-      exceptionFrame("modelStreamErrorException", {
-        message: "The model failed to process the request.",
-        originalStatusCode: 500,
-        originalMessage: "Internal error while generating.",
-      }),
-    );
+  if (cut < events.length) res.write(midstreamException(reply));
   res.end();
 }
 
