@@ -17,6 +17,7 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { type FakeBedrock, startFakeBedrock } from "./bedrock.ts";
+import { apiKeyAuthorizer, sigV4Authorizer } from "./bedrock-auth.ts";
 
 let bedrock: FakeBedrock;
 let client: BedrockRuntimeClient;
@@ -233,7 +234,7 @@ test("errors: x-amzn-errortype names the SDK's exception; a refused body is a Va
   );
 });
 
-test("a mid-stream failure arrives as the SDK's ModelStreamErrorException", async () => {
+test("a mid-stream failure arrives as the SDK's ModelStreamErrorException (or the exception the reply names)", async () => {
   bedrock.script({ blocks: [{ type: "text", text: "one two three four" }], fault: "midstream-error" });
   const answer = await client.send(
     new ConverseStreamCommand({ modelId: NOVA, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
@@ -241,6 +242,18 @@ test("a mid-stream failure arrives as the SDK's ModelStreamErrorException", asyn
   await assert.rejects(async () => {
     for await (const _ of answer.stream ?? []);
   }, ModelStreamErrorException);
+  bedrock.script({
+    blocks: [{ type: "text", text: "one two three four" }],
+    fault: "midstream-error",
+    headers: { "x-amzn-errortype": "throttlingException" },
+    errorBody: { message: "Too many tokens, please wait before trying again." },
+  });
+  const throttled = await client.send(
+    new ConverseStreamCommand({ modelId: NOVA, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
+  );
+  await assert.rejects(async () => {
+    for await (const _ of throttled.stream ?? []);
+  }, ThrottlingException);
 });
 
 test("CountTokens counts a Converse input and an InvokeModel body", async () => {
@@ -261,4 +274,63 @@ test("CountTokens counts a Converse input and an InvokeModel body", async () => 
   );
   assert.equal(invoke.inputTokens, Math.ceil(body.length / 4));
   assert.equal(bedrock.requests[1].operation, "count-tokens");
+});
+
+test("with sigV4Authorizer the fake checks each signature and session token as Bedrock does", async () => {
+  const credentials = {
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "right-secret",
+    sessionToken: "token-1",
+  };
+  const signed = await startFakeBedrock({ authorize: sigV4Authorizer(credentials) });
+  const clientWith = (secretAccessKey: string, sessionToken = "token-1") =>
+    new BedrockRuntimeClient({
+      region: "eu-west-1",
+      endpoint: signed.url,
+      credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey, sessionToken },
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler(),
+    });
+  const converse = (c: BedrockRuntimeClient) =>
+    c.send(
+      new ConverseCommand({
+        modelId: "arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.amazon.nova-lite-v1:0",
+        messages: [{ role: "user", content: [{ text: "signed ünïcode body" }] }],
+      }),
+    );
+  const clients = [
+    clientWith("right-secret"),
+    clientWith("wrong-secret"),
+    clientWith("right-secret", "token-2"),
+  ];
+  try {
+    const answer = await converse(clients[0]);
+    assert.equal(answer.output?.message?.content?.[0].text, "Hello from the fake upstream.");
+    await assert.rejects(converse(clients[1]), (error: Error) => error.name === "InvalidSignatureException");
+    await assert.rejects(
+      converse(clients[2]),
+      (error: Error) => error.name === "UnrecognizedClientException",
+    );
+  } finally {
+    for (const c of clients) c.destroy();
+    await signed.close();
+  }
+});
+
+test("with apiKeyAuthorizer the fake takes a Bedrock API key as a Bearer token", async () => {
+  const keyed = await startFakeBedrock({ authorize: apiKeyAuthorizer("ABSKexample-key") });
+  try {
+    const send = (key: string) =>
+      fetch(`${keyed.url}/model/us.amazon.nova-lite-v1%3A0/converse`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: [{ text: "hi" }] }] }),
+      });
+    assert.equal((await send("ABSKexample-key")).status, 200);
+    const refused = await send("wrong");
+    assert.equal(refused.status, 403);
+    assert.match(String(refused.headers.get("x-amzn-errortype")), /^UnrecognizedClientException:/);
+  } finally {
+    await keyed.close();
+  }
 });

@@ -12,8 +12,11 @@
 // answers are Bedrock's: `{"message": …}` with the exception named in `x-amzn-errortype`; in a stream,
 // an exception frame (`:message-type: exception`). Every request is recorded with its headers
 // (`authorization`, `x-amz-date`, `x-amz-security-token`, `x-amz-content-sha256`) and body bytes, so
-// tests can check a signature; `authorize` refuses a request as Bedrock refuses bad credentials.
-// Replies are scripted with the protocol-neutral `Reply` of reply.ts (usage semantics there):
+// tests can check a signature; `authorize` refuses a request as Bedrock refuses bad credentials
+// (bedrock-auth.ts: a SigV4 check with the SDK's own signer, or a Bedrock API key).
+// Replies are scripted with the protocol-neutral `Reply` of reply.ts (usage semantics there; of
+// its faults, `hang`, `answerDelayMs` and `midstream-error`, whose exception the reply's
+// `x-amzn-errortype` header may name):
 // Converse reports `inputTokens` without cache reads and writes, `cacheReadInputTokens`,
 // `cacheWriteInputTokens` (split by TTL in `cacheDetails` when 1h writes exist), `outputTokens` with
 // reasoning, and `totalTokens` the sum of all.
@@ -71,7 +74,12 @@ export interface FakeBedrockOptions {
    * a 403 as Bedrock refuses a bad signature (`x-amzn-errortype` `exceptionName`, default
    * `UnrecognizedClientException`), undefined accepts it. Default: every request is accepted.
    */
-  authorize?(request: BedrockRequest): { exceptionName?: string; message: string } | undefined;
+  authorize?(
+    request: BedrockRequest,
+  ):
+    | { exceptionName?: string; message: string }
+    | undefined
+    | Promise<{ exceptionName?: string; message: string } | undefined>;
 }
 
 export interface FakeBedrock {
@@ -150,7 +158,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     requests.push(request);
     if (request.method !== "POST" || request.operation === undefined)
       return sendError(res, 404, "UnknownOperationException", "Unknown operation");
-    const refusal = options.authorize?.(request);
+    const refusal = await options.authorize?.(request);
     if (refusal)
       return sendError(res, 403, refusal.exceptionName ?? "UnrecognizedClientException", refusal.message);
     const invalid = validate(request);
@@ -159,6 +167,8 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
       return sendJson(res, 200, { inputTokens: countOf(request.body) });
 
     const reply = queue.shift() ?? DEFAULT_REPLY;
+    if (reply.fault === "hang") return;
+    if (reply.answerDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.answerDelayMs));
     if (reply.status !== undefined && reply.status >= 400) {
       const known = EXCEPTIONS[reply.status] ?? { name: "InternalServerException", message: "Error" };
       const name = reply.headers?.["x-amzn-errortype"] ?? known.name;
@@ -215,9 +225,7 @@ function validate(request: BedrockRequest): string | undefined {
     case "invoke-with-response-stream":
       return validateMessagesBody(body);
     default:
-      return body.input?.converse === undefined && typeof body.input?.invokeModel?.body !== "string"
-        ? "The input field must hold either converse or invokeModel."
-        : undefined;
+      return validateCount(body);
   }
 }
 
@@ -227,6 +235,7 @@ function validateConverse(body: Json): string | undefined {
     return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
   if ("modelId" in body) return 'Unknown parameter in input: "modelId"';
   let toolBlocks = false;
+  let unlinked: string | undefined;
   for (const [i, message] of messages.entries()) {
     if (i === 0 && message.role !== "user")
       return "A conversation must start with a user message. Try again with a conversation that starts with a user message.";
@@ -237,10 +246,43 @@ function validateConverse(body: Json): string | undefined {
       if (typeof block.text === "string" && block.text.trim() === "")
         return `The text field in the ContentBlock object at messages.${i}.content is blank. Add text to the text field, and try again.`;
     }
+    const stray = unlinkedResults(message, messages[i - 1]);
+    unlinked ??= stray && `messages.${i}: ${stray}`;
   }
   if (toolBlocks && body.toolConfig === undefined)
     return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
-  return undefined;
+  return unlinked;
+}
+
+/** A user turn's tool results must answer the toolUse blocks of the assistant turn before it, by id. */
+function unlinkedResults(message: Json, previous: Json | undefined): string | undefined {
+  const results = ((message.content as Json[]) ?? []).flatMap((b) =>
+    b.toolResult ? [b.toolResult as Json] : [],
+  );
+  if (results.length === 0) return undefined;
+  const calls = new Set(
+    ((previous?.content as Json[] | undefined) ?? []).flatMap((b) =>
+      b.toolUse ? [(b.toolUse as Json).toolUseId] : [],
+    ),
+  );
+  if (results.length > calls.size)
+    return "The number of toolResult blocks exceeds the number of toolUse blocks of previous turn.";
+  const stray = results.find((r) => !calls.has(r.toolUseId));
+  return stray
+    ? `The toolUseId ${String(stray.toolUseId)} does not match any toolUse of the previous turn.`
+    : undefined;
+}
+
+/** CountTokens: a Converse input, or an InvokeModel body (base64) that InvokeModel itself would take. */
+function validateCount(body: Json): string | undefined {
+  const input = body.input as Json | undefined;
+  if (input?.converse !== undefined) return validateConverse(input.converse as Json);
+  const invoke = (input?.invokeModel as Json | undefined)?.body;
+  if (typeof invoke !== "string") return "The input field must hold either converse or invokeModel.";
+  const parsed = parseJson(Buffer.from(invoke, "base64"));
+  return parsed && typeof parsed === "object"
+    ? validateMessagesBody(parsed)
+    : "Malformed input request, please reformat your input and try again.";
 }
 
 /** An Anthropic body on InvokeModel: `anthropic_version` "bedrock-2023-05-31", no `model`. */
@@ -487,8 +529,24 @@ export function exceptionFrame(exceptionType: string, payload: Json): Uint8Array
   });
 }
 
+/**
+ * The exception that breaks a `midstream-error` stream off: `modelStreamErrorException` unless the
+ * reply's `x-amzn-errortype` header names another (`throttlingException`…), with `errorBody` as its payload.
+ */
+function midstreamException(reply: Reply): Uint8Array {
+  const named = reply.headers?.["x-amzn-errortype"];
+  const payload = (reply.errorBody as Json | undefined) ?? {
+    message: "The model failed to process the request.",
+    originalStatusCode: 500,
+    originalMessage: "Internal error while generating.",
+  };
+  return exceptionFrame(named ?? "modelStreamErrorException", payload);
+}
+
 async function sendFrames(res: ServerResponse, reply: Reply, events: Array<[string, Json]>): Promise<void> {
+  const { "x-amzn-errortype": _named, ...headers } = reply.headers ?? {};
   res.writeHead(200, {
+    ...headers,
     "content-type": "application/vnd.amazon.eventstream",
     "x-amzn-requestid": randomUUID(),
     "x-amzn-bedrock-content-type": "application/json",
@@ -499,14 +557,7 @@ async function sendFrames(res: ServerResponse, reply: Reply, events: Array<[stri
     if (i > 0 && reply.chunkDelayMs) await new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs));
     res.write(eventFrame(type, payload));
   }
-  if (cut < events.length)
-    res.write(
-      exceptionFrame("modelStreamErrorException", {
-        message: "The model failed to process the request.",
-        originalStatusCode: 500,
-        originalMessage: "Internal error while generating.",
-      }),
-    );
+  if (cut < events.length) res.write(midstreamException(reply));
   res.end();
 }
 

@@ -13,9 +13,9 @@ import {
   usesCitations,
   usesImageDetail,
 } from "../shared/dropped-fields.ts";
-import type { ModelFields } from "./model-fields.ts";
+import { type ModelFamily, type ModelFields, takesToolResultStatus } from "./model-fields.ts";
 
-export function droppedFields(request: Request, fields: ModelFields): DroppedFields {
+export function droppedFields(request: Request, fields: ModelFields, family: ModelFamily): DroppedFields {
   const dropped = new DroppedFields();
   // Converse has no web search of its own.
   dropped.add("web_search", request.webSearch !== undefined);
@@ -36,6 +36,10 @@ export function droppedFields(request: Request, fields: ModelFields): DroppedFie
   for (const block of requestBlocks(request)) {
     dropped.add("image.detail", usesImageDetail(block));
     dropped.add("thinking", isUnsignedThinking(block));
+    dropped.add(
+      "tool_result.is_error",
+      block.type === "tool_result" && block.isError === true && !takesToolResultStatus(family),
+    );
     // Citations replayed on earlier text have no slot (Converse's are the model's own output).
     dropped.add("citations", block.type === "text" && usesCitations(block));
   }

@@ -5,7 +5,8 @@
 // the prefix that ends there). Left out, as the upstream would refuse them: empty text ("text content
 // blocks must be non-empty"), and thinking without a signature (reasoning the model cannot verify,
 // named in `dropped`). A tool result with nothing in it carries a placeholder text, since Converse
-// needs at least one content block there and refuses empty text.
+// needs at least one content block there and refuses empty text. A result's error status goes only
+// to the families that take it (Claude, Nova); to others it is named dropped (`tool_result.is_error`).
 
 import type { CacheControl, ContentBlock, Message, TextBlock, ToolResultBlock } from "../../ir/request.ts";
 import { argumentsObject } from "../shared/tool-arguments.ts";
@@ -31,10 +32,21 @@ export function encodeSystem(system: TextBlock[]): object[] {
   );
 }
 
-export function encodeMessages(messages: Message[], names = new DocumentNames()): WireMessage[] {
+/** How the target model takes some blocks. */
+export interface ContentOptions {
+  /** The model takes a tool result's `status` (Converse: "only supported by Amazon Nova and Anthropic Claude"). */
+  toolResultStatus: boolean;
+}
+
+interface Encoding extends ContentOptions {
+  names: DocumentNames;
+}
+
+export function encodeMessages(messages: Message[], options: ContentOptions): WireMessage[] {
+  const encoding: Encoding = { ...options, names: new DocumentNames() };
   const wire: WireMessage[] = [];
   for (const message of messages) {
-    const content = message.content.flatMap((block) => encodeBlock(block, names));
+    const content = message.content.flatMap((block) => encodeBlock(block, encoding));
     if (content.length === 0) continue;
     const last = wire.at(-1);
     if (last && last.role === message.role) last.content.push(...content);
@@ -43,7 +55,7 @@ export function encodeMessages(messages: Message[], names = new DocumentNames())
   return wire;
 }
 
-function encodeBlock(block: ContentBlock, names: DocumentNames): object[] {
+function encodeBlock(block: ContentBlock, encoding: Encoding): object[] {
   switch (block.type) {
     case "text":
       return block.text.length > 0 ? [{ text: block.text }, ...cachePoint(block.cacheControl)] : [];
@@ -52,14 +64,14 @@ function encodeBlock(block: ContentBlock, names: DocumentNames): object[] {
     case "audio":
       return [encodeAudio(block), ...cachePoint(block.cacheControl)];
     case "document":
-      return [encodeDocument(block, names), ...cachePoint(block.cacheControl)];
+      return [encodeDocument(block, encoding.names), ...cachePoint(block.cacheControl)];
     case "tool_call":
       return [
         { toolUse: { toolUseId: block.id, name: block.name, input: argumentsObject(block.arguments) } },
         ...cachePoint(block.cacheControl),
       ];
     case "tool_result":
-      return [encodeToolResult(block, names), ...cachePoint(block.cacheControl)];
+      return [encodeToolResult(block, encoding), ...cachePoint(block.cacheControl)];
     case "thinking":
       // Empty text with a signature is kept: the model needs the signed block back (docs/architecture.md §10).
       return block.signature
@@ -70,17 +82,19 @@ function encodeBlock(block: ContentBlock, names: DocumentNames): object[] {
   }
 }
 
-function encodeToolResult(block: ToolResultBlock, names: DocumentNames): object {
+function encodeToolResult(block: ToolResultBlock, encoding: Encoding): object {
   const content = block.content.flatMap((inner): object[] => {
     if (inner.type === "text") return inner.text.length > 0 ? [{ text: inner.text }] : [];
     if (inner.type === "image") return [encodeImage(inner)];
-    return [encodeDocument(inner, names)];
+    return [encodeDocument(inner, encoding.names)];
   });
   return {
     toolResult: {
       toolUseId: block.toolCallId,
       content: content.length > 0 ? content : [{ text: EMPTY_TOOL_RESULT }],
-      ...(block.isError !== undefined ? { status: block.isError ? "error" : "success" } : {}),
+      ...(block.isError !== undefined && encoding.toolResultStatus
+        ? { status: block.isError ? "error" : "success" }
+        : {}),
     },
   };
 }

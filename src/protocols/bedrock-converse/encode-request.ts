@@ -12,7 +12,7 @@ import type { UpstreamCall } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages, encodeSystem } from "./encode-content.ts";
 import { encodeOutputFormat, encodeToolConfig } from "./encode-tools.ts";
-import { modelFamily, modelFields } from "./model-fields.ts";
+import { type ModelFamily, modelFamily, modelFields, takesToolResultStatus } from "./model-fields.ts";
 
 /** Claude's thinking budget needs an output limit to stay below when neither client nor catalog gives one. */
 const FALLBACK_MAX_TOKENS = 4096;
@@ -29,7 +29,7 @@ export function encodeRequest(
   const family = modelFamily(target.model);
   const maxTokens = req.maxOutputTokens ?? target.maxOutputTokens;
   const fields = modelFields(req, family, maxTokens ?? FALLBACK_MAX_TOKENS);
-  const body: Record<string, unknown> = { ...encodePrompt(req) };
+  const body: Record<string, unknown> = { ...encodePrompt(req, family) };
   const toolConfig = encodeToolConfig(req);
   if (toolConfig) body.toolConfig = toolConfig;
 
@@ -49,12 +49,12 @@ export function encodeRequest(
   const textFormat = encodeOutputFormat(req);
   if (textFormat) body.outputConfig = { textFormat };
   const path = modelPath(target.model, target.stream ? "converse-stream" : "converse");
-  return upstreamCall(path, body, droppedFields(req, fields));
+  return upstreamCall(path, body, droppedFields(req, fields, family));
 }
 
 /** `system` and `messages`: the prompt part of a body, which CountTokens takes too. */
-export function encodePrompt(req: Request): { system?: object[]; messages: object[] } {
+export function encodePrompt(req: Request, family: ModelFamily): { system?: object[]; messages: object[] } {
   const system = encodeSystem(req.system);
-  const messages = encodeMessages(req.messages);
+  const messages = encodeMessages(req.messages, { toolResultStatus: takesToolResultStatus(family) });
   return system.length > 0 ? { system, messages } : { messages };
 }

@@ -42,7 +42,8 @@ function toolSpec(tool: Pick<ToolDefinition, "name" | "description" | "parameter
   const spec: Record<string, unknown> = { name: tool.name };
   if (tool.description !== undefined && tool.description !== "") spec.description = tool.description;
   spec.inputSchema = { json: schema };
-  if (tool.strict !== undefined) spec.strict = tool.strict;
+  // Only asked for when wanted: `strict: false` is the default, and models without strict tools may refuse the member.
+  if (tool.strict === true) spec.strict = true;
   return { toolSpec: spec };
 }
 

@@ -23,6 +23,11 @@ export function modelFamily(model: string): ModelFamily {
   return "other";
 }
 
+/** A tool result's `status` is "only supported by Amazon Nova and Anthropic Claude" models. */
+export function takesToolResultStatus(family: ModelFamily): boolean {
+  return family === "claude" || family === "nova";
+}
+
 export interface ModelFields {
   /** `additionalModelRequestFields` (empty when nothing needs it). */
   additional: Record<string, unknown>;
