@@ -10,17 +10,14 @@ import type { PlatformConfig } from "../../config/providers.ts";
 import type { GatewayError } from "../../ir/errors.ts";
 import { anthropic } from "../../protocols/anthropic/index.ts";
 import { decodeError, streamException } from "../../protocols/bedrock-converse/errors.ts";
-import { editJson, topLevelMembers } from "../../protocols/shared/json-edit.ts";
 import type { SseEvent } from "../../protocols/types.ts";
+import { BEDROCK_ANTHROPIC_VERSION, invokeModelCountCall } from "../aws/count-tokens.ts";
 import type { EventStreamMessage } from "../aws/event-stream.ts";
 import type { UpstreamBody } from "../http/exchange.ts";
 import { platformMessagesCall } from "./anthropic-body.ts";
 import { bodyModel, noPlatformEndpoint, type PlatformCall, type PlatformHooks } from "./types.ts";
 
 type Bedrock = Extract<PlatformConfig, { kind: "aws-bedrock" }>;
-
-/** The `anthropic_version` Bedrock takes, whatever version the client sent. */
-export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
 export type BedrockFamily = "anthropic" | "converse";
 
@@ -61,18 +58,13 @@ function invokeBody(call: PlatformCall): { body: string; headers: Record<string,
   return platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, ["model", "stream"]);
 }
 
-/**
- * A messages token count as Bedrock's CountTokens: the InvokeModel body it would send, base64 in
- * `input.invokeModel.body`. That body must be a whole InvokeModel body, so it gets an output limit
- * when the count has none (any: nothing is generated).
- */
+/** A messages token count as Bedrock's CountTokens of the InvokeModel body it would send (../aws/count-tokens.ts). */
 function countCall(call: PlatformCall): PlatformCall {
-  const model = encodeURIComponent(bodyModel(call.body) ?? "");
-  const invoke = invokeBody(call);
-  const members = topLevelMembers(invoke.body, ["max_tokens"]);
-  const whole = members.has("max_tokens") ? invoke.body : editJson(invoke.body, { set: { max_tokens: "1" } });
-  const body = JSON.stringify({ input: { invokeModel: { body: Buffer.from(whole).toString("base64") } } });
-  return { ...call, headers: invoke.headers, body, path: `/model/${model}/count-tokens` };
+  const { "anthropic-beta": betas, "anthropic-version": _version, ...headers } = call.headers;
+  const { model, ...counted } = JSON.parse(call.body) as Record<string, unknown>;
+  const betaList = betas ? betas.split(",").map((beta) => beta.trim()) : [];
+  const count = invokeModelCountCall(String(model ?? ""), counted, betaList);
+  return { ...call, headers, path: count.path, body: JSON.stringify(count.body) };
 }
 
 /** CountTokens' `{"inputTokens": n}` as the messages count `{"input_tokens": n}`. */

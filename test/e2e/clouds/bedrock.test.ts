@@ -12,6 +12,7 @@ import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedroc
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import OpenAI from "openai";
 import { type BedrockRequest, type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
+import { apiKeyAuthorizer, sigV4Authorizer } from "../../fakes/bedrock-auth.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { lookupSettled, rawNumber } from "../../support/lookup.ts";
@@ -32,7 +33,13 @@ let bedrock: FakeBedrock;
 let gw: RunningGateway;
 
 before(async () => {
-  bedrock = await startFakeBedrock();
+  // Every request is refused unless signed with the test's credentials or carrying its API key.
+  const signed = sigV4Authorizer(CREDENTIALS);
+  const keyed = apiKeyAuthorizer(API_KEY);
+  bedrock = await startFakeBedrock({
+    authorize: (request) =>
+      String(request.headers.authorization).startsWith("Bearer ") ? keyed(request) : signed(request),
+  });
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bedrock-"));
   const aws = {
     access_key_id: CREDENTIALS.accessKeyId,
@@ -45,6 +52,13 @@ before(async () => {
         // Credentials named in the file win over the Bedrock API key in the environment.
         { id: "bedrock", platform: "aws-bedrock", region: REGION, base_url: bedrock.url, aws },
         { id: "bedrock-key", platform: "aws-bedrock", region: REGION, base_url: bedrock.url },
+        {
+          id: "bedrock-wrong",
+          platform: "aws-bedrock",
+          region: REGION,
+          base_url: bedrock.url,
+          aws: { ...aws, secret_access_key: "not-the-secret" },
+        },
       ],
       models: [
         model("anthropic/claude-sonnet-4-6", [{ provider: "bedrock", model: CLAUDE }]),
@@ -56,6 +70,7 @@ before(async () => {
               "arn:aws:bedrock:us-east-1:123456789012:inference-profile/global.anthropic.claude-sonnet-4-6",
           },
         ]),
+        model("anthropic/claude-wrong", [{ provider: "bedrock-wrong", model: CLAUDE }]),
         model("anthropic/claude-twice", [
           { provider: "bedrock", model: CLAUDE },
           { provider: "bedrock-key", model: CLAUDE },
@@ -334,4 +349,17 @@ test("the lookup names the Bedrock endpoint that served and prices its usage exa
   assert.equal(generation.provider, "bedrock");
   // 1000 prompt tokens at $1/M and 500 completion tokens at $2/M (the test catalog's prices).
   assert.equal(rawNumber(generation, "billAmount"), "0.002");
+});
+
+test("a signature Bedrock refuses is a 502 naming the provider, never the secret", async () => {
+  const res = await postMessages(gw.url, {
+    model: "anthropic/claude-wrong",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  const text = await res.text();
+  assert.equal(res.status, 502, text);
+  assert.match(text, /Provider 'bedrock-wrong' refused the gateway's credentials/);
+  assert.ok(!text.includes("not-the-secret") && !gw.output().includes("not-the-secret"));
+  assert.equal(last().headers.authorization?.includes("not-the-secret"), false);
 });
