@@ -11,16 +11,17 @@ import { test } from "node:test";
 import { awsAuth } from "../../src/providers/auth/aws.ts";
 import { googleAuth } from "../../src/providers/auth/google.ts";
 import { CachedToken, REFRESH_MARGIN_MS } from "../../src/providers/auth/types.ts";
-import { sigV4Problem, type TestCredentials } from "../support/sigv4.ts";
+import type { BedrockRequest } from "../fakes/bedrock.ts";
+import { type AwsCredentials, sigV4Authorizer } from "../fakes/bedrock-auth.ts";
 
 const URL_ = "https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-x%3A0/invoke";
 const BODY =
   '{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"héllo"}]}';
 
-/** Signs the request with `auth` and checks the signature against `credentials`. */
+/** Signs the request with `auth`; the Bedrock fake's check of it against `credentials` (undefined: signed right). */
 async function signedBy(
   auth: ReturnType<typeof awsAuth>,
-  credentials: TestCredentials,
+  credentials: AwsCredentials,
 ): Promise<string | undefined> {
   const headers = await auth.authorize({
     url: URL_,
@@ -28,16 +29,14 @@ async function signedBy(
     body: BODY,
   });
   const url = new URL(URL_);
-  return sigV4Problem(
-    {
-      method: "POST",
-      path: `${url.pathname}${url.search}`,
-      headers: { ...headers, host: url.host },
-      rawBody: Buffer.from(BODY),
-    },
-    credentials,
-    "eu-west-1",
-  );
+  assert.match(headers.authorization ?? "", /Credential=[^/]+\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+  const request = {
+    method: "POST",
+    path: `${url.pathname}${url.search}`,
+    headers: { ...headers, host: url.host },
+    rawBody: Buffer.from(BODY),
+  } as unknown as BedrockRequest;
+  return (await sigV4Authorizer(credentials)(request))?.message;
 }
 
 test("credentials named in the file are used, even with a Bedrock API key in the environment", async () => {

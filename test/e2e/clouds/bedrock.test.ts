@@ -1,6 +1,6 @@
 // AWS Bedrock through the gateway (docs/clouds.md): the official SDKs against the fake Bedrock
-// Runtime (test/fakes/bedrock.ts), every request's SigV4 signature checked again from the test's known
-// credentials (test/support/sigv4.ts), or its Bedrock API key. Claude goes through InvokeModel (a
+// Runtime (test/fakes/bedrock.ts), which refuses any request whose SigV4 signature is not right for the
+// test's known credentials (test/fakes/bedrock-auth.ts) or that lacks its Bedrock API key. Claude goes through InvokeModel (a
 // relay for a messages client), other models through Converse; Bedrock's faults are each client's.
 
 import assert from "node:assert/strict";
@@ -16,7 +16,6 @@ import { apiKeyAuthorizer, sigV4Authorizer } from "../../fakes/bedrock-auth.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { lookupSettled, rawNumber } from "../../support/lookup.ts";
-import { sigV4Problem } from "../../support/sigv4.ts";
 import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf } from "./asks.ts";
 
 const REGION = "us-east-1";
@@ -92,8 +91,9 @@ const last = () => bedrock.requests.at(-1)!;
 const anthropic = () => anthropicAt(gw.url);
 const openai = () => new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 
+/** The fake refuses what is not signed right; this checks that a request it took was signed with the file's credentials. */
 async function assertSigned(request: BedrockRequest): Promise<void> {
-  assert.equal(await sigV4Problem(request, CREDENTIALS, REGION), undefined);
+  assert.equal(await sigV4Authorizer(CREDENTIALS)(request), undefined);
 }
 
 test("the signature check accepts the official AWS SDK's signing, and refuses another secret", async () => {
@@ -119,10 +119,8 @@ test("the signature check accepts the official AWS SDK's signing, and refuses an
   );
   client.destroy();
   await assertSigned(last());
-  assert.equal(
-    await sigV4Problem(last(), { ...CREDENTIALS, secretAccessKey: "another" }, REGION),
-    "the signature does not match",
-  );
+  const refusal = await sigV4Authorizer({ ...CREDENTIALS, secretAccessKey: "another" })(last());
+  assert.equal(refusal?.exceptionName, "InvalidSignatureException");
 });
 
 test("a messages client is relayed to InvokeModel: signed, bedrock version, betas in the body, no model or stream", async () => {
