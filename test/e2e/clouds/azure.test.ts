@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI, { AzureOpenAI } from "openai";
 import {
   AZURE_PROMPT_FILTERED,
@@ -226,4 +227,26 @@ test("without api_key, an Entra ID token for Azure OpenAI's scope, fetched once 
   assert.equal(lastAzure().headers.authorization, `Bearer ${identity.issued[0]?.token}`);
   assert.equal(lastAzure().headers["api-key"], undefined);
   assert.ok(!gw.output().includes(identity.issued[0]!.token), "the token is never logged");
+});
+
+test("with api_version, a Responses client goes to /openai/responses?api-version=, the deployment as model", async () => {
+  azure.vendor["openai-responses"]!.script({ blocks: [{ type: "text", text: "dated responses" }] });
+  const answer = await openai.responses.create({ model: "openai/gpt-dated", input: "hi" });
+  assert.equal(answer.output_text, "dated responses");
+  assert.equal(lastAzure().path, "/openai/responses?api-version=2024-10-21");
+  assert.equal(lastAzure().body.model, "dated-deployment");
+});
+
+test("a filtered answer: content-generation SAFETY, Responses incomplete with content_filter", async () => {
+  azure.vendor.openai!.script({ blocks: [{ type: "text", text: "" }], finish: "content_filter" });
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  const gemini = await ai.models.generateContent({ model: "openai/gpt-4.1", contents: "x" });
+  assert.equal(gemini.candidates?.[0]?.finishReason, "SAFETY");
+  azure.vendor["openai-responses"]!.script({
+    blocks: [{ type: "text", text: "" }],
+    finish: "content_filter",
+  });
+  const responses = await openai.responses.create({ model: "openai/gpt-4.1", input: "x" });
+  assert.equal(responses.status, "incomplete");
+  assert.equal(responses.incomplete_details?.reason, "content_filter");
 });

@@ -1,7 +1,8 @@
 // AWS Bedrock through the gateway (docs/clouds.md): the official SDKs against the fake Bedrock
 // Runtime (test/fakes/bedrock.ts), which refuses any request whose SigV4 signature is not right for the
-// test's known credentials (test/fakes/bedrock-auth.ts) or that lacks its Bedrock API key. Claude goes through InvokeModel (a
-// relay for a messages client), other models through Converse; Bedrock's faults are each client's.
+// test's known credentials (test/fakes/bedrock-auth.ts) or that lacks its Bedrock API key. Claude goes
+// through InvokeModel (a relay for a messages client), other models through Converse; Bedrock's faults
+// are each client's.
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { BedrockRuntimeClient, InvokeModelCommand } from "@aws-sdk/client-bedrock-runtime";
+import { GoogleGenAI } from "@google/genai";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import OpenAI from "openai";
 import { type BedrockRequest, type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
@@ -360,4 +362,27 @@ test("a signature Bedrock refuses is a 502 naming the provider, never the secret
   assert.match(text, /Provider 'bedrock-wrong' refused the gateway's credentials/);
   assert.ok(!text.includes("not-the-secret") && !gw.output().includes("not-the-secret"));
   assert.equal(last().headers.authorization?.includes("not-the-secret"), false);
+});
+
+test("a Responses client and a content-generation client reach Claude and Nova on Bedrock, streamed", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "responses to claude" }], chunks: 3 });
+  const stream = await openai().responses.create({
+    model: "anthropic/claude-sonnet-4-6",
+    input: "hi",
+    stream: true,
+  });
+  let text = "";
+  for await (const event of stream) if (event.type === "response.output_text.delta") text += event.delta;
+  assert.equal(text, "responses to claude");
+  assert.equal(last().operation, "invoke-with-response-stream");
+  bedrock.script({ blocks: [{ type: "text", text: "gemini-shaped nova" }], chunks: 2 });
+  const ai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  let streamed = "";
+  for await (const chunk of await ai.models.generateContentStream({
+    model: "amazon/nova-pro",
+    contents: "hi",
+  }))
+    streamed += chunk.text ?? "";
+  assert.equal(streamed, "gemini-shaped nova");
+  assert.equal(last().operation, "converse-stream");
 });

@@ -223,3 +223,17 @@ test("failing credentials are logged once a minute at most, however many calls f
   assert.equal(logged.length, 1, gw.output());
   assert.match(logged[0]!, /"provider":"vertex-nocreds"/);
 });
+
+test("a Responses client reaches Gemini on Vertex; content-generation token counts go to :countTokens", async () => {
+  vertex.vendor.gemini!.script({ blocks: [{ type: "text", text: "responses to gemini" }] });
+  const openai = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const answer = await openai.responses.create({ model: "google/gemini-2.5-pro", input: "hi" });
+  assert.equal(answer.output_text, "responses to gemini");
+  assert.equal(last().path, `${PREFIX}/google/models/gemini-2.5-pro:generateContent`);
+  const counted = await genai().models.countTokens({
+    model: "google/gemini-2.5-pro",
+    contents: "count these",
+  });
+  assert.equal(last().path, `${PREFIX}/google/models/gemini-2.5-pro:countTokens`);
+  assert.ok((counted.totalTokens ?? 0) > 0);
+});
