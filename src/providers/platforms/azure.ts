@@ -3,6 +3,8 @@
 // without, the v1 API (`/openai/v1/…`). Either way the model a call names is the deployment's name.
 
 import type { PlatformConfig } from "../../config/providers.ts";
+import { type GatewayError, invalidPrompt } from "../../ir/errors.ts";
+import { isObject } from "../../protocols/shared/validate.ts";
 import { bodyModel, noPlatformEndpoint, type ShapeCall } from "./types.ts";
 
 type Azure = Extract<PlatformConfig, { kind: "azure-openai" }>;
@@ -25,4 +27,16 @@ export function azureShape(providerId: string, azure: Azure): ShapeCall {
     if (call.path === "/responses") return { ...call, path: `/openai/responses${query}` };
     throw noPlatformEndpoint(providerId, call.path);
   };
+}
+
+/**
+ * A prompt Azure's content filter refused (a 400 with `code: "content_filter"`): the caller's own 400
+ * naming its prompt and the filter, never retried elsewhere (the same prompt would be refused
+ * anywhere). Any other error is the protocol's to read.
+ */
+export function azureContentFilterError(status: number, body: unknown): GatewayError | undefined {
+  if (status !== 400 || !isObject(body) || !isObject(body.error) || body.error.code !== "content_filter")
+    return undefined;
+  const said = typeof body.error.message === "string" ? ` ${body.error.message}` : "";
+  return invalidPrompt(`Azure OpenAI's content filter refused the prompt.${said}`);
 }

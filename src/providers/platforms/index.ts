@@ -18,7 +18,7 @@ import { googleAuth } from "../auth/google.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
 import { HttpProvider, type UpstreamProtocol } from "../http/adapter.ts";
 import type { CallReport, ProviderAdapter, Target } from "../types.ts";
-import { azureShape } from "./azure.ts";
+import { azureContentFilterError, azureShape } from "./azure.ts";
 import { bedrockFamily, bedrockHooks } from "./bedrock.ts";
 import type { PlatformHooks } from "./types.ts";
 import { vertexFamily, vertexShape } from "./vertex.ts";
@@ -97,7 +97,7 @@ export class PlatformProvider implements ProviderAdapter {
       case "azure-openai":
         return {
           protocol: name === "responses" ? protocols["openai-responses"] : protocols["openai-chat"],
-          hooks: { shape: azureShape(id, platform) },
+          hooks: { shape: azureShape(id, platform), decodeError: azureContentFilterError },
         };
     }
   }

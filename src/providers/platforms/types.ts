@@ -21,8 +21,11 @@ export type ShapeCall = (call: PlatformCall) => PlatformCall;
 /** What a platform changes of an HTTP transport's calls and answers. */
 export interface PlatformHooks {
   shape: ShapeCall;
-  /** Its error answers, when they are the platform's rather than the family protocol's (Bedrock's). */
-  decodeError?(status: number, body: unknown, headers: IncomingHeaders): GatewayError;
+  /**
+   * Its error answers, when they are the platform's rather than the family protocol's (Bedrock's, an
+   * Azure content filter's); undefined leaves the answer to the protocol.
+   */
+  decodeError?(status: number, body: unknown, headers: IncomingHeaders): GatewayError | undefined;
   /**
    * A successful answer's body as the family's protocol writes it, when the platform writes it
    * otherwise (Bedrock's event-stream frames, its token count): `call` is the call as the protocol made it.

@@ -19,7 +19,7 @@ import {
 } from "../../fakes/platforms.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
-import { textOf } from "./asks.ts";
+import { postMessages, textOf } from "./asks.ts";
 
 const KEY = "azure-resource-key-0123456789abcdef";
 let azure: FakePlatform;
@@ -198,7 +198,11 @@ test("a prompt the content filter refuses is the caller's 400 naming the filter,
       (e) => e,
     );
   assert.equal(err?.status, 400);
-  assert.match(String(err?.message), /content (management|filter)/i);
+  assert.match(
+    String(err?.message),
+    /Azure OpenAI's content filter refused the prompt\. The response was filtered/,
+  );
+  assert.equal(err?.param, "messages");
   assert.equal(azure.requests.length, before + 1, "the second endpoint was not tried");
 });
 
@@ -249,4 +253,17 @@ test("a filtered answer: content-generation SAFETY, Responses incomplete with co
   const responses = await openai.responses.create({ model: "openai/gpt-4.1", input: "x" });
   assert.equal(responses.status, "incomplete");
   assert.equal(responses.incomplete_details?.reason, "content_filter");
+});
+
+test("a prompt the content filter refuses is a messages client's 400 too, naming its prompt", async () => {
+  azure.refuseNext(400, AZURE_PROMPT_FILTERED);
+  const res = await postMessages(gw.url, {
+    model: "openai/gpt-4.1",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "bad" }],
+  });
+  const body = (await res.json()) as { error: { type: string; message: string } };
+  assert.equal(res.status, 400);
+  assert.equal(body.error.type, "invalid_request_error");
+  assert.match(body.error.message, /content filter/);
 });
