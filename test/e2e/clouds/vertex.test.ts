@@ -24,6 +24,7 @@ import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../s
 import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf } from "./asks.ts";
 
 const PROJECT = "acme-prod";
+const ADMIN_KEY = "sk-admin-vertex-test-0123456789";
 const LOCATION = "us-east5";
 const PREFIX = `/v1/projects/${PROJECT}/locations/${LOCATION}/publishers`;
 /** google-auth-library renews a token 5 minutes before it expires: these are renewed a second after issue. */
@@ -45,6 +46,7 @@ before(async () => {
   };
   gw = await startGateway(
     baseConfig(dir, {
+      admin: { keys: [ADMIN_KEY] },
       providers: [
         { id: "vertex", ...vertexProvider },
         { id: "vertex-nocreds", ...vertexProvider, google: { credentials_file: join(dir, "missing.json") } },
@@ -204,6 +206,12 @@ test("credentials that cannot be found: a 502 naming the provider, and the next 
   const readiness = (await ready.json()) as { status: string; provider_credentials?: Record<string, string> };
   assert.equal(ready.status, 200, "the other providers are served");
   assert.match(String(readiness.provider_credentials?.["vertex-nocreds"]), /no usable credentials/);
+  const admin = await fetch(`${gw.url}/api/v1/admin/providers`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
+  const listed = ((await admin.json()) as { data: any[] }).data.find((p) => p.id === "vertex-nocreds");
+  assert.equal(listed.platform, "google-vertex");
+  assert.match(JSON.stringify(listed.recentErrors), /no usable credentials/);
   vertex.vendor.anthropic!.script({ blocks: [{ type: "text", text: "from the good one" }] });
   const answer = await anthropic().messages.create({
     model: "anthropic/claude-fallback",
