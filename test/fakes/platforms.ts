@@ -254,8 +254,10 @@ export interface FakeGoogleTokens {
   readonly host: string;
   /** Every token issued, in order. */
   readonly issued: string[];
-  /** The token was issued here and has not expired. */
+  /** The token was issued here and has not expired (nor been revoked). */
   valid(token: string): boolean;
+  /** Revokes every token issued so far: Vertex refuses them from now on. */
+  revokeAll(): void;
   close(): Promise<void>;
 }
 
@@ -289,6 +291,7 @@ export async function startFakeGoogleTokens(lifetimeSeconds = 3600): Promise<Fak
     host: url.replace(/^http:\/\//, ""),
     issued,
     valid: (token) => (expiry.get(token) ?? 0) > Date.now(),
+    revokeAll: () => expiry.clear(),
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -31,6 +31,10 @@ export function awsAuth(
         throw credentialError(providerId, err);
       }
     },
+    // A new signer resolves the credentials again (the chain's may have been renewed since).
+    refused: () => {
+      signer = undefined;
+    },
   };
 }
 

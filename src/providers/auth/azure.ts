@@ -27,5 +27,6 @@ export function azureAuth(providerId: string, apiKey: string | undefined): Upstr
       });
       return { ...request.headers, authorization: `Bearer ${bearer}` };
     },
+    refused: () => token.forget(),
   };
 }

@@ -32,5 +32,9 @@ export function googleAuth(providerId: string, credentialsFile: string | undefin
       });
       return { ...request.headers, authorization: `Bearer ${token}` };
     },
+    // A new client finds the credentials again and fetches a token of its own.
+    refused: () => {
+      client = undefined;
+    },
   };
 }

@@ -21,6 +21,11 @@ export interface UpstreamAuth {
    * be had throws a GatewayError naming the provider and the cause, never the secret.
    */
   authorize(request: OutgoingRequest): Promise<Record<string, string>>;
+  /**
+   * The platform refused the credential last sent (revoked, expired early): it is forgotten, so the
+   * next call gets a new one instead of sending it again until it would have expired.
+   */
+  refused?(): void;
 }
 
 /** Tokens are renewed this long before they expire, so none goes out about to lapse. */
@@ -49,6 +54,11 @@ export class CachedToken {
 
   constructor(fetchToken: () => Promise<{ token: string; expiresAt: number }>) {
     this.fetchToken = fetchToken;
+  }
+
+  /** Forgets the cached token: the next `get` fetches one. */
+  forget(): void {
+    this.current = undefined;
   }
 
   /** The cached token, or a new one when it is about to expire (one fetch however many callers wait). */

@@ -181,12 +181,14 @@ export class HttpProvider implements RelayingAdapter {
    */
   private upstreamError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
     const platformError = this.platform?.decodeError?.(status, body, headers);
-    if (platformError ? platformError.kind === "authentication" : status === 401 || status === 403)
+    if (platformError ? platformError.kind === "authentication" : status === 401 || status === 403) {
+      this.platform?.auth.refused?.();
       return new GatewayError(
         "api_error",
         `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its ${this.platform ? "credentials (docs/clouds.md)" : "api_key"}.`,
         { status: 502 },
       );
+    }
     const error = platformError ?? this.protocol.decodeError(status, body, headers);
     const key = this.provider.apiKey;
     if (!key || !error.message.includes(key)) return error;

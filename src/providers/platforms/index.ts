@@ -116,6 +116,13 @@ function watched(providerId: string, auth: UpstreamAuth, credentials: Credential
         throw err;
       }
     },
+    refused() {
+      credentials.failed(
+        providerId,
+        new GatewayError("api_error", `Provider '${providerId}' refused the gateway's credentials.`),
+      );
+      auth.refused?.();
+    },
   };
 }
 

@@ -245,3 +245,20 @@ test("a Responses client reaches Gemini on Vertex; content-generation token coun
   assert.equal(last().path, `${PREFIX}/google/models/gemini-2.5-pro:countTokens`);
   assert.ok((counted.totalTokens ?? 0) > 0);
 });
+
+test("a token Vertex refuses is a 502 naming the provider, and the next call gets a new token", async () => {
+  tokens.revokeAll();
+  const refused = await fetch(`${gw.url}/v1beta/models/google/gemini-2.5-pro:generateContent`, {
+    method: "POST",
+    headers: { "x-goog-api-key": PAYG_KEY, "content-type": "application/json" },
+    body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+  });
+  const text = await refused.text();
+  assert.equal(refused.status, 502, text);
+  assert.match(text, /Provider 'vertex' refused the gateway's credentials/);
+  const issued = tokens.issued.length;
+  vertex.vendor.gemini!.script({ blocks: [{ type: "text", text: "new token" }] });
+  const answer = await genai().models.generateContent({ model: "google/gemini-2.5-pro", contents: "hi" });
+  assert.equal(answer.text, "new token");
+  assert.equal(tokens.issued.length, issued + 1);
+});
