@@ -230,7 +230,7 @@ export class HttpProvider implements RelayingAdapter {
   }
 
   /** POSTs and returns the answer once its status is known, whatever the status. */
-  private post(
+  private async post(
     path: string,
     body: string,
     signal: AbortSignal,
