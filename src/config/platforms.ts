@@ -40,6 +40,14 @@ export function platformOf(p: FileProvider, path: string, fail: Fail): PlatformP
       fail(`${path}.${key}`, `applies only to platform ${owner}`);
   if (name === undefined) return {};
   if (p.protocol !== undefined) fail(`${path}.protocol`, `cannot be set with platform (${name} picks it)`);
+  // Vertex takes OAuth tokens only; a key would be silently unused.
+  if (name === "google-vertex" && p.api_key)
+    fail(
+      `${path}.api_key`,
+      "does not apply to platform google-vertex (its credentials are Google's: google.credentials_file or ADC)",
+    );
+  if (name === "aws-bedrock" && p.api_key && p.aws?.access_key_id)
+    fail(`${path}.api_key`, "and aws.access_key_id name two credentials; keep one");
   const required = (key: "region" | "project" | "location" | "base_url"): string =>
     p[key] || fail(`${path}.${key}`, `is required for platform ${name}`);
   const protocol = MAIN_PROTOCOL[name];

@@ -168,7 +168,8 @@ const provider = z.strictObject(
       .meta({
         description:
           "Sent as `Authorization: Bearer` (openai, openai-responses), `x-api-key` (anthropic), `x-goog-api-key` (gemini), " +
-          "`api-key` (`azure-openai`; absent: an Entra ID token). Empty: the built-in's environment variable.",
+          "`api-key` (`azure-openai`; absent: an Entra ID token), `Authorization: Bearer` (`aws-bedrock`: a Bedrock API " +
+          "key, instead of `AWS_BEARER_TOKEN_BEDROCK`). Empty: the built-in's environment variable.",
         defaultText: "from the environment",
       }),
     region: text()

@@ -517,6 +517,10 @@ describe("cloud platforms: `platform` replaces `protocol`; each refuses a start 
       provider({ platform: "aws-bedrock", region: "us-east-1", aws: { access_key_id: "AKID" } }),
       "providers[0].aws: needs both access_key_id and secret_access_key, or neither",
     );
+    refused(
+      provider({ platform: "google-vertex", project: "p", location: "global", api_key: "k" }),
+      "providers[0].api_key: does not apply to platform google-vertex (its credentials are Google's: google.credentials_file or ADC)",
+    );
   });
 
   test("base URLs come from the region and location; a platform provider is on without a key", () => {

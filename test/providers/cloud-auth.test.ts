@@ -51,6 +51,18 @@ test("a Bedrock API key is sent as Bearer when the file names no credentials", a
   assert.deepEqual(headers, { a: "b", authorization: "Bearer api-key" });
 });
 
+test("a Bedrock API key named in the file wins over the environment's", async () => {
+  const auth = awsAuth(
+    "bedrock",
+    "eu-west-1",
+    undefined,
+    { AWS_BEARER_TOKEN_BEDROCK: "env-key" },
+    "file-key",
+  );
+  const headers = await auth.authorize({ url: URL_, headers: {}, body: BODY });
+  assert.equal(headers.authorization, "Bearer file-key");
+});
+
 test("the default chain: a profile of the shared credentials file, then the environment's keys", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-aws-"));
   const file = join(dir, "credentials");

@@ -1,7 +1,8 @@
-// AWS Bedrock's authorization. Credentials named in the file win; else a Bedrock API key
-// (AWS_BEARER_TOKEN_BEDROCK) is sent as Bearer; else the AWS default credential chain
-// (@aws-sdk/credential-providers: environment, shared files and AWS_PROFILE, SSO, web identity, ECS
-// and EC2 metadata), whose temporary credentials it renews before they expire. A SigV4 signature
+// AWS Bedrock's authorization. Credentials named in the file win (keys, a profile, or a Bedrock API
+// key as `api_key`); else a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK is sent as Bearer; else the
+// AWS default credential chain (@aws-sdk/credential-providers: environment, shared files and
+// AWS_PROFILE, SSO, web identity, ECS and EC2 metadata), whose temporary credentials it renews
+// before they expire. A SigV4 signature
 // (@smithy/signature-v4, service "bedrock") covers the URL, the headers and exactly the body's bytes
 // that are sent; nothing is added after signing.
 
@@ -17,9 +18,11 @@ export function awsAuth(
   region: string,
   named: AwsCredentialsConfig | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  apiKey?: string,
 ): UpstreamAuth {
-  const bearer = env.AWS_BEARER_TOKEN_BEDROCK;
-  if (!named?.accessKeyId && !named?.profile && bearer)
+  // A Bedrock API key the file names wins over the environment's, as any named credential does.
+  const bearer = apiKey || (named?.accessKeyId || named?.profile ? undefined : env.AWS_BEARER_TOKEN_BEDROCK);
+  if (bearer)
     return { authorize: async (request) => ({ ...request.headers, authorization: `Bearer ${bearer}` }) };
   let signer: Promise<Signer> | undefined;
   return {

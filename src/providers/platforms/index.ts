@@ -129,7 +129,7 @@ function watched(providerId: string, auth: UpstreamAuth, credentials: Credential
 function authOf(provider: ProviderConfig, platform: PlatformConfig): UpstreamAuth {
   switch (platform.kind) {
     case "aws-bedrock":
-      return awsAuth(provider.id, platform.region, platform.aws);
+      return awsAuth(provider.id, platform.region, platform.aws, process.env, provider.apiKey);
     case "google-vertex":
       return googleAuth(provider.id, platform.credentialsFile);
     case "azure-openai":
