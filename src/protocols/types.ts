@@ -216,6 +216,9 @@ export interface TokenCounting {
   decodeCount(body: unknown): number;
 }
 
+/** The upstream face of a token counter: the call to make, the count in its answer. */
+export type UpstreamCounting = Pick<TokenCounting, "encodeCountRequest" | "decodeCount">;
+
 export interface Protocol extends ClientFace, UpstreamFace {
   name: ProtocolName;
   tokenCounting?: TokenCounting;

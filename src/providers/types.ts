@@ -6,7 +6,7 @@ import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { ProtocolName } from "../protocols/types.ts";
+import type { ProtocolName, UpstreamCounting } from "../protocols/types.ts";
 
 export interface Target {
   provider: ProviderConfig;
@@ -63,6 +63,8 @@ export interface RelayedAnswer {
 export interface RelayingAdapter extends ProviderAdapter {
   /** The protocol relayed (a ProtocolName; an upstream-only protocol's name never matches a client's). */
   readonly relayProtocol: string;
+  /** The upstream's token counter, when it has one: its calls go through `relay`. */
+  readonly counting?: UpstreamCounting;
   relay(
     call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
     signal: AbortSignal,

@@ -16,7 +16,13 @@ import {
 import type { StreamEvent } from "../../ir/stream.ts";
 import { ToolNames } from "../../ir/tool-names.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
-import type { IncomingHeaders, SseEvent, UpstreamCall, UpstreamFace } from "../../protocols/types.ts";
+import type {
+  IncomingHeaders,
+  SseEvent,
+  UpstreamCall,
+  UpstreamCounting,
+  UpstreamFace,
+} from "../../protocols/types.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
 import type { PlatformHooks } from "../platforms/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
@@ -26,13 +32,21 @@ import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
 import { FittedBody, MAX_REFITS, ModelRefusals } from "./refusals.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
-/** The protocol an upstream speaks: its upstream face, named (`anthropic`, `bedrock-converse`…). */
-export type UpstreamProtocol = UpstreamFace & { readonly name: string };
+/**
+ * The protocol an upstream speaks: its upstream face, named (`anthropic`, `bedrock-converse`…), and
+ * its token counter (a client protocol's `tokenCounting`, the upstream-only Converse's `countTokens`).
+ */
+export type UpstreamProtocol = UpstreamFace & {
+  readonly name: string;
+  readonly tokenCounting?: UpstreamCounting;
+  readonly countTokens?: UpstreamCounting;
+};
 
 export class HttpProvider implements RelayingAdapter {
   readonly provider: ProviderConfig;
   readonly protocol: UpstreamProtocol;
   readonly relayProtocol: string;
+  readonly counting?: UpstreamCounting;
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
   private readonly targets = new Map<string, { origin: string; path: string } | null>();
@@ -49,6 +63,7 @@ export class HttpProvider implements RelayingAdapter {
     this.provider = provider;
     this.protocol = protocol;
     this.relayProtocol = protocol.name;
+    this.counting = protocol.tokenCounting ?? protocol.countTokens;
     this.platform = platform;
     // A platform's authorization is its auth's; the protocol's key headers would not apply.
     this.headers = platform ? { "content-type": "application/json" } : upstreamHeaders(provider);

@@ -29,7 +29,7 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
   if (family === "converse")
     return {
       shape: (call) => {
-        if (!/^\/model\/[^/]+\/converse(-stream)?$/.test(call.path))
+        if (!/^\/model\/[^/]+\/(converse|converse-stream|count-tokens)$/.test(call.path))
           throw noPlatformEndpoint(providerId, call.path);
         return call;
       },

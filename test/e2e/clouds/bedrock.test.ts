@@ -386,3 +386,21 @@ test("a Responses client and a content-generation client reach Claude and Nova o
   assert.equal(streamed, "gemini-shaped nova");
   assert.equal(last().operation, "converse-stream");
 });
+
+test("a token count of a Converse model goes to CountTokens with the Converse prompt", async () => {
+  const res = await fetch(`${gw.url}/v1/messages/count_tokens`, {
+    method: "POST",
+    headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+    body: JSON.stringify({ model: "amazon/nova-pro", messages: [{ role: "user", content: "count nova" }] }),
+  });
+  const counted = (await res.json()) as { input_tokens: number };
+  assert.equal(res.headers.get("x-switchyard-token-count"), "upstream");
+  const sent = last();
+  assert.equal(sent.path, `/model/${encodeURIComponent(NOVA)}/count-tokens`);
+  assert.match(JSON.stringify(sent.body.input.converse.messages), /count nova/);
+  assert.equal(
+    counted.input_tokens,
+    Math.ceil(Buffer.byteLength(JSON.stringify(sent.body.input.converse)) / 4),
+  );
+  await assertSigned(sent);
+});
