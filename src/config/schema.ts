@@ -140,7 +140,7 @@ const provider = z.strictObject(
           "`openai` (chat-completions: any OpenAI-compatible vendor), `openai-responses` (OpenAI's Responses " +
           "API, `POST {base_url}/responses`; `{ id: openai, protocol: openai-responses }` switches the built-in " +
           "OpenAI provider to it), `anthropic`, `gemini` or `local` (the demo models). " +
-          "Required for a provider that is not built in.",
+          "Required for a provider that is not built in, unless it has a `platform` (which replaces it).",
         defaultText: "the built-in's",
       }),
     platform: z
