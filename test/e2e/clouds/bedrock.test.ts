@@ -28,6 +28,10 @@ const CREDENTIALS = {
 };
 const API_KEY = "bedrock-api-key-ABSKQmVkcm9ja0FQSUtleS0";
 const CLAUDE = "us.anthropic.claude-sonnet-4-6-v1:0";
+const REGIONAL_PRICES = {
+  prompt: [{ value: 3.3, unit: "perMTokens", currency: "USD" }],
+  completion: [{ value: 16.5, unit: "perMTokens", currency: "USD" }],
+};
 const NOVA = "amazon.nova-pro-v1:0";
 
 let bedrock: FakeBedrock;
@@ -72,6 +76,10 @@ before(async () => {
           },
         ]),
         model("anthropic/claude-wrong", [{ provider: "bedrock-wrong", model: CLAUDE }]),
+        // A regional endpoint priced above the model's own prices ($1 and $2 a million tokens).
+        model("anthropic/claude-regional", [
+          { provider: "bedrock", model: CLAUDE, pricings: REGIONAL_PRICES },
+        ]),
         model("anthropic/claude-twice", [
           { provider: "bedrock", model: CLAUDE },
           { provider: "bedrock-key", model: CLAUDE },
@@ -403,4 +411,18 @@ test("a token count of a Converse model goes to CountTokens with the Converse pr
     Math.ceil(Buffer.byteLength(JSON.stringify(sent.body.input.converse)) / 4),
   );
   await assertSigned(sent);
+});
+
+test("an endpoint with its own prices rates what it answered with them", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "regional" }], usage: { input: 1000, output: 500 } });
+  const answer = await anthropicAt(gw.url).messages.create({
+    model: "anthropic/claude-regional",
+    max_tokens: 600,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  const generation = await lookupSettled(gw.url, answer.id, PAYG_KEY);
+  assert.equal(generation.provider, "bedrock");
+  assert.equal(generation.model, "anthropic/claude-regional");
+  // 1000 × $3.30/M + 500 × $16.50/M, not the model's $1 and $2.
+  assert.equal(rawNumber(generation, "billAmount"), "0.01155");
 });
