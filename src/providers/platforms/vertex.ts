@@ -30,7 +30,7 @@ export function vertexShape(providerId: string, vertex: Vertex, family: VertexFa
     };
   return (call) => {
     if (call.path === "/v1/messages") {
-      const model = encodeURIComponent(bodyModel(call.body) ?? "");
+      const model = modelSegment(bodyModel(call.body) ?? "");
       const method = call.stream ? "streamRawPredict" : "rawPredict";
       const edited = platformMessagesCall(call.body, call.headers, VERTEX_ANTHROPIC_VERSION, ["model"]);
       return { ...call, ...edited, path: `${prefix}/anthropic/models/${model}:${method}` };
@@ -42,4 +42,9 @@ export function vertexShape(providerId: string, vertex: Vertex, family: VertexFa
     }
     throw noPlatformEndpoint(providerId, call.path);
   };
+}
+
+/** A model id as one path segment; a version's `@` (`claude-sonnet-4-5@20250929`) stays as Vertex writes it. */
+function modelSegment(model: string): string {
+  return encodeURIComponent(model).replaceAll("%40", "@");
 }

@@ -56,6 +56,7 @@ before(async () => {
       models: [
         model("google/gemini-2.5-pro", [{ provider: "vertex", model: "gemini-2.5-pro" }]),
         model("anthropic/claude-sonnet-4-6", [{ provider: "vertex", model: "claude-sonnet-4-6" }]),
+        model("anthropic/claude-dated", [{ provider: "vertex", model: "claude-sonnet-4-5@20250929" }]),
         model("anthropic/claude-fallback", [
           { provider: "vertex-nocreds", model: "claude-sonnet-4-6" },
           { provider: "vertex", model: "claude-sonnet-4-6" },
@@ -263,4 +264,16 @@ test("a token Vertex refuses is a 502 naming the provider, and the next call get
   const answer = await genai().models.generateContent({ model: "google/gemini-2.5-pro", contents: "hi" });
   assert.equal(answer.text, "new token");
   assert.equal(tokens.issued.length, issued + 1);
+});
+
+test("a versioned Claude id keeps its @ in the path", async () => {
+  vertex.vendor.anthropic!.script({ blocks: [{ type: "text", text: "dated" }] });
+  const answer = await anthropic().messages.create({
+    model: "anthropic/claude-dated",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(textOf(answer.content), "dated");
+  assert.equal(last().path, `${PREFIX}/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`);
+  assert.equal(vertex.vendor.anthropic!.requests.at(-1)?.body.model, "claude-sonnet-4-5@20250929");
 });
