@@ -77,7 +77,9 @@ async function sigV4Signer(region: string, named: AwsCredentialsConfig | undefin
         headers: { ...headers, host: parsed.host },
         body,
       });
-      return signed.headers;
+      // The transport writes the same host itself (HTTP/2 as :authority, where a host header is refused).
+      const { host: _host, ...sent } = signed.headers;
+      return sent;
     },
   };
 }
