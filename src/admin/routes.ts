@@ -345,6 +345,7 @@ async function providerHealth(provider: ProviderConfig, deps: AdminDeps): Promis
   return {
     id: provider.id,
     protocol: provider.protocol,
+    ...(provider.platform ? { platform: provider.platform.kind } : {}),
     enabled: provider.enabled,
     baseUrl: provider.baseUrl,
     endpoints: readings,

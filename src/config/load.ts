@@ -12,6 +12,7 @@ import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { RequestFields } from "../protocols/openai-chat/request-fields.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
+import { platformOf } from "./platforms.ts";
 import { DEFAULT_HTTP2_MAX_STREAMS, type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
 
@@ -192,18 +193,22 @@ function buildProviders(
   for (const [i, p] of list.entries()) {
     const path = `providers[${i}]`;
     const known = byId.get(p.id);
-    const protocol = p.protocol ?? known?.protocol;
+    const cloud = platformOf(p, path, fail);
+    const protocol = cloud.protocol ?? p.protocol ?? known?.protocol;
     if (protocol === undefined)
       fail(`${path}.protocol`, `is required for a provider Switchyard does not know ("${p.id}")`);
-    const baseUrl = p.base_url ?? known?.baseUrl;
+    const baseUrl = cloud.baseUrl ?? p.base_url ?? known?.baseUrl;
     if (protocol !== "local") {
       if (baseUrl === undefined) fail(`${path}.base_url`, "is required");
       if (!/^https?:\/\//.test(baseUrl!)) fail(`${path}.base_url`, "must be an http(s) URL");
     }
     const apiKey = p.api_key || known?.apiKey;
     // A provider in the file is on unless switched off; without a key (e.g. `${OPENAI_API_KEY}` unset)
-    // a remote provider cannot be called, so it stays off rather than failing every request.
-    const enabled = p.enabled ?? (protocol === "local" || (apiKey !== undefined && apiKey !== ""));
+    // a remote provider cannot be called, so it stays off rather than failing every request. A
+    // platform finds its credentials itself (docs/clouds.md), so it is on.
+    const enabled =
+      p.enabled ??
+      (protocol === "local" || cloud.platform !== undefined || (apiKey !== undefined && apiKey !== ""));
     byId.set(p.id, {
       id: p.id,
       protocol,
@@ -221,6 +226,7 @@ function buildProviders(
       ...(streamUsageUnasked(p.stream_usage, known) ? { streamUsageUnasked: true } : {}),
       ...requestFields(p.request_fields, known),
       ...http2Of(p, protocol, path, fail),
+      ...(cloud.platform ? { platform: cloud.platform } : {}),
     });
   }
   return [...byId.values()];

@@ -368,7 +368,11 @@ export class InferencePipeline {
           return traced(span, send(route, signal));
         },
       );
-      if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
+      const { attempt } = answered;
+      // An endpoint with prices of its own (a cloud platform's) rates what it answered with them.
+      if (attempt.endpoint.pricings)
+        generation.pricedAs({ ...attempt.model, pricings: attempt.endpoint.pricings });
+      else if (attempt.model.id !== model.id) generation.pricedAs(attempt.model);
       // No attempt follows an answer: the client's body is not needed for the rest of the generation.
       call.rawBody = undefined;
       return answered;

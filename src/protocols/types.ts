@@ -268,6 +268,9 @@ export interface EmbeddingRelay {
   promptTokens(text: string): number | undefined;
 }
 
+/** The upstream face of a token counter: the call to make, the count in its answer. */
+export type UpstreamCounting = Pick<TokenCounting, "encodeCountRequest" | "decodeCount">;
+
 export interface Protocol extends ClientFace, UpstreamFace {
   name: ProtocolName;
   tokenCounting?: TokenCounting;

@@ -119,7 +119,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     onSettled: (accounts) => credit.forget(accounts),
   });
   // The adapters the app makes are its own: close() closes their upstream connections.
-  const registry = adapterRegistry();
+  const registry = adapterRegistry({ warn: (fields, message) => log.warn(fields, message) });
   const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
   const metrics = new Metrics();
@@ -193,9 +193,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/readyz", async (_req, reply) => {
     const reachable = await store.ping().catch(() => false);
     const status = !reachable ? "store unreachable" : store.acceptsGenerations ? "ok" : "ledger backlog full";
+    // Platform providers without credentials are named, but the gateway still serves the others.
+    const credentials = registry.credentialProblems();
+    const failing = Object.keys(credentials).length > 0 ? { provider_credentials: credentials } : {};
     return reply
       .code(status === "ok" ? 200 : 503)
-      .send({ status, pending_generation_writes: store.pendingGenerationWrites });
+      .send({ status, pending_generation_writes: store.pendingGenerationWrites, ...failing });
   });
 
   // Listings answer without a credential. `GET /v1/models` is shared: a Gemini client (it sends
