@@ -32,7 +32,11 @@ export async function startUpOnce(config: Config, store: Store, settlement: Sett
   for (const key of config.keys) await installKey(store, key);
   const demo = config.embeddedDefault ? await demoKey(store, dataDir(config.storage.url)) : undefined;
   const admin = config.embeddedDefault ? embeddedAdminKey(dataDir(config.storage.url)) : undefined;
-  return { interrupted, demo, admin, notes: startNotes(config.models, config.providers) };
+  let notes = startNotes(config.models, config.providers);
+  if (config.storage.encryptionKeys.length === 0)
+    notes +=
+      "note: stored responses (the Responses API's store) are kept in clear; set storage.encryption_key to encrypt them\n";
+  return { interrupted, demo, admin, notes };
 }
 
 /**

@@ -30,6 +30,7 @@ import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
+import type { ResponseMemory, Turn } from "./response-memory.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
 import type { Settlement } from "./settlement.ts";
@@ -69,6 +70,8 @@ export interface GatewayDeps {
   requestLog?: RequestLog;
   /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
   tracing?: Tracing;
+  /** The Responses API's stored responses; the Responses API keeps nothing when absent. */
+  memory?: ResponseMemory;
 }
 
 /** The status logged for a request whose client left before it was answered (nginx's convention). */
@@ -104,6 +107,13 @@ export class InferencePipeline {
       input.body = undefined;
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
+      // A continuation becomes the whole input here, before decoding: every route sends it alike.
+      const turn =
+        face === "openai-responses" ? await this.deps.memory?.prepare(json, caller.accountId) : undefined;
+      if (turn?.rewritten) {
+        json = turn.rewritten;
+        rawBody = JSON.stringify(json);
+      }
       const request = protocol.decodeRequest(json, {
         headers: input.headers,
         pathModel: input.pathModel,
@@ -127,6 +137,7 @@ export class InferencePipeline {
       try {
         if (admission) Object.assign(headers, admission.headers);
         const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
+        if (turn) ctx.memory = { store: turn.store, previousResponseId: turn.previousResponseId };
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
@@ -150,6 +161,10 @@ export class InferencePipeline {
           meter: new Meter(arrivedAt, this.deps.metrics),
           generation,
           trace,
+          kept:
+            turn?.store && this.deps.memory
+              ? { memory: this.deps.memory, turn, accountId: caller.accountId }
+              : undefined,
         };
         rawBody = undefined;
         facts.meter = call.meter;
@@ -185,7 +200,9 @@ export class InferencePipeline {
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
     headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
-    answer.send(out, headers);
+    if (call.kept)
+      await call.kept.memory.sendWhole(call.kept.turn, answer, out, headers, call.kept.accountId);
+    else answer.send(out, headers);
     generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
@@ -221,13 +238,22 @@ export class InferencePipeline {
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
     // Synchronous unless the socket is full: a promise per piece would cost microtasks per read.
+    const write = (piece: Piece): Promise<void> | undefined =>
+      piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
+    const kept = call.kept;
     const send = (piece: Piece): Promise<void> | undefined => {
       if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
         if (event.type === "error") failed = event.error;
       }
-      return piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
+      // A stored response's last event waits until it is stored (read-your-writes); content never does.
+      const storing =
+        kept &&
+        !piece.content &&
+        !out.signal.aborted &&
+        kept.memory.beforePiece(kept.turn, piece, kept.accountId);
+      return storing ? storing.then(() => write(piece)) : write(piece);
     };
     const { pieces, head } = answered.value;
     try {
@@ -375,6 +401,8 @@ interface Call extends RouteCall {
   generation: GenerationRecorder;
   /** The request's trace, when tracing is on. */
   trace?: RequestTrace;
+  /** A Responses request whose answer is stored (`store`, default true). */
+  kept?: { memory: ResponseMemory; turn: Turn; accountId: string };
 }
 
 /** An attempt's answer, its span ended with how it went. */

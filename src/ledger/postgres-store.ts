@@ -38,6 +38,7 @@ import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
+import { PostgresResponses } from "./responses-postgres.ts";
 import {
   COUNTER_COLUMNS,
   counterSums,
@@ -110,6 +111,7 @@ export class PostgresStore implements Store {
   private readonly schema: string | undefined;
   private readonly t: Qualify;
   private closed = false;
+  readonly responses: PostgresResponses;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     if (options.schema !== undefined && !identifierPattern.test(options.schema)) {
@@ -128,6 +130,10 @@ export class PostgresStore implements Store {
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
+    this.responses = new PostgresResponses(
+      { query: (sql, params) => this.query(sql, params), transaction: (work) => this.transaction(work) },
+      this.t,
+    );
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -141,6 +147,7 @@ export class PostgresStore implements Store {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
       await client.query(postgresSchema(this.schema));
     });
+    await this.responses.migrate();
   }
 
   async ping(): Promise<boolean> {

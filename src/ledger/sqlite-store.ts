@@ -26,6 +26,7 @@ import {
 import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
+import { SqliteResponses } from "./responses-sqlite.ts";
 import {
   COUNTER_COLUMNS,
   counterSums,
@@ -164,6 +165,7 @@ export class SqliteStore implements Store {
   private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
+  readonly responses: SqliteResponses;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -201,6 +203,7 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
+    this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
     this.writes = new WriteQueue((writes, mayLeave) => {
       const paused = this.checkpointer?.writesMayGo();
       return paused
@@ -224,6 +227,7 @@ export class SqliteStore implements Store {
           this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
       }
     });
+    await this.responses.migrate();
     this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.busyTimeoutMs))}`);
   }
 

@@ -4,6 +4,7 @@
 import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
+import type { ResponseStore } from "./responses-types.ts";
 import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
 /** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
@@ -162,6 +163,8 @@ export interface Store {
   readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
+  /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
+  readonly responses: ResponseStore;
   ping(): Promise<boolean>;
   /** Flushes pending writes, then releases the database. */
   close(): Promise<void>;

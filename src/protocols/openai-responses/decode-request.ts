@@ -1,10 +1,10 @@
 // Client → IR: the body of `POST /v1/responses`, as the openai SDK types `ResponseCreateParams`.
-// Wrong types and out-of-range values are 400s naming the field. The gateway is stateless:
-// `previous_response_id`, `conversation` and `background` refer to responses it would have to keep,
-// so they are 400s that say to send the whole input (Codex CLI and the Agents SDK do by default).
+// Wrong types and out-of-range values are 400s naming the field. `store`, `previous_response_id` and
+// `item_reference` inputs are the gateway's memory (src/gateway/response-memory.ts), resolved before
+// this decoder sees the body; `conversation` and `background` are not served yet: 400s naming them.
 //
 // `ignored` names what a translation to another protocol cannot carry (→ `x-switchyard-ignored`):
-// hosted tools, `metadata`, `store: true`, prompt-cache settings, `text.verbosity`… A relay to a
+// hosted tools, `metadata`, prompt-cache settings, `text.verbosity`… A relay to a
 // Responses upstream forwards every byte of the body, so nothing is lost there. Fields nobody
 // defined are ignored silently (Codex sends `client_metadata`).
 
@@ -20,7 +20,7 @@ import {
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
-import { decodeInput, STATELESS } from "./decode-input.ts";
+import { decodeInput, NOT_SERVED } from "./decode-input.ts";
 import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
@@ -43,14 +43,13 @@ const VERBOSITIES: readonly string[] = ["low", "medium", "high"];
 
 export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   const b = expectObject(body, "body");
-  for (const field of ["previous_response_id", "conversation"]) {
-    if (present(b[field]))
-      throw new GatewayError("invalid_request", `${field}: ${STATELESS}.`, { param: field });
-  }
+  if (present(b.conversation))
+    throw new GatewayError("invalid_request", `conversation: ${NOT_SERVED}.`, { param: "conversation" });
   if (optionalBoolean(b.background, "background"))
-    throw new GatewayError("invalid_request", `background: ${STATELESS}; stream the response instead.`, {
+    throw new GatewayError("invalid_request", `background: ${NOT_SERVED}; stream the response instead.`, {
       param: "background",
     });
+  optionalString(b.previous_response_id, "previous_response_id");
   const model = expectString(b.model, "model");
   if (!model) throw invalid("model", "must not be empty");
   const ignored: string[] = [];
@@ -147,8 +146,7 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     }
     if (entries.length > 0) ignored.push("metadata");
   }
-  // Only an explicit `store: true` asks for something a translation cannot do.
-  if (optionalBoolean(b.store, "store")) ignored.push("store");
+  optionalBoolean(b.store, "store");
   const truncation = optionalString(b.truncation, "truncation");
   if (truncation !== undefined && truncation !== "auto" && truncation !== "disabled")
     throw invalid("truncation", "must be one of auto, disabled");

@@ -100,9 +100,9 @@ export interface WireResponse {
   model: string;
   output: WireOutputItem[];
   parallel_tool_calls: boolean;
-  previous_response_id: null;
+  previous_response_id: string | null;
   reasoning: { effort: string | null; summary: string | null };
-  store: false;
+  store: boolean;
   temperature: number | null;
   text: { format: Record<string, unknown> };
   tool_choice: unknown;

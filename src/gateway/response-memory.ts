@@ -1,0 +1,282 @@
+// The Responses API's memory (docs/responses.md): what a stored response keeps, how a continuation
+// (`previous_response_id`, `item_reference`) becomes the whole input before the request is decoded,
+// and how an answer is stored before it is released. Working on the request body, ahead of any
+// protocol choice, makes a continuation reach every upstream the same way: a translated one gets the
+// whole conversation in its own shape, a relayed Responses upstream the whole input (never our id).
+
+import { GatewayError, invalid } from "../ir/errors.ts";
+import type { ContentSeal } from "../ledger/content-seal.ts";
+import type { ResponseStore, StoredResponseRow } from "../ledger/responses-types.ts";
+import { isObject } from "../protocols/shared/validate.ts";
+import type { WarningLogger } from "./logger.ts";
+import type { HeaderMap, Responder } from "./responder.ts";
+import type { Piece, WholeAnswer } from "./route.ts";
+
+type Json = Record<string, unknown>;
+
+/** What a stored response keeps: this turn's own input items (with ids) and the response object. */
+export interface StoredContent {
+  input: Json[];
+  response: Json;
+}
+
+/** One request's part in the memory, found before it is decoded. */
+export interface Turn {
+  /** `store` (default true, as OpenAI's). */
+  store: boolean;
+  previousResponseId?: string;
+  /** This turn's own input as items, ids not yet given. */
+  input: Json[];
+  /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
+  rewritten?: Json;
+}
+
+/** The longest chain followed: deeper than any real conversation, short of a loop's cost. */
+const MAX_CHAIN = 10_000;
+const TERMINAL_EVENTS = ["response.completed", "response.incomplete", "response.failed"];
+
+export class ResponseMemory {
+  readonly store: ResponseStore;
+  private readonly seal: ContentSeal;
+  private readonly log: WarningLogger;
+
+  constructor(store: ResponseStore, seal: ContentSeal, log: WarningLogger) {
+    this.store = store;
+    this.seal = seal;
+    this.log = log;
+  }
+
+  /**
+   * A Responses request's body → its turn, the stored chain and referenced items resolved. A body
+   * the decoder will refuse anyway (not an object, `input` of a wrong type) is left to it.
+   */
+  async prepare(body: unknown, accountId: string): Promise<Turn | undefined> {
+    if (!isObject(body)) return undefined;
+    const turn: Turn = { store: body.store !== false, input: inputItems(body.input) ?? [] };
+    const previous = body.previous_response_id;
+    if (previous !== undefined && previous !== null && typeof previous !== "string")
+      throw invalid("previous_response_id", "must be a string");
+    if (previous) turn.previousResponseId = previous;
+    const resolved = await this.resolveReferences(turn.input, accountId);
+    if (!turn.previousResponseId && !resolved) return turn;
+    turn.input = resolved ?? turn.input;
+    const chain = turn.previousResponseId ? await this.chain(turn.previousResponseId, accountId) : [];
+    const { previous_response_id: _, ...rest } = body;
+    turn.rewritten = { ...rest, input: [...chain, ...turn.input] };
+    return turn;
+  }
+
+  /** The stored response, opened; undefined when the account has none of that id. */
+  async read(id: string, accountId: string): Promise<StoredContent | undefined> {
+    const row = await this.store.getResponse(id, accountId);
+    return row && this.open(row);
+  }
+
+  /** The turn's answer, stored (committed when this resolves). */
+  async save(turn: Turn, response: Json, accountId: string): Promise<void> {
+    const id = String(response.id);
+    const input = turn.input.map((item, i) =>
+      withId(item, `${idPrefix(item)}_${id.replace(/^gen-/, "")}_in${i}`),
+    );
+    response.store = true;
+    response.previous_response_id = turn.previousResponseId ?? null;
+    const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
+    const content: StoredContent = { input, response };
+    const row: StoredResponseRow = {
+      id,
+      accountId,
+      createdAt: Date.now(),
+      model: String(response.model ?? ""),
+      status: String(response.status ?? "completed"),
+      content: this.seal.seal(JSON.stringify(content)),
+      itemIds: [...input, ...output].map((item) => item.id).filter((v): v is string => typeof v === "string"),
+    };
+    if (turn.previousResponseId) row.previousResponseId = turn.previousResponseId;
+    await this.store.saveResponse(row);
+  }
+
+  /** Stores a whole answer, then sends it: a continuation through any process finds it at once. */
+  async sendWhole(turn: Turn, answer: WholeAnswer, out: Responder, headers: HeaderMap, accountId: string) {
+    const held = new HeldAnswer(out.signal);
+    answer.send(held, headers);
+    const response = held.response();
+    if (response && held.status === 200) await this.saveOrWarn(turn, response, accountId);
+    held.release(out, response);
+  }
+
+  /**
+   * A stream's piece that carries its last event (the whole response) is held until the response
+   * is stored; every other piece goes at once (undefined).
+   */
+  beforePiece(turn: Turn, piece: Piece, accountId: string): Promise<void> | undefined {
+    const response = terminalResponse(piece);
+    return response && this.saveOrWarn(turn, response, accountId);
+  }
+
+  /** A store that fails does not take the client's answer with it: it is sent, and the failure logged. */
+  private async saveOrWarn(turn: Turn, response: Json, accountId: string): Promise<void> {
+    try {
+      await this.save(turn, response, accountId);
+    } catch (err) {
+      this.log.warn({ err, generationId: response.id }, "stored response not written");
+    }
+  }
+
+  /** Each earlier turn's input and output items, oldest first, without their ids. */
+  private async chain(id: string, accountId: string): Promise<Json[]> {
+    const turns: StoredContent[] = [];
+    for (let next: string | undefined = id; next && turns.length < MAX_CHAIN; ) {
+      const row = await this.store.getResponse(next, accountId);
+      if (!row) {
+        // The newest must exist; an older one gone (deleted, expired) ends the chain there.
+        if (turns.length > 0) break;
+        throw new GatewayError("invalid_request", `Previous response with id '${id}' not found.`, {
+          param: "previous_response_id",
+          code: "previous_response_not_found",
+        });
+      }
+      turns.push(this.open(row));
+      next = row.previousResponseId;
+    }
+    return turns
+      .reverse()
+      .flatMap(({ input, response }) => [
+        ...input.map(replayable),
+        ...(Array.isArray(response.output) ? response.output.filter(isObject).map(replayable) : []),
+      ]);
+  }
+
+  /** `item_reference` items → the stored items; undefined when there were none. */
+  private async resolveReferences(items: Json[], accountId: string): Promise<Json[] | undefined> {
+    if (!items.some((item) => item.type === "item_reference")) return undefined;
+    const resolved: Json[] = [];
+    for (const [i, item] of items.entries()) {
+      if (item.type !== "item_reference") {
+        resolved.push(item);
+        continue;
+      }
+      if (typeof item.id !== "string") throw invalid(`input[${i}].id`, "must be a string");
+      const found = await this.storedItem(item.id, accountId);
+      if (!found) throw invalid(`input[${i}].id`, `no stored item has the id '${item.id}'`);
+      resolved.push(replayable(found));
+    }
+    return resolved;
+  }
+
+  private async storedItem(itemId: string, accountId: string): Promise<Json | undefined> {
+    const responseId = await this.store.responseOfItem(itemId, accountId);
+    const stored = responseId && (await this.read(responseId, accountId));
+    if (!stored) return undefined;
+    const output = Array.isArray(stored.response.output) ? stored.response.output.filter(isObject) : [];
+    return [...stored.input, ...output].find((item) => item.id === itemId);
+  }
+
+  private open(row: StoredResponseRow): StoredContent {
+    try {
+      return JSON.parse(this.seal.open(row.content)) as StoredContent;
+    } catch (err) {
+      this.log.error({ err, responseId: row.id }, "stored response cannot be read");
+      throw new GatewayError("api_error", `Stored response '${row.id}' cannot be read.`);
+    }
+  }
+}
+
+/** `input` as items: a string is one user message; anything else but an array is the decoder's to refuse. */
+function inputItems(input: unknown): Json[] | undefined {
+  if (typeof input === "string")
+    return [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
+  if (!Array.isArray(input) || !input.every(isObject)) return undefined;
+  return input;
+}
+
+/**
+ * A stored item as input again: without its id, which an upstream that keeps nothing (`store:
+ * false`) would look up and not find; what it says travels in the item itself (a reasoning item's
+ * `encrypted_content`).
+ */
+function replayable(item: Json): Json {
+  const { id: _, ...rest } = item;
+  return rest;
+}
+
+function withId(item: Json, id: string): Json {
+  return typeof item.id === "string" ? item : { id, ...item };
+}
+
+function idPrefix(item: Json): string {
+  if (item.type === "function_call_output") return "fco";
+  if (item.type === "message" || item.type === undefined) return "msg";
+  return "item";
+}
+
+/** The whole response in a piece holding a stream's last event; undefined for any other piece. */
+function terminalResponse(piece: Piece): Json | undefined {
+  const raw = piece.text;
+  const text =
+    typeof raw === "string"
+      ? piece.latin1
+        ? Buffer.from(raw, "latin1").toString("utf8")
+        : raw
+      : raw.toString("utf8");
+  if (!TERMINAL_EVENTS.some((type) => text.includes(`"${type}"`))) return undefined;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("data:")) continue;
+    try {
+      const event = JSON.parse(line.slice(5));
+      if (isObject(event) && TERMINAL_EVENTS.includes(String(event.type)) && isObject(event.response))
+        return event.response;
+    } catch {
+      // Not this line: the stream's own decoder reports broken frames.
+    }
+  }
+  return undefined;
+}
+
+/** A Responder that keeps a whole answer until it is stored, then gives it to the client's. */
+class HeldAnswer implements Responder {
+  readonly signal: AbortSignal;
+  status = 0;
+  private headers: HeaderMap = {};
+  private body: unknown;
+  private text: string | undefined;
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
+  }
+
+  json(status: number, headers: HeaderMap, body: unknown): void {
+    Object.assign(this, { status, headers, body });
+  }
+
+  jsonText(status: number, headers: HeaderMap, text: string): void {
+    Object.assign(this, { status, headers, text });
+  }
+
+  startStream(): void {
+    throw new Error("a whole answer does not stream");
+  }
+
+  write(): undefined {
+    throw new Error("a whole answer does not stream");
+  }
+
+  end(): void {}
+
+  /** The response object the answer holds (parsed once, shared with `release`). */
+  response(): Json | undefined {
+    if (this.text !== undefined) {
+      try {
+        this.body = JSON.parse(this.text);
+      } catch {
+        return undefined;
+      }
+    }
+    return isObject(this.body) ? this.body : undefined;
+  }
+
+  /** Sends the answer; a relayed text is sent as it came unless storing changed its object. */
+  release(out: Responder, stored: Json | undefined): void {
+    if (this.text !== undefined && !stored) out.jsonText(this.status, this.headers, this.text);
+    else out.json(this.status, this.headers, stored ?? this.body);
+  }
+}

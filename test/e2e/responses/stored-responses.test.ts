@@ -1,0 +1,293 @@
+// Stored responses through the unmodified `openai` SDK against a running gateway: create then
+// retrieve, a previous_response_id chain whose upstream gets the whole history (on the local models,
+// translated to the messages and Gemini fakes with their thinking signatures, relayed to a Responses
+// fake), store: false, input_items paging, delete, item_reference, and another account's ids.
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, describe, test } from "node:test";
+import OpenAI from "openai";
+import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { fakeModel, fakeProvider } from "../../support/config.ts";
+import { baseConfig, OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+
+let gw: RunningGateway;
+let client: OpenAI;
+let other: OpenAI;
+let anthropic: FakeUpstream;
+let gemini: FakeUpstream;
+let responses: FakeUpstream;
+
+before(async () => {
+  [anthropic, gemini, responses] = await Promise.all([
+    startFakeUpstream("anthropic"),
+    startFakeUpstream("gemini"),
+    startFakeUpstream("openai-responses"),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-stored-"));
+  const config = baseConfig(dir, {
+    providers: [fakeProvider("fa", anthropic), fakeProvider("fg", gemini), fakeProvider("fr", responses)],
+    models: [
+      fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" }),
+      fakeModel("fg/flash", ["fg"], { upstream: "gemini-2.5-flash" }),
+      fakeModel("fr/gpt", ["fr"], { upstream: "gpt-5" }),
+    ],
+  });
+  gw = await startGateway(config, { dir });
+  client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  other = new OpenAI({ apiKey: OTHER_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+});
+after(async () => {
+  await gw?.stop();
+  await Promise.all([anthropic, gemini, responses].map((f) => f?.close()));
+});
+beforeEach(() => {
+  for (const fake of [anthropic, gemini, responses]) fake.reset();
+});
+
+const TOOLS: OpenAI.Responses.Tool[] = [
+  {
+    type: "function",
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    strict: false,
+  },
+];
+
+describe("stored responses on the local models", () => {
+  test("create, then retrieve the same response at once: store true, the generation id", async () => {
+    const created = await client.responses.create({ model: "local/echo-1", input: "Remember me" });
+    assert.match(created.id, /^gen-/);
+    assert.equal(storeOf(created), true);
+    const retrieved = await client.responses.retrieve(created.id);
+    assert.equal(retrieved.id, created.id);
+    assert.equal(retrieved.output_text, created.output_text);
+    assert.equal(retrieved.status, "completed");
+    assert.deepEqual(retrieved.usage, created.usage);
+  });
+
+  test("a streamed response is stored before its last event reaches the client", async () => {
+    const stream = client.responses.stream({ model: "local/echo-1", input: "Stream and keep" });
+    const final = await stream.finalResponse();
+    assert.equal(storeOf(final), true);
+    const retrieved = await client.responses.retrieve(final.id);
+    assert.equal(retrieved.output_text, final.output_text);
+  });
+
+  test("store: false keeps nothing and says so", async () => {
+    const created = await client.responses.create({
+      model: "local/echo-1",
+      input: "Forget me",
+      store: false,
+    });
+    assert.equal(storeOf(created), false);
+    await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
+    const err = await client.responses
+      .create({ model: "local/echo-1", input: "again", previous_response_id: created.id })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.BadRequestError);
+    assert.equal(err.code, "previous_response_not_found");
+    assert.equal(err.param, "previous_response_id");
+  });
+
+  test("reasoning and a tool call on turn 1; turn 2 sends only the tool output, and the model checks the signature", async () => {
+    const params = {
+      model: "local/think-1",
+      tools: TOOLS,
+      reasoning: { effort: "low" as const, summary: "auto" as const },
+    };
+    const first = await client.responses.create({ ...params, input: 'Use get_weather for "Oslo"' });
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call && first.output.some((item) => item.type === "reasoning"));
+    const second = await client.responses.create({
+      ...params,
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "-2C" }],
+    });
+    assert.match(second.output_text, /-2C/);
+    assert.equal(second.previous_response_id, first.id);
+    // A third turn continues the chain of two.
+    const third = await client.responses.create({
+      model: "local/echo-1",
+      previous_response_id: second.id,
+      input: "Thanks",
+    });
+    assert.equal(third.output_text, "You said: Thanks");
+  });
+
+  test("input_items: the turn's own items with ids, paged newest first, or oldest first", async () => {
+    const created = await client.responses.create({
+      model: "local/echo-1",
+      input: [
+        { role: "user", content: "one" },
+        { role: "user", content: "two" },
+        { role: "user", content: "three" },
+      ],
+    });
+    const page = await client.responses.inputItems.list(created.id, { limit: 2 });
+    assert.equal(page.data.length, 2);
+    assert.equal(page.has_more, true);
+    const texts = (items: any[]) => items.map((item) => item.content[0]?.text ?? item.content);
+    assert.deepEqual(texts(page.data), ["three", "two"]);
+    const all: any[] = [];
+    for await (const item of client.responses.inputItems.list(created.id, { limit: 2, order: "asc" }))
+      all.push(item);
+    assert.deepEqual(texts(all), ["one", "two", "three"]);
+    assert.ok(all.every((item) => typeof item.id === "string"));
+  });
+
+  test("delete: gone for retrieve, continuation and a second delete", async () => {
+    const created = await client.responses.create({ model: "local/echo-1", input: "Delete me" });
+    const deleted: unknown = await client.responses.delete(created.id);
+    assert.deepEqual(deleted, { id: created.id, object: "response.deleted", deleted: true });
+    await assert.rejects(client.responses.retrieve(created.id), OpenAI.NotFoundError);
+    await assert.rejects(client.responses.delete(created.id), OpenAI.NotFoundError);
+  });
+
+  test("another account sees none of it: retrieve, input_items, delete are 404; continuing is a 400", async () => {
+    const created = await client.responses.create({ model: "local/echo-1", input: "Mine only" });
+    await assert.rejects(other.responses.retrieve(created.id), OpenAI.NotFoundError);
+    await assert.rejects(other.responses.inputItems.list(created.id), OpenAI.NotFoundError);
+    await assert.rejects(other.responses.delete(created.id), OpenAI.NotFoundError);
+    const err = await other.responses
+      .create({ model: "local/echo-1", input: "x", previous_response_id: created.id })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.BadRequestError);
+    assert.equal(err.code, "previous_response_not_found");
+    const message = created.output.find((item) => item.type === "message");
+    const refErr = await other.responses
+      .create({ model: "local/echo-1", input: [{ type: "item_reference", id: message!.id }] })
+      .catch((e: unknown) => e);
+    assert.ok(refErr instanceof OpenAI.BadRequestError);
+    assert.ok(await client.responses.retrieve(created.id));
+  });
+});
+
+describe("continuations translated and relayed: the upstream gets the whole history", () => {
+  test("messages upstream: thinking with its signature, the tool call and its result, not the old instructions", async () => {
+    anthropic.script(
+      {
+        blocks: [
+          { type: "thinking", text: "Look it up.", signature: "sig-anthropic-1" },
+          { type: "tool_call", id: "toolu_1", name: "get_weather", args: { city: "Oslo" } },
+        ],
+      },
+      { blocks: [{ type: "text", text: "It is -2C." }] },
+    );
+    const first = await client.responses.create({
+      model: "fa/claude",
+      instructions: "Only the first turn's rules.",
+      input: "Weather in Oslo?",
+      tools: TOOLS,
+      reasoning: { effort: "low" },
+    });
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call);
+    const second = await client.responses.create({
+      model: "fa/claude",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "-2C" }],
+      tools: TOOLS,
+      reasoning: { effort: "low" },
+    });
+    assert.equal(second.output_text, "It is -2C.");
+    const body = anthropic.requests[1]!.body;
+    assert.equal(body.system, undefined);
+    assert.deepEqual(
+      body.messages.map((m: any) => [m.role, m.content.map((b: any) => b.type)]),
+      [
+        ["user", ["text"]],
+        ["assistant", ["thinking", "tool_use"]],
+        ["user", ["tool_result"]],
+      ],
+    );
+    assert.equal(body.messages[1].content[0].signature, "sig-anthropic-1");
+    assert.equal(body.messages[2].content[0].tool_use_id, body.messages[1].content[1].id);
+  });
+
+  test("Gemini upstream, streamed: the thought signature comes back on turn 2", async () => {
+    gemini.script(
+      {
+        blocks: [
+          { type: "thinking", text: "Think." },
+          { type: "tool_call", name: "get_weather", args: { city: "Oslo" }, signature: "sig-gemini-1" },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Cold." }] },
+    );
+    const first = await client.responses
+      .stream({ model: "fg/flash", input: "Weather in Oslo?", tools: TOOLS, reasoning: { effort: "low" } })
+      .finalResponse();
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call);
+    const second = await client.responses.create({
+      model: "fg/flash",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "-2C" }],
+      tools: TOOLS,
+    });
+    assert.equal(second.output_text, "Cold.");
+    const contents = gemini.requests[1]!.body.contents;
+    assert.deepEqual(
+      contents.map((c: any) => c.role),
+      ["user", "model", "user"],
+    );
+    const callPart = contents[1].parts.find((p: any) => p.functionCall);
+    assert.equal(callPart.thoughtSignature, "sig-gemini-1");
+    assert.equal(contents[2].parts[0].functionResponse.name, "get_weather");
+  });
+
+  test("Responses upstream (relay): the whole input goes up, never our id", async () => {
+    responses.script(
+      { blocks: [{ type: "text", text: "First answer." }] },
+      { blocks: [{ type: "text", text: "Second." }] },
+    );
+    const first = await client.responses.create({ model: "fr/gpt", input: "Hello" });
+    assert.equal(first.id.startsWith("gen-"), true);
+    const second = await client.responses.create({
+      model: "fr/gpt",
+      previous_response_id: first.id,
+      input: "More",
+    });
+    assert.equal(second.output_text, "Second.");
+    assert.equal(second.previous_response_id, first.id);
+    const body = responses.requests[1]!.body;
+    assert.equal(body.previous_response_id, undefined);
+    assert.deepEqual(
+      body.input.map((item: any) => [item.role, item.content[0].text]),
+      [
+        ["user", "Hello"],
+        ["assistant", "First answer."],
+        ["user", "More"],
+      ],
+    );
+    assert.ok(body.input.every((item: any) => item.id === undefined));
+    assert.equal((await client.responses.retrieve(second.id)).output_text, "Second.");
+  });
+
+  test("item_reference: a stored item of the account goes up as the item itself", async () => {
+    responses.script({ blocks: [{ type: "text", text: "Referenced text." }] }, {});
+    const first = await client.responses.create({ model: "fr/gpt", input: "Say something" });
+    const message = first.output.find((item) => item.type === "message");
+    assert.ok(message);
+    await client.responses.create({
+      model: "fr/gpt",
+      input: [
+        { type: "item_reference", id: message.id },
+        { role: "user", content: "Go on" },
+      ],
+    });
+    const input = responses.requests[1]!.body.input;
+    assert.equal(input[0].type, "message");
+    assert.equal(input[0].content[0].text, "Referenced text.");
+    assert.equal(input[1].content, "Go on");
+  });
+});
+
+/** `store` as the wire says it (the SDK's Response type leaves it out). */
+function storeOf(response: object): unknown {
+  return (response as { store?: unknown }).store;
+}

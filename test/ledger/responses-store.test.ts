@@ -1,0 +1,148 @@
+// Stored responses, one contract on both stores (src/ledger/responses-types.ts): read-your-writes,
+// isolation by account, the item index behind item_reference, deletion, retention batches, stored
+// bytes; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { newGenerationId } from "../../src/gateway/ids.ts";
+import { ContentSeal } from "../../src/ledger/content-seal.ts";
+import { PostgresStore } from "../../src/ledger/postgres-store.ts";
+import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
+import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
+import type { Store } from "../../src/ledger/types.ts";
+import { dropSchema, PG_URL, postgresUnreachable, uniqueSchema } from "../support/postgres.ts";
+
+function row(accountId: string, overrides: Partial<StoredResponseRow> = {}): StoredResponseRow {
+  const id = overrides.id ?? newGenerationId();
+  return {
+    id,
+    accountId,
+    createdAt: Date.now(),
+    model: "local/echo-1",
+    status: "completed",
+    content: JSON.stringify({ input: [], response: { id } }),
+    itemIds: [`msg_${id}_0`, `rs_${id}_1`],
+    ...overrides,
+  };
+}
+
+function contract(name: string, open: () => Promise<Store>): void {
+  describe(`stored responses on ${name}`, () => {
+    test("a saved response reads back at once, from another store on the same data too", async () => {
+      const store = await open();
+      const saved = row("acct-a", { previousResponseId: "gen-earlier", content: "it\u00e9s \\u0000" });
+      await store.responses.saveResponse(saved);
+      const other = await open();
+      try {
+        assert.deepEqual(await other.responses.getResponse(saved.id, "acct-a"), { ...saved, itemIds: [] });
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    test("another account's id is unknown: no read, no item, no delete", async () => {
+      const store = await open();
+      try {
+        const saved = row("acct-a");
+        await store.responses.saveResponse(saved);
+        assert.equal(await store.responses.getResponse(saved.id, "acct-b"), undefined);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[0]!, "acct-b"), undefined);
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-b"), false);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[1]!, "acct-a"), saved.id);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a deleted response and its items are gone; saving again replaces", async () => {
+      const store = await open();
+      try {
+        const saved = row("acct-a");
+        await store.responses.saveResponse(saved);
+        await store.responses.saveResponse({ ...saved, status: "failed", content: "second" });
+        assert.equal((await store.responses.getResponse(saved.id, "acct-a"))?.content, "second");
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-a"), true);
+        assert.equal(await store.responses.getResponse(saved.id, "acct-a"), undefined);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[0]!, "acct-a"), undefined);
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-a"), false);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("retention deletes the oldest in batches of at most the limit, by id", async () => {
+      const store = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const old = [1, 2, 3].map((i) => row(account, { id: newGenerationId(Date.UTC(2001, 0, i)) }));
+        const fresh = row(account);
+        for (const r of [...old, fresh]) await store.responses.saveResponse(r);
+        const bound = newGenerationId(Date.UTC(2001, 0, 10)).slice(0, 13);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 2);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 1);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 0);
+        assert.equal(await store.responses.getResponse(old[2]!.id, account), undefined);
+        assert.equal(await store.responses.responseOfItem(old[2]!.itemIds[0]!, account), undefined);
+        assert.ok(await store.responses.getResponse(fresh.id, account));
+        assert.equal(await store.responses.storedBytes(account), Buffer.byteLength(fresh.content));
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "switchyard-responses-store-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+contract("sqlite", async () => {
+  const store = new SqliteStore(join(dir, "s.db"), { sharedByProcesses: true });
+  await store.migrate();
+  return store;
+});
+
+if ((await postgresUnreachable()) === undefined) {
+  const schema = uniqueSchema("switchyard_responses");
+  after(() => dropSchema(schema));
+  contract("postgres", async () => {
+    const store = new PostgresStore(PG_URL, { schema });
+    await store.migrate();
+    return store;
+  });
+}
+
+describe("content seal (storage.encryption_key)", () => {
+  const key = () => randomBytes(32).toString("base64");
+
+  test("sealed text is not the text, and opens back exactly; each seal differs", () => {
+    const seal = new ContentSeal([key()]);
+    const text = JSON.stringify({ input: [{ text: "secret ünïcode" }] });
+    const sealed = seal.seal(text);
+    assert.ok(!sealed.includes("secret"));
+    assert.notEqual(seal.seal(text), sealed);
+    assert.equal(seal.open(sealed), text);
+  });
+
+  test("rotation: a new first key seals, the old one still opens what it sealed", () => {
+    const [oldKey, newKey] = [key(), key()];
+    const sealedBefore = new ContentSeal([oldKey]).seal("before");
+    const rotated = new ContentSeal([newKey, oldKey]);
+    assert.equal(rotated.open(sealedBefore), "before");
+    assert.throws(() => new ContentSeal([oldKey]).open(rotated.seal("after")), /does not hold/);
+  });
+
+  test("without keys text stays in clear; sealed text without its key, or tampered, fails loudly", () => {
+    const clear = new ContentSeal();
+    assert.equal(clear.seal("plain"), "plain");
+    const k = key();
+    const sealed = new ContentSeal([k]).seal("plain");
+    assert.throws(() => clear.open(sealed), /does not hold/);
+    const tampered = `${sealed.slice(0, -4)}AAAA`;
+    assert.throws(() => new ContentSeal([k]).open(tampered));
+    assert.throws(() => new ContentSeal(["c2hvcnQ="]), /32 bytes/);
+  });
+});
