@@ -8,7 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
+import { z } from "zod";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { fakeModel, fakeProvider } from "../../support/config.ts";
 import { baseConfig, OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
@@ -75,6 +78,10 @@ describe("stored responses on the local models", () => {
     assert.equal(storeOf(final), true);
     const retrieved = await client.responses.retrieve(final.id);
     assert.equal(retrieved.output_text, final.output_text);
+  });
+
+  test("serve says at start that stored responses are kept in clear (no encryption key)", () => {
+    assert.match(gw.output(), /stored responses .* are kept in clear/);
   });
 
   test("store: false keeps nothing and says so", async () => {
@@ -284,6 +291,54 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     assert.equal(input[0].type, "message");
     assert.equal(input[0].content[0].text, "Referenced text.");
     assert.equal(input[1].content, "Go on");
+  });
+});
+
+describe("the AI SDK's default openai() provider, store left at its default: it refers to stored items", () => {
+  const weather = tool({
+    description: "Current weather for a city",
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => `${city}: 4C and snowing`,
+  });
+  const run = (model: string, stream: boolean) => {
+    const options = {
+      model: createOpenAI({ baseURL: `${gw.url}/v1`, apiKey: PAYG_KEY })(model),
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(2),
+      prompt: 'Use get_weather for "Oslo", then tell me what to wear.',
+      providerOptions: { openai: { reasoningEffort: "low", reasoningSummary: "auto", forceReasoning: true } },
+      maxOutputTokens: 4000,
+      maxRetries: 0,
+    };
+    return stream ? streamText(options) : generateText(options);
+  };
+
+  for (const stream of [false, true]) {
+    test(`local/think-1, ${stream ? "streamText" : "generateText"}: the model checks the referenced thinking`, async () => {
+      const result = await run("local/think-1", stream);
+      const steps = await result.steps;
+      assert.equal(steps.length, 2);
+      assert.ok(steps[0]!.reasoningText);
+      assert.match(await result.text, /4C and snowing/);
+    });
+  }
+
+  test("messages fake: the referenced reasoning goes up as the signed thinking block", async () => {
+    anthropic.script(
+      {
+        blocks: [
+          { type: "thinking", text: "Weather first.", signature: "sig-ai-sdk" },
+          { type: "tool_call", name: "get_weather", args: { city: "Oslo" } },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Wear a coat." }] },
+    );
+    const result = await run("fa/claude", false);
+    assert.equal(await result.text, "Wear a coat.");
+    const second = anthropic.requests[1]!.body;
+    const thinking = second.messages[1].content.find((b: any) => b.type === "thinking");
+    assert.equal(thinking?.signature, "sig-ai-sdk");
+    assert.equal(second.messages[2].content[0].type, "tool_result");
   });
 });
 
