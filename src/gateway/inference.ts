@@ -114,13 +114,23 @@ export class InferencePipeline {
         json = turn.rewritten;
         rawBody = JSON.stringify(json);
       }
-      const request = protocol.decodeRequest(json, {
+      const decodeContext = {
         headers: input.headers,
         pathModel: input.pathModel,
         pathStream: input.pathStream,
         anthropicVersions: this.deps.anthropicVersions,
-      });
+      };
+      let request = protocol.decodeRequest(json, decodeContext);
       const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
+      if (turn?.truncate && this.deps.memory) {
+        const fitted = await this.deps.memory.fit(json, model.contextLength, request, (body) =>
+          protocol.decodeRequest(body, decodeContext),
+        );
+        if (fitted) {
+          request = fitted.request;
+          rawBody = JSON.stringify(fitted.body);
+        }
+      }
       request.model = model.id;
       facts.model = model.id;
       facts.stream = request.stream;
@@ -137,7 +147,12 @@ export class InferencePipeline {
       try {
         if (admission) Object.assign(headers, admission.headers);
         const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-        if (turn) ctx.memory = { store: turn.store, previousResponseId: turn.previousResponseId };
+        if (turn)
+          ctx.memory = {
+            store: turn.store,
+            previousResponseId: turn.previousResponseId,
+            truncation: turn.truncate ? "auto" : "disabled",
+          };
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,

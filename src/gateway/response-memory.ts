@@ -5,10 +5,12 @@
 // whole conversation in its own shape, a relayed Responses upstream the whole input (never our id).
 
 import { GatewayError, invalid } from "../ir/errors.ts";
+import type { Request } from "../ir/request.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
 import type { ResponseStore, StoredResponseRow } from "../ledger/responses-types.ts";
 import { isObject } from "../protocols/shared/validate.ts";
 import type { WarningLogger } from "./logger.ts";
+import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { Piece, WholeAnswer } from "./route.ts";
 
@@ -27,6 +29,8 @@ export interface Turn {
   previousResponseId?: string;
   /** This turn's own input as items, ids not yet given. */
   input: Json[];
+  /** `truncation: "auto"`: the oldest items go when the prompt is longer than the context window. */
+  truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
   rewritten?: Json;
 }
@@ -52,7 +56,11 @@ export class ResponseMemory {
    */
   async prepare(body: unknown, accountId: string): Promise<Turn | undefined> {
     if (!isObject(body)) return undefined;
-    const turn: Turn = { store: body.store !== false, input: inputItems(body.input) ?? [] };
+    const turn: Turn = {
+      store: body.store !== false,
+      truncate: body.truncation === "auto",
+      input: inputItems(body.input) ?? [],
+    };
     const previous = body.previous_response_id;
     if (previous !== undefined && previous !== null && typeof previous !== "string")
       throw invalid("previous_response_id", "must be a string");
@@ -64,6 +72,31 @@ export class ResponseMemory {
     const { previous_response_id: _, ...rest } = body;
     turn.rewritten = { ...rest, input: [...chain, ...turn.input] };
     return turn;
+  }
+
+  /**
+   * `truncation: "auto"`: while the prompt is longer than the context window (counted as the local
+   * models count, src/gateway/prompt-tokens.ts), the oldest input items are dropped, in proportion
+   * to the excess so that a long chain takes a round or two, then any item that would open the
+   * conversation without its turn (a tool output, reasoning, an answer) up to the next user message.
+   * The last item always stays: a prompt still too long is the usual 400. Undefined when nothing went.
+   */
+  async fit(
+    body: unknown,
+    contextLength: number,
+    request: Request,
+    decode: (body: Json) => Request,
+  ): Promise<{ body: Json; request: Request } | undefined> {
+    if (!isObject(body) || !Array.isArray(body.input)) return undefined;
+    let items: unknown[] = body.input;
+    let fitted: { body: Json; request: Request } | undefined;
+    for (let count = await countPromptTokens(request); count > contextLength && items.length > 1; ) {
+      items = withoutOldest(items, (count - contextLength) / count);
+      const next: Json = { ...body, input: items };
+      fitted = { body: next, request: decode(next) };
+      count = await countPromptTokens(fitted.request);
+    }
+    return fitted;
   }
 
   /** The stored response, opened; undefined when the account has none of that id. */
@@ -179,6 +212,18 @@ export class ResponseMemory {
       throw new GatewayError("api_error", `Stored response '${row.id}' cannot be read.`);
     }
   }
+}
+
+/** The items without the oldest `share` of their text (at least one), starting at a user message. */
+function withoutOldest(items: unknown[], share: number): unknown[] {
+  const sizes = items.map((item) => JSON.stringify(item).length);
+  const total = sizes.reduce((a, b) => a + b, 0);
+  let drop = 0;
+  for (let dropped = 0; drop < items.length - 1 && (drop === 0 || dropped < share * total); drop++)
+    dropped += sizes[drop]!;
+  const rest = items.slice(drop);
+  const opening = rest.findIndex((item) => isObject(item) && item.role === "user");
+  return opening > 0 ? rest.slice(opening) : rest;
 }
 
 /** `input` as items: a string is one user message; anything else but an array is the decoder's to refuse. */

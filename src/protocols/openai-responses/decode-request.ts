@@ -150,7 +150,6 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
   const truncation = optionalString(b.truncation, "truncation");
   if (truncation !== undefined && truncation !== "auto" && truncation !== "disabled")
     throw invalid("truncation", "must be one of auto, disabled");
-  if (truncation === "auto") ignored.push("truncation");
   if (present(b.include))
     expectArray(b.include, "include").forEach((item, i) => {
       expectString(item, `include[${i}]`);

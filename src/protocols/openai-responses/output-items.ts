@@ -54,7 +54,7 @@ export function responseObject(
     tool_choice: toolChoice(request),
     tools: toolsEcho(request),
     top_p: request.topP ?? null,
-    truncation: "disabled",
+    truncation: ctx.memory?.truncation ?? "disabled",
     usage: fields.usage,
     metadata: {},
   };

@@ -108,7 +108,7 @@ export interface WireResponse {
   tool_choice: unknown;
   tools: unknown[];
   top_p: number | null;
-  truncation: "disabled";
+  truncation: "auto" | "disabled";
   usage: WireUsage | null;
   metadata: Record<string, string>;
 }

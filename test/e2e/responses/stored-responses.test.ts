@@ -36,6 +36,13 @@ before(async () => {
       fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" }),
       fakeModel("fg/flash", ["fg"], { upstream: "gemini-2.5-flash" }),
       fakeModel("fr/gpt", ["fr"], { upstream: "gpt-5" }),
+      {
+        ...fakeModel("fa/small", ["fa"], { upstream: "claude-haiku-4-5" }),
+        context_length: 80,
+        max_output_tokens: 40,
+      },
+      // A short window, for truncation: every other test's prompt fits it.
+      { id: "local/echo-1", context_length: 300, max_output_tokens: 100 },
     ],
   });
   gw = await startGateway(config, { dir });
@@ -291,6 +298,59 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     assert.equal(input[0].type, "message");
     assert.equal(input[0].content[0].text, "Referenced text.");
     assert.equal(input[1].content, "Go on");
+  });
+});
+
+describe('truncation: "auto" drops the oldest items of a chain longer than the context window', () => {
+  const long = (word: string) => Array.from({ length: 60 }, () => word).join(" ");
+
+  test("local model: disabled is the usual 400 naming input; auto answers from the newest turns", async () => {
+    let previous: string | undefined;
+    for (const word of ["alpha", "bravo", "charlie"]) {
+      const created = await client.responses.create({
+        model: "local/echo-1",
+        input: long(word),
+        truncation: "auto",
+        ...(previous ? { previous_response_id: previous } : {}),
+      });
+      assert.equal(created.truncation, "auto");
+      assert.ok((created.usage?.input_tokens ?? 0) <= 300);
+      previous = created.id;
+    }
+    const err = await client.responses
+      .create({ model: "local/echo-1", input: "short", previous_response_id: previous })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.BadRequestError);
+    assert.equal(err.param, "input");
+    const fitted = await client.responses.create({
+      model: "local/echo-1",
+      input: "short",
+      previous_response_id: previous,
+      truncation: "auto",
+    });
+    assert.equal(fitted.output_text, "You said: short");
+  });
+
+  test("messages fake: the upstream gets a conversation that opens with a user turn and fits", async () => {
+    anthropic.script(
+      { blocks: [{ type: "tool_call", name: "get_weather", args: { city: "Oslo" } }] },
+      { blocks: [{ type: "text", text: "Done." }] },
+    );
+    const first = await client.responses.create({ model: "fa/small", input: long("oslo"), tools: TOOLS });
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call);
+    await client.responses.create({
+      model: "fa/small",
+      previous_response_id: first.id,
+      input: [
+        { type: "function_call_output", call_id: call.call_id, output: "-2C" },
+        { role: "user", content: "Now, what to wear?" },
+      ],
+      tools: TOOLS,
+      truncation: "auto",
+    });
+    const messages = anthropic.requests[1]!.body.messages;
+    assert.deepEqual(messages, [{ role: "user", content: [{ type: "text", text: "Now, what to wear?" }] }]);
   });
 });
 

@@ -401,7 +401,6 @@ describe("settings", () => {
       "top_logprobs",
       "text.verbosity",
       "metadata",
-      "truncation",
       "prompt_cache_key",
       "service_tier",
     ]);
