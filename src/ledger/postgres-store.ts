@@ -26,6 +26,7 @@ import {
   usageColumn,
   wholeMs,
 } from "./columns.ts";
+import { PostgresConversations } from "./conversations-postgres.ts";
 import { canonicalDecimal, DebitsByAccount, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import {
   accountNotFound,
@@ -38,7 +39,7 @@ import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
-import { PostgresResponses } from "./responses-postgres.ts";
+import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
 import {
   COUNTER_COLUMNS,
   counterSums,
@@ -112,6 +113,7 @@ export class PostgresStore implements Store {
   private readonly t: Qualify;
   private closed = false;
   readonly responses: PostgresResponses;
+  readonly conversations: PostgresConversations;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     if (options.schema !== undefined && !identifierPattern.test(options.schema)) {
@@ -130,10 +132,12 @@ export class PostgresStore implements Store {
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
-    this.responses = new PostgresResponses(
-      { query: (sql, params) => this.query(sql, params), transaction: (work) => this.transaction(work) },
-      this.t,
-    );
+    const access: PostgresAccess = {
+      query: (sql, params) => this.query(sql, params),
+      transaction: (work) => this.transaction(work),
+    };
+    this.responses = new PostgresResponses(access, this.t);
+    this.conversations = new PostgresConversations(access, this.t);
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -148,6 +152,7 @@ export class PostgresStore implements Store {
       await client.query(postgresSchema(this.schema));
     });
     await this.responses.migrate();
+    await this.conversations.migrate();
   }
 
   async ping(): Promise<boolean> {

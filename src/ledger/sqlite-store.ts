@@ -23,6 +23,7 @@ import {
   ratingColumn,
   wholeMs,
 } from "./columns.ts";
+import { SqliteConversations } from "./conversations-sqlite.ts";
 import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
@@ -166,6 +167,7 @@ export class SqliteStore implements Store {
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
   readonly responses: SqliteResponses;
+  readonly conversations: SqliteConversations;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -204,6 +206,7 @@ export class SqliteStore implements Store {
       deterministic: true,
     });
     this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
+    this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
     this.writes = new WriteQueue((writes, mayLeave) => {
       const paused = this.checkpointer?.writesMayGo();
       return paused
@@ -228,6 +231,7 @@ export class SqliteStore implements Store {
       }
     });
     await this.responses.migrate();
+    await this.conversations.migrate();
     this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.busyTimeoutMs))}`);
   }
 

@@ -4,6 +4,7 @@
 import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
+import type { ConversationStore } from "./conversations-types.ts";
 import type { ResponseStore } from "./responses-types.ts";
 import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
@@ -165,6 +166,8 @@ export interface Store {
   migrate(): Promise<void>;
   /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
   readonly responses: ResponseStore;
+  /** The Responses API's conversations (conversations-types.ts), migrated with the rest. */
+  readonly conversations: ConversationStore;
   ping(): Promise<boolean>;
   /** Flushes pending writes, then releases the database. */
   close(): Promise<void>;

@@ -1,6 +1,6 @@
-// Stored responses, one contract on both stores (src/ledger/responses-types.ts): read-your-writes,
-// isolation by account, the item index behind item_reference, deletion, retention batches, stored
-// bytes; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
+// Stored responses and conversations, one contract on both stores (src/ledger/responses-types.ts,
+// src/ledger/conversations-types.ts): read-your-writes, isolation by account, the item index behind
+// item_reference, order of appended items, deletion, retention batches, stored bytes; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -97,22 +97,100 @@ function contract(name: string, open: () => Promise<Store>): void {
   });
 }
 
+function conversationContract(name: string, open: () => Promise<Store>): void {
+  describe(`conversations on ${name}`, () => {
+    const item = (id: string) => ({ id, content: JSON.stringify({ id, type: "message" }) });
+    const conversation = (accountId: string) => ({
+      id: `conv_${randomBytes(8).toString("hex")}`,
+      accountId,
+      createdAt: Date.now(),
+      metadata: '{"topic":"t"}',
+    });
+
+    test("items stay in order across appends, read from another store at once", async () => {
+      const store = await open();
+      const other = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_1"), item("msg_2")]);
+        assert.equal(
+          await store.conversations.appendItems(conv.id, "acct-a", [item("msg_3"), item("rs_4")]),
+          true,
+        );
+        assert.equal(await other.conversations.appendItems(conv.id, "acct-a", [item("msg_5")]), true);
+        const items = await other.conversations.listItems(conv.id, "acct-a");
+        assert.deepEqual(
+          items?.map((i) => i.id),
+          ["msg_1", "msg_2", "msg_3", "rs_4", "msg_5"],
+        );
+        assert.deepEqual(await other.conversations.getConversation(conv.id, "acct-a"), conv);
+        assert.deepEqual(await other.conversations.findItem("rs_4", "acct-a"), item("rs_4"));
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    test("another account's conversation is unknown to every call", async () => {
+      const store = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_x")]);
+        assert.equal(await store.conversations.getConversation(conv.id, "acct-b"), undefined);
+        assert.equal(await store.conversations.listItems(conv.id, "acct-b"), undefined);
+        assert.equal(await store.conversations.appendItems(conv.id, "acct-b", [item("msg_y")]), false);
+        assert.equal(await store.conversations.updateConversation(conv.id, "acct-b", "{}"), false);
+        assert.equal(await store.conversations.deleteItem(conv.id, "msg_x", "acct-b"), false);
+        assert.equal(await store.conversations.findItem("msg_x", "acct-b"), undefined);
+        assert.equal(await store.conversations.deleteConversation(conv.id, "acct-b"), false);
+        assert.equal((await store.conversations.listItems(conv.id, "acct-a"))?.length, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("update, delete an item, delete the conversation with its items", async () => {
+      const store = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_a"), item("msg_b")]);
+        assert.equal(await store.conversations.updateConversation(conv.id, "acct-a", '{"x":"1"}'), true);
+        assert.equal((await store.conversations.getConversation(conv.id, "acct-a"))?.metadata, '{"x":"1"}');
+        assert.equal(await store.conversations.deleteItem(conv.id, "msg_a", "acct-a"), true);
+        assert.deepEqual(
+          (await store.conversations.listItems(conv.id, "acct-a"))?.map((i) => i.id),
+          ["msg_b"],
+        );
+        assert.equal(await store.conversations.deleteConversation(conv.id, "acct-a"), true);
+        assert.equal(await store.conversations.getConversation(conv.id, "acct-a"), undefined);
+        assert.equal(await store.conversations.findItem("msg_b", "acct-a"), undefined);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
 const dir = mkdtempSync(join(tmpdir(), "switchyard-responses-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
-contract("sqlite", async () => {
+const openSqlite = async () => {
   const store = new SqliteStore(join(dir, "s.db"), { sharedByProcesses: true });
   await store.migrate();
   return store;
-});
+};
+contract("sqlite", openSqlite);
+conversationContract("sqlite", openSqlite);
 
 if ((await postgresUnreachable()) === undefined) {
   const schema = uniqueSchema("switchyard_responses");
   after(() => dropSchema(schema));
-  contract("postgres", async () => {
+  const openPostgres = async () => {
     const store = new PostgresStore(PG_URL, { schema });
     await store.migrate();
     return store;
-  });
+  };
+  contract("postgres", openPostgres);
+  conversationContract("postgres", openPostgres);
 }
 
 describe("content seal (storage.encryption_key)", () => {
