@@ -151,6 +151,7 @@ export class InferencePipeline {
           ctx.memory = {
             store: turn.store,
             previousResponseId: turn.previousResponseId,
+            conversationId: turn.conversationId,
             truncation: turn.truncate ? "auto" : "disabled",
           };
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
@@ -177,7 +178,7 @@ export class InferencePipeline {
           generation,
           trace,
           kept:
-            turn?.store && this.deps.memory
+            (turn?.store || turn?.conversationId) && this.deps.memory
               ? { memory: this.deps.memory, turn, accountId: caller.accountId }
               : undefined,
         };

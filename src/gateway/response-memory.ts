@@ -7,8 +7,10 @@
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
+import type { ConversationStore } from "../ledger/conversations-types.ts";
 import type { ResponseStore, StoredResponseRow } from "../ledger/responses-types.ts";
 import { isObject } from "../protocols/shared/validate.ts";
+import { Conversations, conversationNotFound, storedItem } from "./conversations.ts";
 import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
@@ -27,6 +29,8 @@ export interface Turn {
   /** `store` (default true, as OpenAI's). */
   store: boolean;
   previousResponseId?: string;
+  /** The conversation it continues and is appended to (`conversation`). */
+  conversationId?: string;
   /** This turn's own input as items, ids not yet given. */
   input: Json[];
   /** `truncation: "auto"`: the oldest items go when the prompt is longer than the context window. */
@@ -41,11 +45,17 @@ const TERMINAL_EVENTS = ["response.completed", "response.incomplete", "response.
 
 export class ResponseMemory {
   readonly store: ResponseStore;
+  readonly conversations: Conversations;
   private readonly seal: ContentSeal;
   private readonly log: WarningLogger;
 
-  constructor(store: ResponseStore, seal: ContentSeal, log: WarningLogger) {
-    this.store = store;
+  constructor(
+    stores: { responses: ResponseStore; conversations: ConversationStore },
+    seal: ContentSeal,
+    log: WarningLogger,
+  ) {
+    this.store = stores.responses;
+    this.conversations = new Conversations(stores.conversations, seal);
     this.seal = seal;
     this.log = log;
   }
@@ -65,13 +75,28 @@ export class ResponseMemory {
     if (previous !== undefined && previous !== null && typeof previous !== "string")
       throw invalid("previous_response_id", "must be a string");
     if (previous) turn.previousResponseId = previous;
+    const conversation = conversationIdOf(body.conversation);
+    if (conversation && previous)
+      throw invalid("conversation", "cannot be used together with previous_response_id");
+    if (conversation) turn.conversationId = conversation;
     const resolved = await this.resolveReferences(turn.input, accountId);
-    if (!turn.previousResponseId && !resolved) return turn;
+    if (!turn.previousResponseId && !turn.conversationId && !resolved) return turn;
     turn.input = resolved ?? turn.input;
-    const chain = turn.previousResponseId ? await this.chain(turn.previousResponseId, accountId) : [];
-    const { previous_response_id: _, ...rest } = body;
-    turn.rewritten = { ...rest, input: [...chain, ...turn.input] };
+    const { previous_response_id: _, conversation: __, ...rest } = body;
+    turn.rewritten = { ...rest, input: [...(await this.history(turn, accountId)), ...turn.input] };
     return turn;
+  }
+
+  /** What comes before the turn's input: the chain it continues, or its conversation's items. */
+  private async history(turn: Turn, accountId: string): Promise<Json[]> {
+    if (turn.previousResponseId) return this.chain(turn.previousResponseId, accountId);
+    if (!turn.conversationId) return [];
+    const items = await this.conversations.items(turn.conversationId, accountId).catch((err: unknown) => {
+      if (err instanceof GatewayError && err.kind === "not_found")
+        throw conversationNotFound(turn.conversationId!, "conversation");
+      throw err;
+    });
+    return items.map(replayable);
   }
 
   /**
@@ -105,15 +130,20 @@ export class ResponseMemory {
     return row && this.open(row);
   }
 
-  /** The turn's answer, stored (committed when this resolves). */
+  /**
+   * The turn's answer, stored (`store`) and appended to its conversation with its input: both
+   * committed when this resolves.
+   */
   async save(turn: Turn, response: Json, accountId: string): Promise<void> {
     const id = String(response.id);
-    const input = turn.input.map((item, i) =>
-      withId(item, `${idPrefix(item)}_${id.replace(/^gen-/, "")}_in${i}`),
-    );
-    response.store = true;
+    const input = turn.input.map((item, i) => storedItem(item, `${id.replace(/^gen-/, "")}_in${i}`));
+    response.store = turn.store;
     response.previous_response_id = turn.previousResponseId ?? null;
+    if (turn.conversationId) response.conversation = { id: turn.conversationId };
     const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
+    if (turn.conversationId)
+      await this.conversations.append(turn.conversationId, accountId, [...input, ...output]);
+    if (!turn.store) return;
     const content: StoredContent = { input, response };
     const row: StoredResponseRow = {
       id,
@@ -199,7 +229,7 @@ export class ResponseMemory {
   private async storedItem(itemId: string, accountId: string): Promise<Json | undefined> {
     const responseId = await this.store.responseOfItem(itemId, accountId);
     const stored = responseId && (await this.read(responseId, accountId));
-    if (!stored) return undefined;
+    if (!stored) return this.conversations.findItem(itemId, accountId);
     const output = Array.isArray(stored.response.output) ? stored.response.output.filter(isObject) : [];
     return [...stored.input, ...output].find((item) => item.id === itemId);
   }
@@ -226,6 +256,14 @@ function withoutOldest(items: unknown[], share: number): unknown[] {
   return opening > 0 ? rest.slice(opening) : rest;
 }
 
+/** `conversation`: its id, or `{id}`; undefined when absent. */
+function conversationIdOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string" && value) return value;
+  if (isObject(value) && typeof value.id === "string" && value.id) return value.id;
+  throw invalid("conversation", "must be a conversation id or an object with its id");
+}
+
 /** `input` as items: a string is one user message; anything else but an array is the decoder's to refuse. */
 function inputItems(input: unknown): Json[] | undefined {
   if (typeof input === "string")
@@ -242,16 +280,6 @@ function inputItems(input: unknown): Json[] | undefined {
 function replayable(item: Json): Json {
   const { id: _, ...rest } = item;
   return rest;
-}
-
-function withId(item: Json, id: string): Json {
-  return typeof item.id === "string" ? item : { id, ...item };
-}
-
-function idPrefix(item: Json): string {
-  if (item.type === "function_call_output") return "fco";
-  if (item.type === "message" || item.type === undefined) return "msg";
-  return "item";
 }
 
 /** The whole response in a piece holding a stream's last event; undefined for any other piece. */

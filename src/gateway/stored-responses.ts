@@ -8,6 +8,8 @@ import { GatewayError, invalid } from "../ir/errors.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
 import type { ResponseMemory, StoredContent } from "./response-memory.ts";
 
+type Json = Record<string, unknown>;
+
 export interface StoredResponsesDeps {
   auth: Authenticator;
   memory: ResponseMemory;
@@ -34,12 +36,17 @@ export async function listInputItems(
   query: Record<string, unknown>,
 ) {
   const { stored } = await readOwn(deps, headers, id);
+  return listPage(stored.input, query);
+}
+
+/** A list of items (oldest first) as OpenAI pages it: `after` an id, `limit` 1–100, `order` (desc by default). */
+export function listPage(all: Json[], query: Record<string, unknown>) {
   const { after, limit, order } = pageQuery(query);
-  const items = order === "asc" ? stored.input : [...stored.input].reverse();
+  const items = order === "asc" ? all : [...all].reverse();
   let start = 0;
   if (after !== undefined) {
     const at = items.findIndex((item) => item.id === after);
-    if (at < 0) throw invalid("after", `no input item '${after}' in this response`);
+    if (at < 0) throw invalid("after", `no item '${after}' in this list`);
     start = at + 1;
   }
   const data = items.slice(start, start + limit);

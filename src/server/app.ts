@@ -126,7 +126,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
   const metrics = new Metrics();
-  const memory = new ResponseMemory(store.responses, new ContentSeal(config.storage.encryptionKeys), log);
+  const memory = new ResponseMemory(store, new ContentSeal(config.storage.encryptionKeys), log);
   const router = new Router({ models, settings: config.routing, state: routingState });
   const pipeline = new InferencePipeline({
     protocols,
@@ -247,7 +247,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
-  registerResponseRoutes(fastify, { auth, memory });
+  registerResponseRoutes(fastify, { auth, memory, conversations: memory.conversations });
 
   registerAdminApi(fastify, {
     store,

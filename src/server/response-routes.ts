@@ -1,6 +1,18 @@
-// The stored responses' routes (src/gateway/stored-responses.ts): thin, like every route here.
+// The stored responses' and conversations' routes (src/gateway/stored-responses.ts,
+// src/gateway/conversations.ts): thin, like every route here.
 
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import {
+  addConversationItems,
+  type ConversationsDeps,
+  createConversation,
+  deleteConversation,
+  deleteConversationItem,
+  listConversationItems,
+  retrieveConversation,
+  retrieveConversationItem,
+  updateConversation,
+} from "../gateway/conversations.ts";
 import {
   deleteResponse,
   listInputItems,
@@ -9,11 +21,36 @@ import {
 } from "../gateway/stored-responses.ts";
 import { decodePathSegment } from "./paths.ts";
 
-export function registerResponseRoutes(fastify: FastifyInstance, deps: StoredResponsesDeps): void {
+export function registerResponseRoutes(
+  fastify: FastifyInstance,
+  deps: StoredResponsesDeps & ConversationsDeps,
+): void {
   const idOf = (req: FastifyRequest) => decodePathSegment((req.params as { id: string }).id, "response_id");
   fastify.get("/v1/responses/:id", async (req) => retrieveResponse(deps, req.headers, idOf(req)));
   fastify.delete("/v1/responses/:id", async (req) => deleteResponse(deps, req.headers, idOf(req)));
   fastify.get("/v1/responses/:id/input_items", async (req) =>
     listInputItems(deps, req.headers, idOf(req), req.query as Record<string, unknown>),
+  );
+
+  const conv = (req: FastifyRequest) =>
+    decodePathSegment((req.params as { id: string }).id, "conversation_id");
+  const item = (req: FastifyRequest) => decodePathSegment((req.params as { item: string }).item, "item_id");
+  fastify.post("/v1/conversations", async (req) => createConversation(deps, req.headers, req.body));
+  fastify.get("/v1/conversations/:id", async (req) => retrieveConversation(deps, req.headers, conv(req)));
+  fastify.post("/v1/conversations/:id", async (req) =>
+    updateConversation(deps, req.headers, conv(req), req.body),
+  );
+  fastify.delete("/v1/conversations/:id", async (req) => deleteConversation(deps, req.headers, conv(req)));
+  fastify.get("/v1/conversations/:id/items", async (req) =>
+    listConversationItems(deps, req.headers, conv(req), req.query as Record<string, unknown>),
+  );
+  fastify.post("/v1/conversations/:id/items", async (req) =>
+    addConversationItems(deps, req.headers, conv(req), req.body),
+  );
+  fastify.get("/v1/conversations/:id/items/:item", async (req) =>
+    retrieveConversationItem(deps, req.headers, conv(req), item(req)),
+  );
+  fastify.delete("/v1/conversations/:id/items/:item", async (req) =>
+    deleteConversationItem(deps, req.headers, conv(req), item(req)),
   );
 }

@@ -39,8 +39,8 @@ type UserBlock = TextBlock | ImageBlock | AudioBlock | DocumentBlock;
 
 /** The message a client gets when it asks for state the gateway does not serve. */
 export const NOT_SERVED =
-  "conversations and background runs are not served by this gateway: continue with " +
-  "`previous_response_id`, or send the whole conversation in `input`";
+  "not served here: continue with `previous_response_id` or `conversation`, or send the whole " +
+  "conversation in `input`";
 
 export function decodeInput(input: unknown, instructions: unknown, ignored: string[]): Conversation {
   const conversation: Conversation = { system: [], messages: [] };

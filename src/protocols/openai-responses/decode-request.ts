@@ -1,7 +1,8 @@
 // Client → IR: the body of `POST /v1/responses`, as the openai SDK types `ResponseCreateParams`.
-// Wrong types and out-of-range values are 400s naming the field. `store`, `previous_response_id` and
-// `item_reference` inputs are the gateway's memory (src/gateway/response-memory.ts), resolved before
-// this decoder sees the body; `conversation` and `background` are not served yet: 400s naming them.
+// Wrong types and out-of-range values are 400s naming the field. `store`, `previous_response_id`,
+// `conversation` and `item_reference` inputs are the gateway's memory (src/gateway/response-memory.ts),
+// resolved before this decoder sees the body (a `conversation` that reaches it had no memory to
+// resolve it: 400); `background` is not served: a 400 naming it.
 //
 // `ignored` names what a translation to another protocol cannot carry (→ `x-switchyard-ignored`):
 // hosted tools, `metadata`, prompt-cache settings, `text.verbosity`… A relay to a
@@ -135,17 +136,7 @@ function decodeReasoning(value: unknown): ReasoningSettings | undefined {
 }
 
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
-  if (present(b.metadata)) {
-    const metadata = expectObject(b.metadata, "metadata");
-    const entries = Object.entries(metadata);
-    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-    for (const [key, value] of entries) {
-      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-      const text = expectString(value, `metadata.${key}`);
-      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
-    }
-    if (entries.length > 0) ignored.push("metadata");
-  }
+  if (Object.keys(decodeMetadata(b.metadata)).length > 0) ignored.push("metadata");
   optionalBoolean(b.store, "store");
   const truncation = optionalString(b.truncation, "truncation");
   if (truncation !== undefined && truncation !== "auto" && truncation !== "disabled")
@@ -156,6 +147,19 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     });
   if (present(b.stream_options)) expectObject(b.stream_options, "stream_options");
   for (const field of NAMED_WHEN_PRESENT) if (present(b[field])) ignored.push(field);
+}
+
+/** OpenAI's `metadata`: at most 16 pairs, keys up to 64 characters, string values up to 512. */
+export function decodeMetadata(value: unknown): Record<string, string> {
+  if (!present(value)) return {};
+  const entries = Object.entries(expectObject(value, "metadata"));
+  if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
+  for (const [key, text] of entries) {
+    if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
+    if (expectString(text, `metadata.${key}`).length > 512)
+      throw invalid(`metadata.${key}`, "must be at most 512 characters");
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function present(value: unknown): boolean {

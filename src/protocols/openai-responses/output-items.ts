@@ -57,6 +57,7 @@ export function responseObject(
     truncation: ctx.memory?.truncation ?? "disabled",
     usage: fields.usage,
     metadata: {},
+    ...(ctx.memory?.conversationId ? { conversation: { id: ctx.memory.conversationId } } : {}),
   };
 }
 

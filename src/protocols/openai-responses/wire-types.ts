@@ -103,6 +103,8 @@ export interface WireResponse {
   previous_response_id: string | null;
   reasoning: { effort: string | null; summary: string | null };
   store: boolean;
+  /** The conversation the response belongs to, when it has one. */
+  conversation?: { id: string };
   temperature: number | null;
   text: { format: Record<string, unknown> };
   tool_choice: unknown;

@@ -301,6 +301,107 @@ describe("continuations translated and relayed: the upstream gets the whole hist
   });
 });
 
+describe("conversations: the items API, and a response that continues and extends one", () => {
+  const text = (item: any) => item.content?.[0]?.text;
+
+  test("create with items and metadata, read, update, add, list, get and delete items, delete", async () => {
+    const conv = await client.conversations.create({
+      metadata: { topic: "weather" },
+      items: [{ type: "message", role: "user", content: "first" }],
+    });
+    assert.match(conv.id, /^conv_/);
+    assert.deepEqual(conv.metadata, { topic: "weather" });
+    assert.deepEqual(await client.conversations.retrieve(conv.id), conv);
+    const updated = await client.conversations.update(conv.id, { metadata: { topic: "travel" } });
+    assert.deepEqual(updated.metadata, { topic: "travel" });
+    const added = await client.conversations.items.create(conv.id, {
+      items: [
+        { type: "message", role: "user", content: "second" },
+        { type: "message", role: "user", content: "third" },
+      ],
+    });
+    assert.deepEqual(added.data.map(text), ["second", "third"]);
+    const newestFirst = await client.conversations.items.list(conv.id, { limit: 2 });
+    assert.deepEqual(newestFirst.data.map(text), ["third", "second"]);
+    assert.equal(newestFirst.has_more, true);
+    const second = added.data[0]!;
+    assert.equal(
+      text(await client.conversations.items.retrieve(second.id!, { conversation_id: conv.id })),
+      "second",
+    );
+    await client.conversations.items.delete(second.id!, { conversation_id: conv.id });
+    const all: any[] = [];
+    for await (const item of client.conversations.items.list(conv.id, { order: "asc" })) all.push(item);
+    assert.deepEqual(all.map(text), ["first", "third"]);
+    await assert.rejects(
+      client.conversations.items.retrieve(second.id!, { conversation_id: conv.id }),
+      OpenAI.NotFoundError,
+    );
+    await assert.rejects(other.conversations.retrieve(conv.id), OpenAI.NotFoundError);
+    await assert.rejects(other.conversations.items.list(conv.id), OpenAI.NotFoundError);
+    const deleted: unknown = await client.conversations.delete(conv.id);
+    assert.deepEqual(deleted, { id: conv.id, object: "conversation.deleted", deleted: true });
+    await assert.rejects(client.conversations.retrieve(conv.id), OpenAI.NotFoundError);
+  });
+
+  test("a response in a conversation gets its items upstream, then adds its input and output to it", async () => {
+    responses.script(
+      { blocks: [{ type: "text", text: "Noted." }] },
+      { blocks: [{ type: "text", text: "Still noted." }] },
+    );
+    const conv = await client.conversations.create({
+      items: [{ type: "message", role: "user", content: "My name is Ada." }],
+    });
+    const first = await client.responses.create({
+      model: "fr/gpt",
+      conversation: conv.id,
+      input: "Remember it.",
+    });
+    assert.deepEqual((first as { conversation?: unknown }).conversation, { id: conv.id });
+    const second = await client.responses.create({
+      model: "fr/gpt",
+      conversation: { id: conv.id },
+      input: "What is my name?",
+    });
+    assert.equal(second.output_text, "Still noted.");
+    const body = responses.requests[1]!.body;
+    assert.equal(body.conversation, undefined);
+    assert.deepEqual(body.input.map(text), ["My name is Ada.", "Remember it.", "Noted.", "What is my name?"]);
+    const items: any[] = [];
+    for await (const item of client.conversations.items.list(conv.id, { order: "asc" })) items.push(item);
+    assert.deepEqual(items.map(text), [
+      "My name is Ada.",
+      "Remember it.",
+      "Noted.",
+      "What is my name?",
+      "Still noted.",
+    ]);
+    // A translated upstream gets the same history in its own shape.
+    anthropic.script({ blocks: [{ type: "text", text: "Ada." }] });
+    await client.responses.create({ model: "fa/claude", conversation: conv.id, input: "Once more?" });
+    const messages = anthropic.requests[0]!.body.messages;
+    assert.deepEqual(
+      messages.map((m: any) => m.role),
+      ["user", "assistant", "user", "assistant", "user"],
+    );
+  });
+
+  test("an unknown or another account's conversation is a 404 naming it; with previous_response_id a 400", async () => {
+    const conv = await client.conversations.create({});
+    const err = await other.responses
+      .create({ model: "local/echo-1", conversation: conv.id, input: "x" })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.NotFoundError);
+    assert.equal(err.param, "conversation");
+    const first = await client.responses.create({ model: "local/echo-1", input: "x" });
+    const both = await client.responses
+      .create({ model: "local/echo-1", conversation: conv.id, previous_response_id: first.id, input: "y" })
+      .catch((e: unknown) => e);
+    assert.ok(both instanceof OpenAI.BadRequestError);
+    assert.equal(both.param, "conversation");
+  });
+});
+
 describe('truncation: "auto" drops the oldest items of a chain longer than the context window', () => {
   const long = (word: string) => Array.from({ length: 60 }, () => word).join(" ");
 
