@@ -108,8 +108,10 @@ export class InferencePipeline {
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
       // A continuation becomes the whole input here, before decoding: every route sends it alike.
-      const turn =
-        face === "openai-responses" ? await this.deps.memory?.prepare(json, caller.accountId) : undefined;
+      const turn = face === "openai-responses" ? this.deps.memory?.turnOf(json) : undefined;
+      // Only a request that refers to stored state waits for the store.
+      if (turn?.refers)
+        await this.deps.memory?.resolve(turn, json as Record<string, unknown>, caller.accountId);
       if (turn?.rewritten) {
         json = turn.rewritten;
         rawBody = JSON.stringify(json);

@@ -33,6 +33,8 @@ export interface Turn {
   conversationId?: string;
   /** This turn's own input as items, ids not yet given. */
   input: Json[];
+  /** It continues a response or conversation, or refers to stored items: `resolve` reads them. */
+  refers: boolean;
   /** `truncation: "auto"`: the oldest items go when the prompt is longer than the context window. */
   truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
@@ -61,15 +63,16 @@ export class ResponseMemory {
   }
 
   /**
-   * A Responses request's body → its turn, the stored chain and referenced items resolved. A body
-   * the decoder will refuse anyway (not an object, `input` of a wrong type) is left to it.
+   * A Responses request's body → its turn, without a look at the store. A body the decoder will
+   * refuse anyway (not an object, `input` of a wrong type) is left to it.
    */
-  async prepare(body: unknown, accountId: string): Promise<Turn | undefined> {
+  turnOf(body: unknown): Turn | undefined {
     if (!isObject(body)) return undefined;
     const turn: Turn = {
       store: body.store !== false,
       truncate: body.truncation === "auto",
       input: inputItems(body.input) ?? [],
+      refers: false,
     };
     const previous = body.previous_response_id;
     if (previous !== undefined && previous !== null && typeof previous !== "string")
@@ -79,12 +82,18 @@ export class ResponseMemory {
     if (conversation && previous)
       throw invalid("conversation", "cannot be used together with previous_response_id");
     if (conversation) turn.conversationId = conversation;
-    const resolved = await this.resolveReferences(turn.input, accountId);
-    if (!turn.previousResponseId && !turn.conversationId && !resolved) return turn;
-    turn.input = resolved ?? turn.input;
+    turn.refers =
+      !!turn.previousResponseId ||
+      !!turn.conversationId ||
+      turn.input.some((item) => item.type === "item_reference");
+    return turn;
+  }
+
+  /** A turn that refers to stored state: the chain or conversation and referenced items put in (`rewritten`). */
+  async resolve(turn: Turn, body: Json, accountId: string): Promise<void> {
+    turn.input = (await this.resolveReferences(turn.input, accountId)) ?? turn.input;
     const { previous_response_id: _, conversation: __, ...rest } = body;
     turn.rewritten = { ...rest, input: [...(await this.history(turn, accountId)), ...turn.input] };
-    return turn;
   }
 
   /** What comes before the turn's input: the chain it continues, or its conversation's items. */
@@ -285,13 +294,10 @@ function replayable(item: Json): Json {
 /** The whole response in a piece holding a stream's last event; undefined for any other piece. */
 function terminalResponse(piece: Piece): Json | undefined {
   const raw = piece.text;
-  const text =
-    typeof raw === "string"
-      ? piece.latin1
-        ? Buffer.from(raw, "latin1").toString("utf8")
-        : raw
-      : raw.toString("utf8");
-  if (!TERMINAL_EVENTS.some((type) => text.includes(`"${type}"`))) return undefined;
+  // The event names are ASCII: found in a relay's latin1 text as well, before it is decoded.
+  const seen = typeof raw === "string" ? raw : raw.toString("latin1");
+  if (!TERMINAL_EVENTS.some((type) => seen.includes(`"${type}"`))) return undefined;
+  const text = typeof raw === "string" && !piece.latin1 ? raw : Buffer.from(seen, "latin1").toString("utf8");
   for (const line of text.split("\n")) {
     if (!line.startsWith("data:")) continue;
     try {

@@ -282,6 +282,18 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     assert.equal((await client.responses.retrieve(second.id)).output_text, "Second.");
   });
 
+  test("Responses upstream (relay), streamed: its passed-on bytes are stored and continued", async () => {
+    responses.script(
+      { blocks: [{ type: "text", text: "Streamed ünïcode answer." }], chunks: 4 },
+      { blocks: [{ type: "text", text: "Next." }] },
+    );
+    const first = await client.responses.stream({ model: "fr/gpt", input: "Stream it" }).finalResponse();
+    assert.equal((await client.responses.retrieve(first.id)).output_text, "Streamed ünïcode answer.");
+    await client.responses.create({ model: "fr/gpt", previous_response_id: first.id, input: "Go on" });
+    const input = responses.requests[1]!.body.input;
+    assert.equal(input[1].content[0].text, "Streamed ünïcode answer.");
+  });
+
   test("item_reference: a stored item of the account goes up as the item itself", async () => {
     responses.script({ blocks: [{ type: "text", text: "Referenced text." }] }, {});
     const first = await client.responses.create({ model: "fr/gpt", input: "Say something" });
