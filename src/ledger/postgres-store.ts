@@ -37,7 +37,7 @@ import {
 } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
-import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
+import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
 import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
 import {
@@ -97,7 +97,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
 const QUERY_TIMEOUT_MS = 30_000;
 /** The database's clock in epoch ms: leases are compared on one clock, whatever the gateways' clocks say. */
-const databaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+const databaseNowMs = DATABASE_NOW_MS;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** pg is loaded with the first PostgreSQL store: a gateway on SQLite does not carry its modules. */

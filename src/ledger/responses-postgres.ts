@@ -2,10 +2,11 @@
 // committed before the gateway releases the answer, so another gateway process reads it at once.
 
 import type { PoolClient, QueryResult, QueryResultRow } from "pg";
-import type { Qualify } from "./postgres-schema.ts";
+import { DATABASE_NOW_MS, type Qualify } from "./postgres-schema.ts";
 import {
   indexableItemIds,
   type ResponseStore,
+  RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
 } from "./responses-types.ts";
@@ -20,7 +21,8 @@ CREATE TABLE IF NOT EXISTS ${t("stored_responses")} (
   model                TEXT NOT NULL,
   status               TEXT NOT NULL,
   previous_response_id TEXT,
-  content              TEXT NOT NULL
+  content              TEXT NOT NULL,
+  owner                TEXT
 );
 CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   account_id  TEXT NOT NULL,
@@ -58,8 +60,8 @@ export class PostgresResponses implements ResponseStore {
     await this.db.transaction(async (client) => {
       await client.query(
         `INSERT INTO ${this.t("stored_responses")}
-           (id, account_id, created_at, model, status, previous_response_id, content)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+           (id, account_id, created_at, model, status, previous_response_id, content, owner)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, content = EXCLUDED.content`,
         [
           row.id,
@@ -69,6 +71,7 @@ export class PostgresResponses implements ResponseStore {
           row.status,
           row.previousResponseId ?? null,
           row.content,
+          row.owner ?? null,
         ],
       );
       if (ids.length === 0) return;
@@ -82,7 +85,7 @@ export class PostgresResponses implements ResponseStore {
 
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
     const result = await this.db.query(
-      `SELECT id, account_id, created_at, model, status, previous_response_id, content
+      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
          FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $2`,
       [id, accountId],
     );
@@ -129,6 +132,25 @@ export class PostgresResponses implements ResponseStore {
         );
       return ids.length;
     });
+  }
+
+  async setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = $1 WHERE id = $2 AND account_id = $3 AND status = ANY($4::text[])`,
+      [status, id, accountId, from],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async markAbandonedRuns(silentForMs: number): Promise<number> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
+        WHERE status = ANY($1::text[])
+          AND (owner IS NULL OR owner NOT IN (
+            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $2::bigint))`,
+      [RUNNING_STATUSES, Math.max(0, Math.round(silentForMs))],
+    );
+    return result.rowCount ?? 0;
   }
 
   async storedBytes(accountId: string): Promise<number> {

@@ -5,6 +5,7 @@ import type { DatabaseSync } from "node:sqlite";
 import {
   indexableItemIds,
   type ResponseStore,
+  RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
 } from "./responses-types.ts";
@@ -18,7 +19,8 @@ CREATE TABLE IF NOT EXISTS stored_responses (
   model                TEXT NOT NULL,
   status               TEXT NOT NULL,
   previous_response_id TEXT,
-  content              TEXT NOT NULL
+  content              TEXT NOT NULL,
+  owner                TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS stored_response_items (
   account_id  TEXT NOT NULL,
@@ -49,8 +51,8 @@ export class SqliteResponses implements ResponseStore {
       this.db
         .prepare(
           `INSERT OR REPLACE INTO stored_responses
-             (id, account_id, created_at, model, status, previous_response_id, content)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+             (id, account_id, created_at, model, status, previous_response_id, content, owner)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           row.id,
@@ -60,6 +62,7 @@ export class SqliteResponses implements ResponseStore {
           row.status,
           row.previousResponseId ?? null,
           row.content,
+          row.owner ?? null,
         );
       const item = this.db.prepare(
         "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
@@ -71,7 +74,7 @@ export class SqliteResponses implements ResponseStore {
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
     const row = this.db
       .prepare(
-        `SELECT id, account_id, created_at, model, status, previous_response_id, content
+        `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
            FROM stored_responses WHERE id = ? AND account_id = ?`,
       )
       .get(id, accountId);
@@ -108,6 +111,31 @@ export class SqliteResponses implements ResponseStore {
       for (const { id } of gone) items.run(String(id));
       return gone.length;
     });
+  }
+
+  async setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE stored_responses SET status = ? WHERE id = ? AND account_id = ?
+               AND status IN (${from.map(() => "?").join(", ")})`,
+          )
+          .run(status, id, accountId, ...from).changes > 0,
+    );
+  }
+
+  /** The file belongs to one `serve`: at its start every run still going was left by a process now gone. */
+  async markAbandonedRuns(): Promise<number> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE stored_responses SET status = 'failed'
+              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})`,
+          )
+          .run(...RUNNING_STATUSES).changes as number,
+    );
   }
 
   async storedBytes(accountId: string): Promise<number> {

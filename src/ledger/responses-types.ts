@@ -16,7 +16,12 @@ export interface StoredResponseRow {
   content: string;
   /** Ids of the items it holds (input and output), for item_reference. */
   itemIds: string[];
+  /** A background run's process (src/ledger/owner.ts): its runs are failed once it is gone. */
+  owner?: string;
 }
+
+/** A background run not yet ended. */
+export const RUNNING_STATUSES = ["queued", "in_progress"] as const;
 
 export interface ResponseStore {
   /** Creates its tables: a migration step of its own, run after the ledger's. */
@@ -33,6 +38,13 @@ export interface ResponseStore {
   deleteResponses(idBefore: string, limit: number): Promise<number>;
   /** Stored content per account, in bytes of its stored text. */
   storedBytes(accountId: string): Promise<number>;
+  /** The status column, set only while it is one of `from`; false when it was not. */
+  setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean>;
+  /**
+   * Background runs still queued or in progress whose process has not renewed its lease for
+   * `silentForMs` (owner_leases, by the database's clock), or never did, are failed; returns how many.
+   */
+  markAbandonedRuns(silentForMs: number): Promise<number>;
 }
 
 /** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */
@@ -52,5 +64,6 @@ export function storedResponse(row: Record<string, unknown>): StoredResponseRow 
     itemIds: [],
   };
   if (row.previous_response_id != null) stored.previousResponseId = String(row.previous_response_id);
+  if (row.owner != null) stored.owner = String(row.owner);
   return stored;
 }

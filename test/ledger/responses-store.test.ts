@@ -32,6 +32,31 @@ function row(accountId: string, overrides: Partial<StoredResponseRow> = {}): Sto
 
 function contract(name: string, open: () => Promise<Store>): void {
   describe(`stored responses on ${name}`, () => {
+    test("a run's status moves only from the statuses given; runs of a process gone are failed", async () => {
+      const store = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const queued = row(account, { status: "queued", owner: store.owner });
+        const orphan = row(account, { status: "in_progress", owner: "owner-long-gone" });
+        for (const r of [queued, orphan]) await store.responses.saveResponse(r);
+        assert.equal(await store.responses.setStatus(queued.id, account, "in_progress", ["queued"]), true);
+        assert.equal(await store.responses.setStatus(queued.id, account, "in_progress", ["queued"]), false);
+        assert.equal(
+          await store.responses.setStatus(queued.id, "acct-other", "cancelled", ["in_progress"]),
+          false,
+        );
+        await store.renewLease();
+        await store.responses.markAbandonedRuns(60_000);
+        const status = async (id: string) => (await store.responses.getResponse(id, account))?.status;
+        assert.equal(await status(orphan.id), "failed");
+        // A shared store keeps a live process's runs; a file of one serve has none alive at its start.
+        assert.equal(await status(queued.id), store.sharedByGateways ? "in_progress" : "failed");
+        assert.equal((await store.responses.getResponse(queued.id, account))?.owner, store.owner);
+      } finally {
+        await store.close();
+      }
+    });
+
     test("a saved response reads back at once, from another store on the same data too", async () => {
       const store = await open();
       const saved = row("acct-a", { previousResponseId: "gen-earlier", content: "it\u00e9s \\u0000" });
