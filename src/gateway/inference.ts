@@ -30,7 +30,7 @@ import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
-import type { ResponseMemory, Turn } from "./response-memory.ts";
+import { queuedResponse, type ResponseMemory, type Turn } from "./response-memory.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
 import type { Settlement } from "./settlement.ts";
@@ -155,7 +155,18 @@ export class InferencePipeline {
             previousResponseId: turn.previousResponseId,
             conversationId: turn.conversationId,
             truncation: turn.truncate ? "auto" : "disabled",
+            background: turn.background,
           };
+        // A background run answers now (queued) and goes on into a stand-in for the client.
+        if (turn?.background && this.deps.memory)
+          out = await this.deps.memory.background.accept(
+            turn,
+            queuedResponse(ctx),
+            caller.accountId,
+            out,
+            headers,
+            request.stream,
+          );
         const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,

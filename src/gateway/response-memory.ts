@@ -8,8 +8,11 @@ import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
 import type { ConversationStore } from "../ledger/conversations-types.ts";
-import type { ResponseStore, StoredResponseRow } from "../ledger/responses-types.ts";
+import { type ResponseStore, RUNNING_STATUSES, type StoredResponseRow } from "../ledger/responses-types.ts";
+import { responseObject } from "../protocols/openai-responses/output-items.ts";
 import { isObject } from "../protocols/shared/validate.ts";
+import type { EncodeContext } from "../protocols/types.ts";
+import { BackgroundRuns } from "./background.ts";
 import { Conversations, conversationNotFound, storedItem } from "./conversations.ts";
 import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
@@ -35,6 +38,8 @@ export interface Turn {
   input: Json[];
   /** It continues a response or conversation, or refers to stored items: `resolve` reads them. */
   refers: boolean;
+  /** `background: true`: answered at once, run detached (src/gateway/background.ts). */
+  background: boolean;
   /** `truncation: "auto"`: the oldest items go when the prompt is longer than the context window. */
   truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
@@ -48,16 +53,18 @@ const TERMINAL_EVENTS = ["response.completed", "response.incomplete", "response.
 export class ResponseMemory {
   readonly store: ResponseStore;
   readonly conversations: Conversations;
+  readonly background: BackgroundRuns;
   private readonly seal: ContentSeal;
   private readonly log: WarningLogger;
 
   constructor(
-    stores: { responses: ResponseStore; conversations: ConversationStore },
+    stores: { responses: ResponseStore; conversations: ConversationStore; owner: string },
     seal: ContentSeal,
     log: WarningLogger,
   ) {
     this.store = stores.responses;
     this.conversations = new Conversations(stores.conversations, seal);
+    this.background = new BackgroundRuns(this, stores.owner, log);
     this.seal = seal;
     this.log = log;
   }
@@ -71,6 +78,7 @@ export class ResponseMemory {
     const turn: Turn = {
       store: body.store !== false,
       truncate: body.truncation === "auto",
+      background: body.background === true,
       input: inputItems(body.input) ?? [],
       refers: false,
     };
@@ -86,14 +94,16 @@ export class ResponseMemory {
       !!turn.previousResponseId ||
       !!turn.conversationId ||
       turn.input.some((item) => item.type === "item_reference");
+    // `background` is this gateway's to serve: an upstream, relayed to, would answer it queued.
+    if (turn.background && !turn.refers) turn.rewritten = withoutMemoryFields(body);
     return turn;
   }
 
   /** A turn that refers to stored state: the chain or conversation and referenced items put in (`rewritten`). */
   async resolve(turn: Turn, body: Json, accountId: string): Promise<void> {
     turn.input = (await this.resolveReferences(turn.input, accountId)) ?? turn.input;
-    const { previous_response_id: _, conversation: __, ...rest } = body;
-    turn.rewritten = { ...rest, input: [...(await this.history(turn, accountId)), ...turn.input] };
+    const history = await this.history(turn, accountId);
+    turn.rewritten = { ...withoutMemoryFields(body), input: [...history, ...turn.input] };
   }
 
   /** What comes before the turn's input: the chain it continues, or its conversation's items. */
@@ -140,20 +150,51 @@ export class ResponseMemory {
   }
 
   /**
-   * The turn's answer, stored (`store`) and appended to its conversation with its input: both
-   * committed when this resolves.
+   * The turn's response, stored (`store`) and, once answered, appended to its conversation with its
+   * input: both committed when this resolves. `owner`: a background run's process.
    */
-  async save(turn: Turn, response: Json, accountId: string): Promise<void> {
+  async save(turn: Turn, response: Json, accountId: string, owner?: string): Promise<void> {
     const id = String(response.id);
     const input = turn.input.map((item, i) => storedItem(item, `${id.replace(/^gen-/, "")}_in${i}`));
     response.store = turn.store;
+    response.background = turn.background;
     response.previous_response_id = turn.previousResponseId ?? null;
     if (turn.conversationId) response.conversation = { id: turn.conversationId };
-    const output = Array.isArray(response.output) ? response.output.filter(isObject) : [];
-    if (turn.conversationId)
-      await this.conversations.append(turn.conversationId, accountId, [...input, ...output]);
-    if (!turn.store) return;
-    const content: StoredContent = { input, response };
+    const answered = response.status === "completed" || response.status === "incomplete";
+    if (turn.conversationId && answered)
+      await this.conversations.append(turn.conversationId, accountId, [...input, ...outputOf(response)]);
+    if (turn.store) await this.saveRow({ input, response }, accountId, owner);
+  }
+
+  /** A stored response's object replaced (a background run cancelled or failed), its input kept. */
+  replace(stored: StoredContent, response: Json, accountId: string, owner?: string): Promise<void> {
+    return this.saveRow({ input: stored.input, response }, accountId, owner);
+  }
+
+  /**
+   * The response as it stands: a background run's status column is newer than its object while it
+   * runs (in progress, cancelled elsewhere, failed with its process).
+   */
+  async current(id: string, accountId: string): Promise<Json> {
+    const row = await this.store.getResponse(id, accountId);
+    if (!row)
+      throw new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
+    const { response } = this.open(row);
+    if (response.status === row.status || !RUNNING_STATUSES.some((s) => s === response.status))
+      return response;
+    response.status = row.status;
+    if (row.status === "failed")
+      response.error = {
+        code: "server_error",
+        message: "The gateway process running this response stopped.",
+      };
+    return response;
+  }
+
+  private async saveRow(content: StoredContent, accountId: string, owner?: string): Promise<void> {
+    const { input, response } = content;
+    const id = String(response.id);
+    const output = outputOf(response);
     const row: StoredResponseRow = {
       id,
       accountId,
@@ -163,7 +204,9 @@ export class ResponseMemory {
       content: this.seal.seal(JSON.stringify(content)),
       itemIds: [...input, ...output].map((item) => item.id).filter((v): v is string => typeof v === "string"),
     };
-    if (turn.previousResponseId) row.previousResponseId = turn.previousResponseId;
+    if (typeof response.previous_response_id === "string")
+      row.previousResponseId = response.previous_response_id;
+    if (owner) row.owner = owner;
     await this.store.saveResponse(row);
   }
 
@@ -239,7 +282,7 @@ export class ResponseMemory {
     const responseId = await this.store.responseOfItem(itemId, accountId);
     const stored = responseId && (await this.read(responseId, accountId));
     if (!stored) return this.conversations.findItem(itemId, accountId);
-    const output = Array.isArray(stored.response.output) ? stored.response.output.filter(isObject) : [];
+    const output = outputOf(stored.response);
     return [...stored.input, ...output].find((item) => item.id === itemId);
   }
 
@@ -263,6 +306,22 @@ function withoutOldest(items: unknown[], share: number): unknown[] {
   const rest = items.slice(drop);
   const opening = rest.findIndex((item) => isObject(item) && item.role === "user");
   return opening > 0 ? rest.slice(opening) : rest;
+}
+
+/** A background response as it is answered at once: queued, nothing out yet. */
+export function queuedResponse(ctx: EncodeContext): Json {
+  const response = responseObject(ctx, { status: "completed", output: [], usage: null });
+  return { ...response, status: "queued" };
+}
+
+function outputOf(response: Json): Json[] {
+  return Array.isArray(response.output) ? response.output.filter(isObject) : [];
+}
+
+/** The body without the fields the memory serves itself: the upstream never sees them. */
+function withoutMemoryFields(body: Json): Json {
+  const { previous_response_id: _, conversation: __, background: ___, ...rest } = body;
+  return rest;
 }
 
 /** `conversation`: its id, or `{id}`; undefined when absent. */

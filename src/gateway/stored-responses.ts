@@ -6,6 +6,7 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
+import type { Run } from "./background.ts";
 import type { ResponseMemory, StoredContent } from "./response-memory.ts";
 
 type Json = Record<string, unknown>;
@@ -15,10 +16,56 @@ export interface StoredResponsesDeps {
   memory: ResponseMemory;
 }
 
-/** `GET /v1/responses/{id}`: the response object as it was answered. */
+/** `GET /v1/responses/{id}`: the response object as it was answered, or as a background run stands. */
 export async function retrieveResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
-  const { stored } = await readOwn(deps, headers, id);
-  return stored.response;
+  return deps.memory.current(id, await accountOf(deps, headers));
+}
+
+/** `POST /v1/responses/{id}/cancel`: a background run aborted and recorded cancelled. */
+export async function cancelResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
+  return deps.memory.background.cancel(id, await accountOf(deps, headers));
+}
+
+/**
+ * `GET /v1/responses/{id}?stream=true&starting_after=N`: a streamed background run's events after
+ * N, then the rest as they come. Checked before anything is written: an error is still an answer.
+ */
+export async function resumableRun(
+  deps: StoredResponsesDeps,
+  headers: IncomingHeaders,
+  id: string,
+  query: Record<string, unknown>,
+): Promise<{ run: Run; after: number }> {
+  await readOwn(deps, headers, id);
+  const after = query.starting_after === undefined ? -1 : Number(query.starting_after);
+  if (!Number.isInteger(after) || after < -1) throw invalid("starting_after", "must be a whole number");
+  const run = deps.memory.background.running(id);
+  if (!run || (run.events.length === 0 && run.done))
+    throw invalid(
+      "stream",
+      "this response's events are kept only by the gateway process that runs it, and for 10 minutes after; retrieve it without stream",
+    );
+  return { run, after };
+}
+
+/** Writes a run's events after `after` to `sink`, following it until it ends or the client leaves. */
+export function followRun(
+  run: Run,
+  after: number,
+  sink: { write(text: string): void; end(): void; onClose(listener: () => void): void },
+): void {
+  let next = run.events.findIndex((event) => event.sequence > after);
+  if (next < 0) next = run.events.length;
+  const flush = () => {
+    for (; next < run.events.length; next++) sink.write(run.events[next]!.text);
+    if (run.done) {
+      stop();
+      sink.end();
+    }
+  };
+  const stop = run.follow(flush);
+  sink.onClose(stop);
+  flush();
 }
 
 /** `DELETE /v1/responses/{id}`. */

@@ -45,6 +45,7 @@ export interface EncodeContext {
     previousResponseId?: string;
     conversationId?: string;
     truncation: "auto" | "disabled";
+    background?: boolean;
   };
   /**
    * A relay's id/model edits, made once per generation and model, and the opening of the stream's

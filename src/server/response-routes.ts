@@ -14,8 +14,11 @@ import {
   updateConversation,
 } from "../gateway/conversations.ts";
 import {
+  cancelResponse,
   deleteResponse,
+  followRun,
   listInputItems,
+  resumableRun,
   retrieveResponse,
   type StoredResponsesDeps,
 } from "../gateway/stored-responses.ts";
@@ -26,7 +29,20 @@ export function registerResponseRoutes(
   deps: StoredResponsesDeps & ConversationsDeps,
 ): void {
   const idOf = (req: FastifyRequest) => decodePathSegment((req.params as { id: string }).id, "response_id");
-  fastify.get("/v1/responses/:id", async (req) => retrieveResponse(deps, req.headers, idOf(req)));
+  fastify.get("/v1/responses/:id", async (req, reply) => {
+    const query = req.query as Record<string, unknown>;
+    if (query.stream !== "true") return retrieveResponse(deps, req.headers, idOf(req));
+    const { run, after } = await resumableRun(deps, req.headers, idOf(req), query);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    followRun(run, after, {
+      write: (text) => res.write(text),
+      end: () => res.end(),
+      onClose: (listener) => res.on("close", listener),
+    });
+  });
+  fastify.post("/v1/responses/:id/cancel", async (req) => cancelResponse(deps, req.headers, idOf(req)));
   fastify.delete("/v1/responses/:id", async (req) => deleteResponse(deps, req.headers, idOf(req)));
   fastify.get("/v1/responses/:id/input_items", async (req) =>
     listInputItems(deps, req.headers, idOf(req), req.query as Record<string, unknown>),

@@ -2,7 +2,7 @@
 // Wrong types and out-of-range values are 400s naming the field. `store`, `previous_response_id`,
 // `conversation` and `item_reference` inputs are the gateway's memory (src/gateway/response-memory.ts),
 // resolved before this decoder sees the body (a `conversation` that reaches it had no memory to
-// resolve it: 400); `background` is not served: a 400 naming it.
+// resolve it: 400); so is `background` (src/gateway/background.ts), a 400 here without it.
 //
 // `ignored` names what a translation to another protocol cannot carry (→ `x-switchyard-ignored`):
 // hosted tools, `metadata`, prompt-cache settings, `text.verbosity`… A relay to a

@@ -38,7 +38,7 @@ export function responseObject(
     object: "response",
     created_at: ctx.created,
     status: fields.status,
-    background: false,
+    background: ctx.memory?.background ?? false,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete_details ?? null,
     instructions: null,

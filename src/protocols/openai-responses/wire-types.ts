@@ -92,7 +92,7 @@ export interface WireResponse {
   object: "response";
   created_at: number;
   status: WireStatus;
-  background: false;
+  background: boolean;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: "max_output_tokens" | "content_filter" } | null;
   instructions: string | null;

@@ -1,0 +1,138 @@
+// Background responses through the openai SDK against a running gateway: answered queued at once
+// and polled to completion; cancelled while the upstream hangs (its connection closed, the
+// generation recorded cancelled); a streamed run resumed after event N with exactly the later
+// events; a run left by a process that died is failed when the gateway starts again.
+
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, describe, test } from "node:test";
+import OpenAI from "openai";
+import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { fakeModel, fakeProvider } from "../../support/config.ts";
+import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+
+let gw: RunningGateway;
+let client: OpenAI;
+let anthropic: FakeUpstream;
+let config: Record<string, unknown>;
+let dir: string;
+
+before(async () => {
+  anthropic = await startFakeUpstream("anthropic");
+  dir = mkdtempSync(join(tmpdir(), "switchyard-background-"));
+  config = baseConfig(dir, {
+    providers: [fakeProvider("fa", anthropic)],
+    models: [fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" })],
+  });
+  gw = await startGateway(config, { dir });
+  client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+});
+after(async () => {
+  await gw?.stop();
+  await anthropic?.close();
+});
+beforeEach(() => anthropic.reset());
+
+/** Polls until the response leaves queued and in_progress. */
+async function settled(id: string): Promise<OpenAI.Responses.Response> {
+  for (let i = 0; i < 200; i++) {
+    const response = await client.responses.retrieve(id);
+    if (response.status !== "queued" && response.status !== "in_progress") return response;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`response ${id} never finished`);
+}
+
+async function generationStatus(id: string): Promise<string> {
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${gw.url}/api/v1/management/generation?id=${id}`, {
+      headers: { authorization: `Bearer ${PAYG_KEY}` },
+    });
+    const body: any = res.status === 200 ? await res.json() : undefined;
+    if ((body && body.status !== "pending") || i > 100) return body?.status;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("background responses", () => {
+  test("answered queued at once, polled to completion", async () => {
+    const queued = await client.responses.create({
+      model: "local/echo-1",
+      input: "Later please",
+      background: true,
+    });
+    assert.equal(queued.status, "queued");
+    assert.equal(queued.background, true);
+    assert.deepEqual(queued.output, []);
+    const done = await settled(queued.id);
+    assert.equal(done.status, "completed");
+    assert.equal(done.output_text, "You said: Later please");
+    assert.equal(done.background, true);
+    assert.equal(await generationStatus(queued.id), "completed");
+  });
+
+  test("cancel while the upstream hangs: its connection is closed, the generation cancelled", async () => {
+    anthropic.script({ answerDelayMs: 30_000 });
+    const queued = await client.responses.create({
+      model: "fa/claude",
+      input: "Take your time",
+      background: true,
+    });
+    await anthropic.until(() => anthropic.requests.length === 1);
+    const cancelled = await client.responses.cancel(queued.id);
+    assert.equal(cancelled.status, "cancelled");
+    await anthropic.until(() => anthropic.requests[0]!.aborted);
+    assert.equal((await client.responses.retrieve(queued.id)).status, "cancelled");
+    assert.equal(await generationStatus(queued.id), "cancelled");
+    // Cancelling again, or a finished response, answers it as it stands.
+    assert.equal((await client.responses.cancel(queued.id)).status, "cancelled");
+  });
+
+  test("a streamed run is resumed after event N with exactly the later events", async () => {
+    const stream = await client.responses.create({
+      model: "local/echo-1",
+      input: "Stream in the background, then resume me",
+      background: true,
+      stream: true,
+    });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assert.equal(events.at(-1)?.type, "response.completed");
+    const id = (events[0] as OpenAI.Responses.ResponseCreatedEvent).response.id;
+    const resumed: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.retrieve(id, { stream: true, starting_after: 3 }))
+      resumed.push(event);
+    assert.deepEqual(resumed, events.slice(4));
+    assert.equal(
+      (await client.responses.retrieve(id)).output_text,
+      "You said: Stream in the background, then resume me",
+    );
+  });
+
+  test("background without store is a 400 naming background", async () => {
+    const err = await client.responses
+      .create({ model: "local/echo-1", input: "x", background: true, store: false })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof OpenAI.BadRequestError);
+    assert.equal(err.param, "background");
+  });
+
+  test("a run whose gateway died is failed when the gateway starts again", async () => {
+    anthropic.script({ answerDelayMs: 30_000 });
+    const queued = await client.responses.create({
+      model: "fa/claude",
+      input: "Never finished",
+      background: true,
+    });
+    await anthropic.until(() => anthropic.requests.length === 1);
+    await gw.stop("SIGKILL");
+    gw = await startGateway(config, { dir });
+    client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    assert.match(gw.output(), /marked 1 unfinished background response\(s\) as failed/);
+    const failed = await client.responses.retrieve(queued.id);
+    assert.equal(failed.status, "failed");
+    assert.equal(failed.error?.code, "server_error");
+  });
+});
