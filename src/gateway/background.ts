@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 const CANCEL_POLL_MS = 1_000;
 /** How long a finished streamed run's events stay for a resume. */
 const EVENTS_KEPT_MS = 10 * 60_000;
-const FINAL_STATUSES = new Set(["completed", "failed", "cancelled", "incomplete"]);
+const TERMINAL_EVENT = /^event: response\.(completed|incomplete|failed)\s*$/m;
 
 export class BackgroundRuns {
   private readonly memory: ResponseMemory;
@@ -115,6 +115,8 @@ export class Run implements Responder {
   readonly signal: AbortSignal;
   readonly events: RunEvent[] = [];
   done = false;
+  /** A last event (completed, incomplete, failed) went by: its response was stored before it. */
+  private ended = false;
   private readonly runs: BackgroundRuns;
   private readonly controller = new AbortController();
   private readonly listeners = new Set<() => void>();
@@ -168,6 +170,7 @@ export class Run implements Responder {
     for (const event of text.split(/\r?\n\r?\n/)) {
       const sequence = /"sequence_number":(\d+)/.exec(event)?.[1];
       if (sequence !== undefined) this.events.push({ sequence: Number(sequence), text: `${event}\n\n` });
+      if (TERMINAL_EVENT.test(event)) this.ended = true;
     }
     this.notify();
     return this.connected() ? this.client?.write(chunk, latin1) : undefined;
@@ -175,6 +178,9 @@ export class Run implements Responder {
 
   end(): void {
     if (this.connected()) this.client?.end();
+    // A stream cut before its last event: nothing stored its end, so the run would stay in progress.
+    if (!this.ended)
+      this.runs.failed(this, { error: { code: "server_error", message: "The stream ended early." } });
     this.finish();
   }
 
@@ -192,6 +198,7 @@ export class Run implements Responder {
   private finish(): void {
     if (this.done) return;
     this.done = true;
+    this.client = undefined;
     clearInterval(this.watch);
     this.notify();
     this.runs.ended(this);
@@ -200,8 +207,4 @@ export class Run implements Responder {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
-}
-
-export function isFinal(status: unknown): boolean {
-  return FINAL_STATUSES.has(String(status));
 }

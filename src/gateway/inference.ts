@@ -298,6 +298,8 @@ export class InferencePipeline {
         const error =
           err instanceof GatewayError ? err : new GatewayError("api_error", "The upstream stream failed.");
         const text = call.protocol.streamEncoder(call.ctx).encode({ type: "error", error });
+        // A stored response's failure (response.failed) is stored before it is told, like any last event.
+        if (text && kept) await kept.memory.beforePiece(kept.turn, { text, events: [] }, kept.accountId);
         if (text) await out.write(text);
       }
     }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { newGenerationId } from "../../src/gateway/ids.ts";
+import { Retention } from "../../src/gateway/retention.ts";
 import { ContentSeal } from "../../src/ledger/content-seal.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
@@ -217,6 +218,30 @@ if ((await postgresUnreachable()) === undefined) {
   contract("postgres", openPostgres);
   conversationContract("postgres", openPostgres);
 }
+
+describe("retention of stored responses (storage.responses_retention_days)", () => {
+  test("a sweep deletes those older than the days, batch by batch, and keeps the rest", async () => {
+    const store = await openSqlite();
+    try {
+      const account = `acct-${randomBytes(4).toString("hex")}`;
+      const now = Date.now();
+      const old = [41, 40, 31].map((days) => row(account, { id: newGenerationId(now - days * 86_400_000) }));
+      const kept = row(account, { id: newGenerationId(now - 29 * 86_400_000) });
+      for (const r of [...old, kept]) await store.responses.saveResponse(r);
+      const retention = new Retention(store, {
+        days: 30,
+        batch: 2,
+        pauseMs: 0,
+        remove: (idBefore, limit) => store.responses.deleteResponses(idBefore, limit),
+      });
+      assert.equal(await retention.sweep(now), 3);
+      assert.ok(await store.responses.getResponse(kept.id, account));
+      assert.equal(await store.responses.getResponse(old[2]!.id, account), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe("content seal (storage.encryption_key)", () => {
   const key = () => randomBytes(32).toString("base64");

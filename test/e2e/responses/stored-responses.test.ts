@@ -294,6 +294,23 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     assert.equal(input[1].content[0].text, "Streamed ünïcode answer.");
   });
 
+  test("a stream that fails midway is stored failed before its last event is sent", async () => {
+    anthropic.script({
+      blocks: [{ type: "text", text: "A long answer that breaks." }],
+      chunks: 6,
+      fault: "midstream-error",
+    });
+    const events: any[] = [];
+    const stream = await client.responses.create({ model: "fa/claude", input: "Break", stream: true });
+    await assert.rejects(async () => {
+      for await (const event of stream) events.push(event);
+    });
+    const failed = events.find((e) => e.type === "response.failed");
+    assert.ok(failed, "the stream told its failure");
+    const stored = await client.responses.retrieve(failed.response.id);
+    assert.equal(stored.status, "failed");
+  });
+
   test("item_reference: a stored item of the account goes up as the item itself", async () => {
     responses.script({ blocks: [{ type: "text", text: "Referenced text." }] }, {});
     const first = await client.responses.create({ model: "fr/gpt", input: "Say something" });
