@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
+import { storableText } from "../ledger/columns.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
 import type {
   ConversationItemRow,
@@ -162,6 +163,7 @@ function itemsOf(value: unknown, required: boolean): Json[] {
     const object = expectObject(item, `items[${i}]`);
     if (object.type === "item_reference")
       throw invalid(`items[${i}].type`, "an item_reference cannot be stored");
+    if (typeof object.id === "string") storableText(`items[${i}].id`, object.id);
     return object;
   });
 }

@@ -6,6 +6,7 @@
 
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
+import { storableText } from "../ledger/columns.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
 import type { ConversationStore } from "../ledger/conversations-types.ts";
 import { type ResponseStore, RUNNING_STATUSES, type StoredResponseRow } from "../ledger/responses-types.ts";
@@ -85,11 +86,17 @@ export class ResponseMemory {
     const previous = body.previous_response_id;
     if (previous !== undefined && previous !== null && typeof previous !== "string")
       throw invalid("previous_response_id", "must be a string");
-    if (previous) turn.previousResponseId = previous;
+    if (previous) turn.previousResponseId = storableText("previous_response_id", previous);
     const conversation = conversationIdOf(body.conversation);
     if (conversation && previous)
       throw invalid("conversation", "cannot be used together with previous_response_id");
-    if (conversation) turn.conversationId = conversation;
+    if (conversation) {
+      turn.conversationId = storableText("conversation", conversation);
+      // The turn's items will be rows of the conversation, looked up by their ids.
+      turn.input.forEach((item, i) => {
+        if (typeof item.id === "string") storableText(`input[${i}].id`, item.id);
+      });
+    }
     turn.refers =
       !!turn.previousResponseId ||
       !!turn.conversationId ||
@@ -271,6 +278,7 @@ export class ResponseMemory {
         continue;
       }
       if (typeof item.id !== "string") throw invalid(`input[${i}].id`, "must be a string");
+      storableText(`input[${i}].id`, item.id);
       const found = await this.storedItem(item.id, accountId);
       if (!found) throw invalid(`input[${i}].id`, `no stored item has the id '${item.id}'`);
       resolved.push(replayable(found));

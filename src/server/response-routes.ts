@@ -22,13 +22,16 @@ import {
   retrieveResponse,
   type StoredResponsesDeps,
 } from "../gateway/stored-responses.ts";
+import { storableText } from "../ledger/columns.ts";
 import { decodePathSegment } from "./paths.ts";
 
 export function registerResponseRoutes(
   fastify: FastifyInstance,
   deps: StoredResponsesDeps & ConversationsDeps,
 ): void {
-  const idOf = (req: FastifyRequest) => decodePathSegment((req.params as { id: string }).id, "response_id");
+  // Ids are looked up as they come; PostgreSQL's text holds no NUL (a 400 naming the id).
+  const pathId = (raw: string, param: string) => storableText(param, decodePathSegment(raw, param));
+  const idOf = (req: FastifyRequest) => pathId((req.params as { id: string }).id, "response_id");
   fastify.get("/v1/responses/:id", async (req, reply) => {
     const query = req.query as Record<string, unknown>;
     if (query.stream !== "true") return retrieveResponse(deps, req.headers, idOf(req));
@@ -48,9 +51,8 @@ export function registerResponseRoutes(
     listInputItems(deps, req.headers, idOf(req), req.query as Record<string, unknown>),
   );
 
-  const conv = (req: FastifyRequest) =>
-    decodePathSegment((req.params as { id: string }).id, "conversation_id");
-  const item = (req: FastifyRequest) => decodePathSegment((req.params as { item: string }).item, "item_id");
+  const conv = (req: FastifyRequest) => pathId((req.params as { id: string }).id, "conversation_id");
+  const item = (req: FastifyRequest) => pathId((req.params as { item: string }).item, "item_id");
   fastify.post("/v1/conversations", async (req) => createConversation(deps, req.headers, req.body));
   fastify.get("/v1/conversations/:id", async (req) => retrieveConversation(deps, req.headers, conv(req)));
   fastify.post("/v1/conversations/:id", async (req) =>

@@ -47,6 +47,17 @@ test("a continuation through a second process on PostgreSQL works at once; conte
       await client.end();
     }
     assert.doesNotMatch(gateways[0]!.output(), /kept in clear/);
+    // PostgreSQL's text holds no NUL: an id with one is a 400 naming it, never the database's error.
+    const nul = await a!.responses
+      .create({ model: "local/echo-1", previous_response_id: "gen-\u0000x", input: "x" })
+      .catch((e: unknown) => e);
+    assert.ok(nul instanceof OpenAI.BadRequestError);
+    assert.equal(nul.param, "previous_response_id");
+    const res = await fetch(`${gateways[1]!.url}/v1/conversations/conv_%00/items`, {
+      headers: { authorization: `Bearer ${PAYG_KEY}` },
+    });
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as any).error.param, "conversation_id");
   } finally {
     await Promise.all(gateways.map((g) => g.stop()));
     await dropSchema(schema);
