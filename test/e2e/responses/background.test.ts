@@ -18,11 +18,14 @@ let client: OpenAI;
 let anthropic: FakeUpstream;
 let config: Record<string, unknown>;
 let dir: string;
+const ONE_AT_A_TIME = "sk-test-one-at-a-time-0123456789";
 
 before(async () => {
   anthropic = await startFakeUpstream("anthropic");
   dir = mkdtempSync(join(tmpdir(), "switchyard-background-"));
+  const base = baseConfig(dir);
   config = baseConfig(dir, {
+    keys: [...(base.keys as object[]), { key: ONE_AT_A_TIME, account: "acme", limits: { concurrency: 1 } }],
     providers: [fakeProvider("fa", anthropic)],
     models: [fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" })],
   });
@@ -74,7 +77,7 @@ describe("background responses", () => {
   });
 
   test("cancel while the upstream hangs: its connection is closed, the generation cancelled", async () => {
-    anthropic.script({ answerDelayMs: 30_000 });
+    anthropic.script({ fault: "hang" });
     const queued = await client.responses.create({
       model: "fa/claude",
       input: "Take your time",
@@ -111,6 +114,30 @@ describe("background responses", () => {
     );
   });
 
+  test("a run holds the key's concurrency until it ends, like any request", async () => {
+    anthropic.script({ fault: "hang" });
+    const limited = new OpenAI({ apiKey: ONE_AT_A_TIME, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const queued = await limited.responses.create({ model: "fa/claude", input: "Slow", background: true });
+    await anthropic.until(() => anthropic.requests.length === 1);
+    await assert.rejects(
+      limited.responses.create({ model: "local/echo-1", input: "Meanwhile" }),
+      OpenAI.RateLimitError,
+    );
+    await limited.responses.cancel(queued.id);
+    await anthropic.until(() => anthropic.requests[0]!.aborted);
+    for (let i = 0; ; i++) {
+      const answer = await limited.responses
+        .create({ model: "local/echo-1", input: "Now" })
+        .catch((e: unknown) => e);
+      if (!(answer instanceof OpenAI.RateLimitError)) {
+        assert.equal((answer as OpenAI.Responses.Response).output_text, "You said: Now");
+        break;
+      }
+      assert.ok(i < 50, "the slot came back");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+
   test("background without store is a 400 naming background", async () => {
     const err = await client.responses
       .create({ model: "local/echo-1", input: "x", background: true, store: false })
@@ -120,7 +147,7 @@ describe("background responses", () => {
   });
 
   test("a run whose gateway died is failed when the gateway starts again", async () => {
-    anthropic.script({ answerDelayMs: 30_000 });
+    anthropic.script({ fault: "hang" });
     const queued = await client.responses.create({
       model: "fa/claude",
       input: "Never finished",
