@@ -75,7 +75,7 @@ export class BackgroundRuns {
   }
 
   /** Stores what the run ended with when the pipeline answered an error (the response failed). */
-  failed(run: Run, body: unknown): void {
+  failed(run: Run, body: unknown): Promise<void> {
     const error = isObject(body) && isObject(body.error) ? body.error : {};
     const response = {
       ...run.queued,
@@ -85,9 +85,20 @@ export class BackgroundRuns {
         message: String(error.message ?? ""),
       },
     };
-    this.memory.save(run.turn, response, run.accountId, this.owner).catch((err: unknown) => {
+    return this.memory.save(run.turn, response, run.accountId, this.owner).catch((err: unknown) => {
       this.log.warn({ err, generationId: run.id }, "failed background response not written");
     });
+  }
+
+  /**
+   * The process stops: the runs still going are aborted (their generations cancelled) and stored
+   * failed now, rather than at the next start.
+   */
+  async close(): Promise<void> {
+    const going = [...this.runs.values()].filter((run) => !run.done);
+    for (const run of going) run.cancel();
+    const stopped = { error: { code: "server_error", message: "The gateway stopped before it ended." } };
+    await Promise.all(going.map((run) => this.failed(run, stopped)));
   }
 
   /** Whether another process set the run's status to cancelled. */

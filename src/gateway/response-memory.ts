@@ -1,6 +1,7 @@
 // The Responses API's memory (docs/responses.md): what a stored response keeps, how a continuation
-// (`previous_response_id`, `item_reference`) becomes the whole input before the request is decoded,
-// and how an answer is stored before it is released. Working on the request body, ahead of any
+// (`previous_response_id`, `conversation`, `item_reference`) becomes the whole input before the
+// request is decoded, and how an answer is stored before it is released (background runs:
+// background.ts; conversations: conversations.ts). Working on the request body, ahead of any
 // protocol choice, makes a continuation reach every upstream the same way: a translated one gets the
 // whole conversation in its own shape, a relayed Responses upstream the whole input (never our id).
 

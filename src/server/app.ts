@@ -280,6 +280,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       if (measuringLag) eventLoopLag.stop();
       await retention?.stop();
       await responsesRetention.stop();
+      await memory.background.close();
       settlement.stop();
       await fastify.close();
       await settlement.flush();

@@ -146,6 +146,24 @@ describe("background responses", () => {
     assert.equal(err.param, "background");
   });
 
+  test("a run whose gateway stops (SIGTERM) is aborted and stored failed as it stops", async () => {
+    anthropic.script({ fault: "hang" });
+    const queued = await client.responses.create({
+      model: "fa/claude",
+      input: "Interrupted",
+      background: true,
+    });
+    await anthropic.until(() => anthropic.requests.length === 1);
+    await gw.stop("SIGTERM");
+    await anthropic.until(() => anthropic.requests[0]!.aborted);
+    gw = await startGateway(config, { dir });
+    client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    assert.doesNotMatch(gw.output(), /unfinished background/);
+    const failed = await client.responses.retrieve(queued.id);
+    assert.equal(failed.status, "failed");
+    assert.match(failed.error?.message ?? "", /stopped before it ended/);
+  });
+
   test("a run whose gateway died is failed when the gateway starts again", async () => {
     anthropic.script({ fault: "hang" });
     const queued = await client.responses.create({
