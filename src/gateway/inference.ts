@@ -30,7 +30,7 @@ import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
-import { queuedResponse, type ResponseMemory, type Turn } from "./response-memory.ts";
+import { memoryContext, queuedResponse, type ResponseMemory, type Turn } from "./response-memory.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
 import type { Settlement } from "./settlement.ts";
@@ -149,14 +149,7 @@ export class InferencePipeline {
       try {
         if (admission) Object.assign(headers, admission.headers);
         const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-        if (turn)
-          ctx.memory = {
-            store: turn.store,
-            previousResponseId: turn.previousResponseId,
-            conversationId: turn.conversationId,
-            truncation: turn.truncate ? "auto" : "disabled",
-            background: turn.background,
-          };
+        if (turn) ctx.memory = memoryContext(turn);
         // A background run answers now (queued) and goes on into a stand-in for the client.
         if (turn?.background && this.deps.memory)
           out = await this.deps.memory.background.accept(

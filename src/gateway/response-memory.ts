@@ -317,6 +317,17 @@ function withoutOldest(items: unknown[], share: number): unknown[] {
   return opening > 0 ? rest.slice(opening) : rest;
 }
 
+/** What the response object says of the turn (its `store`, `previous_response_id`, …). */
+export function memoryContext(turn: Turn): NonNullable<EncodeContext["memory"]> {
+  return {
+    store: turn.store,
+    previousResponseId: turn.previousResponseId,
+    conversationId: turn.conversationId,
+    truncation: turn.truncate ? "auto" : "disabled",
+    background: turn.background,
+  };
+}
+
 /** A background response as it is answered at once: queued, nothing out yet. */
 export function queuedResponse(ctx: EncodeContext): Json {
   const response = responseObject(ctx, { status: "completed", output: [], usage: null });

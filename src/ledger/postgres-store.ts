@@ -96,8 +96,6 @@ const uniqueViolation = "23505";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
 const QUERY_TIMEOUT_MS = 30_000;
-/** The database's clock in epoch ms: leases are compared on one clock, whatever the gateways' clocks say. */
-const databaseNowMs = DATABASE_NOW_MS;
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** pg is loaded with the first PostgreSQL store: a gateway on SQLite does not carry its modules. */
@@ -395,7 +393,7 @@ export class PostgresStore implements Store {
 
   async renewLease(): Promise<void> {
     await this.query(
-      `INSERT INTO ${this.t("owner_leases")} (id, renewed_at) VALUES ($1, ${databaseNowMs})
+      `INSERT INTO ${this.t("owner_leases")} (id, renewed_at) VALUES ($1, ${DATABASE_NOW_MS})
        ON CONFLICT (id) DO UPDATE SET renewed_at = excluded.renewed_at`,
       [this.owner],
     );
@@ -405,14 +403,14 @@ export class PostgresStore implements Store {
     await this.writes.flush();
     return this.transaction(async (client) => {
       const leases = this.t("owner_leases");
-      const cutoff = `${databaseNowMs} - $2::bigint`;
+      const cutoff = `${DATABASE_NOW_MS} - $2::bigint`;
       const result = await client.query(
         `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1
          WHERE status = 'pending'
            AND (owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${cutoff}))`,
         [Date.now(), Math.max(0, Math.round(silentForMs))],
       );
-      await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${databaseNowMs} - $1::bigint`, [
+      await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${DATABASE_NOW_MS} - $1::bigint`, [
         Math.max(0, Math.round(silentForMs)),
       ]);
       return result.rowCount ?? 0;
