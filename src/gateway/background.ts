@@ -47,10 +47,11 @@ export class BackgroundRuns {
     if (!turn.store)
       throw invalid("background", "needs `store: true`: a background response is polled from the store");
     await this.memory.save(turn, queued, accountId, this.owner);
+    // In progress from here; the client, answered last, is told it was queued (as OpenAI says it).
+    await this.memory.store.setStatus(String(queued.id), accountId, "in_progress", ["queued"]);
     const run = new Run(this, turn, queued, accountId, stream ? client : undefined);
     this.runs.set(run.id, run);
     if (!stream) client.json(200, headers, queued);
-    await this.memory.store.setStatus(run.id, accountId, "in_progress", ["queued"]);
     return run;
   }
 
@@ -154,6 +155,8 @@ export class Run implements Responder {
 
   cancel(): void {
     this.controller.abort();
+    // The pipeline ends nothing once aborted: a client still following the stream is let go here.
+    if (this.connected()) this.client?.end();
     this.finish();
   }
 

@@ -48,6 +48,11 @@ async function settled(id: string): Promise<OpenAI.Responses.Response> {
   throw new Error(`response ${id} never finished`);
 }
 
+/** The response id a stream's first event names. */
+function id(events: any[]): string {
+  return events[0].response.id;
+}
+
 async function generationStatus(id: string): Promise<string> {
   for (let i = 0; ; i++) {
     const res = await fetch(`${gw.url}/api/v1/management/generation?id=${id}`, {
@@ -136,6 +141,33 @@ describe("background responses", () => {
       assert.ok(i < 50, "the slot came back");
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  });
+
+  test("a streamed run cancelled while its client follows: the client's stream ends, the run is cancelled", async () => {
+    anthropic.script({
+      blocks: [{ type: "text", text: "Slowly, word by word, forever." }],
+      chunks: 8,
+      chunkDelayMs: 200,
+    });
+    const stream = await client.responses.create({
+      model: "fa/claude",
+      input: "Slow stream",
+      background: true,
+      stream: true,
+    });
+    const events: any[] = [];
+    let cancelled = false;
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "response.output_text.delta" && !cancelled) {
+        cancelled = true;
+        await client.responses.cancel(id(events));
+      }
+    }
+    assert.ok(cancelled);
+    assert.ok(!events.some((e) => e.type === "response.completed"), "the stream ended at the cancel");
+    assert.equal((await client.responses.retrieve(id(events))).status, "cancelled");
+    await anthropic.until(() => anthropic.requests[0]!.aborted);
   });
 
   test("background without store is a 400 naming background", async () => {
