@@ -22,20 +22,28 @@ let other: OpenAI;
 let anthropic: FakeUpstream;
 let gemini: FakeUpstream;
 let responses: FakeUpstream;
+let chat: FakeUpstream;
 
 before(async () => {
-  [anthropic, gemini, responses] = await Promise.all([
+  [anthropic, gemini, responses, chat] = await Promise.all([
     startFakeUpstream("anthropic"),
     startFakeUpstream("gemini"),
     startFakeUpstream("openai-responses"),
+    startFakeUpstream("openai"),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-stored-"));
   const config = baseConfig(dir, {
-    providers: [fakeProvider("fa", anthropic), fakeProvider("fg", gemini), fakeProvider("fr", responses)],
+    providers: [
+      fakeProvider("fa", anthropic),
+      fakeProvider("fg", gemini),
+      fakeProvider("fr", responses),
+      fakeProvider("fo", chat),
+    ],
     models: [
       fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" }),
       fakeModel("fg/flash", ["fg"], { upstream: "gemini-2.5-flash" }),
       fakeModel("fr/gpt", ["fr"], { upstream: "gpt-5" }),
+      fakeModel("fo/gpt", ["fo"], { upstream: "gpt-4.1" }),
       {
         ...fakeModel("fa/small", ["fa"], { upstream: "claude-haiku-4-5" }),
         context_length: 80,
@@ -51,10 +59,10 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([anthropic, gemini, responses].map((f) => f?.close()));
+  await Promise.all([anthropic, gemini, responses, chat].map((f) => f?.close()));
 });
 beforeEach(() => {
-  for (const fake of [anthropic, gemini, responses]) fake.reset();
+  for (const fake of [anthropic, gemini, responses, chat]) fake.reset();
 });
 
 const TOOLS: OpenAI.Responses.Tool[] = [
@@ -252,6 +260,29 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     const callPart = contents[1].parts.find((p: any) => p.functionCall);
     assert.equal(callPart.thoughtSignature, "sig-gemini-1");
     assert.equal(contents[2].parts[0].functionResponse.name, "get_weather");
+  });
+
+  test("chat-completions upstream: the tool call and its result go up as messages", async () => {
+    chat.script(
+      { blocks: [{ type: "tool_call", id: "call_1", name: "get_weather", args: { city: "Oslo" } }] },
+      { blocks: [{ type: "text", text: "Mild." }] },
+    );
+    const first = await client.responses.create({ model: "fo/gpt", input: "Weather in Oslo?", tools: TOOLS });
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call);
+    const second = await client.responses.create({
+      model: "fo/gpt",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: call.call_id, output: "12C" }],
+      tools: TOOLS,
+    });
+    assert.equal(second.output_text, "Mild.");
+    const messages = chat.requests[1]!.body.messages;
+    assert.deepEqual(
+      messages.map((m: any) => m.role),
+      ["user", "assistant", "tool"],
+    );
+    assert.equal(messages[2].tool_call_id, messages[1].tool_calls[0].id);
   });
 
   test("Responses upstream (relay): the whole input goes up, never our id", async () => {
