@@ -188,6 +188,19 @@ describe("stored responses on the local models", () => {
   });
 });
 
+/** Turn 2 of a tool loop: only the tool's output, continuing turn 1 by its id. */
+async function answerTheCall(first: OpenAI.Responses.Response, output: string, extra: object = {}) {
+  const call = first.output.find((item) => item.type === "function_call");
+  assert.ok(call, "turn 1 called the tool");
+  return client.responses.create({
+    model: first.model,
+    previous_response_id: first.id,
+    input: [{ type: "function_call_output", call_id: call.call_id, output }],
+    tools: TOOLS,
+    ...extra,
+  });
+}
+
 describe("continuations translated and relayed: the upstream gets the whole history", () => {
   test("messages upstream: thinking with its signature, the tool call and its result, not the old instructions", async () => {
     anthropic.script(
@@ -206,15 +219,7 @@ describe("continuations translated and relayed: the upstream gets the whole hist
       tools: TOOLS,
       reasoning: { effort: "low" },
     });
-    const call = first.output.find((item) => item.type === "function_call");
-    assert.ok(call);
-    const second = await client.responses.create({
-      model: "fa/claude",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: call.call_id, output: "-2C" }],
-      tools: TOOLS,
-      reasoning: { effort: "low" },
-    });
+    const second = await answerTheCall(first, "-2C", { reasoning: { effort: "low" } });
     assert.equal(second.output_text, "It is -2C.");
     const body = anthropic.requests[1]!.body;
     assert.equal(body.system, undefined);
@@ -243,14 +248,7 @@ describe("continuations translated and relayed: the upstream gets the whole hist
     const first = await client.responses
       .stream({ model: "fg/flash", input: "Weather in Oslo?", tools: TOOLS, reasoning: { effort: "low" } })
       .finalResponse();
-    const call = first.output.find((item) => item.type === "function_call");
-    assert.ok(call);
-    const second = await client.responses.create({
-      model: "fg/flash",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: call.call_id, output: "-2C" }],
-      tools: TOOLS,
-    });
+    const second = await answerTheCall(first, "-2C");
     assert.equal(second.output_text, "Cold.");
     const contents = gemini.requests[1]!.body.contents;
     assert.deepEqual(
@@ -268,14 +266,7 @@ describe("continuations translated and relayed: the upstream gets the whole hist
       { blocks: [{ type: "text", text: "Mild." }] },
     );
     const first = await client.responses.create({ model: "fo/gpt", input: "Weather in Oslo?", tools: TOOLS });
-    const call = first.output.find((item) => item.type === "function_call");
-    assert.ok(call);
-    const second = await client.responses.create({
-      model: "fo/gpt",
-      previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: call.call_id, output: "12C" }],
-      tools: TOOLS,
-    });
+    const second = await answerTheCall(first, "12C");
     assert.equal(second.output_text, "Mild.");
     const messages = chat.requests[1]!.body.messages;
     assert.deepEqual(
