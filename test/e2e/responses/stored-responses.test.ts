@@ -23,6 +23,7 @@ let anthropic: FakeUpstream;
 let gemini: FakeUpstream;
 let responses: FakeUpstream;
 let chat: FakeUpstream;
+const ADMIN_KEY = "sk-admin-stored-0123456789abcdef";
 
 before(async () => {
   [anthropic, gemini, responses, chat] = await Promise.all([
@@ -33,6 +34,7 @@ before(async () => {
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-stored-"));
   const config = baseConfig(dir, {
+    admin: { keys: [ADMIN_KEY] },
     providers: [
       fakeProvider("fa", anthropic),
       fakeProvider("fg", gemini),
@@ -159,6 +161,18 @@ describe("stored responses on the local models", () => {
       all.push(item);
     assert.deepEqual(texts(all), ["one", "two", "three"]);
     assert.ok(all.every((item) => typeof item.id === "string"));
+  });
+
+  test("the admin API shows what an account's stored responses hold, in bytes", async () => {
+    const bytes = async () => {
+      const res = await fetch(`${gw.url}/api/v1/admin/accounts/other`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      return ((await res.json()) as { storedResponseBytes: number }).storedResponseBytes;
+    };
+    const before = await bytes();
+    await other.responses.create({ model: "local/echo-1", input: "Count my bytes" });
+    assert.ok((await bytes()) > before);
   });
 
   test("delete: gone for retrieve, continuation and a second delete", async () => {
