@@ -155,6 +155,10 @@ export const openApiDocument = {
           balance: money,
           discount: { type: ["string", "null"] },
           createdAt: { type: "string" },
+          storedResponseBytes: {
+            type: "integer",
+            description: "Bytes of the account's stored responses (one account's view only).",
+          },
         },
       },
     },

@@ -171,7 +171,8 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       const id = param(req, "id");
       const account = await store.getAccount(id);
       if (!account) throw new GatewayError("not_found", `No account '${id}'.`, { param: "id" });
-      return adminAccount(account);
+      // What its stored responses hold (docs/responses.md), as the store keeps it (sealed or not).
+      return { ...adminAccount(account), storedResponseBytes: await store.responses.storedBytes(id) };
     }),
   );
   fastify.post(

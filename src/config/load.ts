@@ -18,7 +18,14 @@ import { type ConfigFile, configSchema } from "./schema.ts";
 
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };
-  storage: { url: string; retentionDays?: number };
+  storage: {
+    url: string;
+    retentionDays?: number;
+    /** Days a stored response is kept (docs/responses.md). */
+    responsesRetentionDays: number;
+    /** Base64 keys sealing stored responses, the first sealing; empty: kept in clear. */
+    encryptionKeys: string[];
+  };
   redis?: { url: string; prefix: string };
   /** Log level; undefined: `SWITCHYARD_LOG_LEVEL`, else warn. */
   logging: { level?: string };
@@ -153,10 +160,7 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
   };
   return {
     server: { host: file.server.host, port: file.server.port, bodyLimitBytes: file.server.body_limit_bytes },
-    storage:
-      file.storage.retention_days === undefined
-        ? { url: file.storage.url }
-        : { url: file.storage.url, retentionDays: file.storage.retention_days },
+    storage: storageOf(file.storage),
     redis: file.redis?.url ? { url: file.redis.url, prefix: file.redis.prefix } : undefined,
     logging: { level: file.logging.level },
     telemetry: file.telemetry.otlp
@@ -171,6 +175,17 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
     routing,
     embeddedDefault: false,
   };
+}
+
+function storageOf(storage: ConfigFile["storage"]): Config["storage"] {
+  const key = storage.encryption_key;
+  const config: Config["storage"] = {
+    url: storage.url,
+    responsesRetentionDays: storage.responses_retention_days,
+    encryptionKeys: key === undefined ? [] : typeof key === "string" ? [key] : key,
+  };
+  if (storage.retention_days !== undefined) config.retentionDays = storage.retention_days;
+  return config;
 }
 
 /** Admin keys, hashed; one that is also an API key would be both, so it is refused. */

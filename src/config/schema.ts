@@ -25,6 +25,10 @@ const server = section({
     .meta({ description: "Larger request bodies get a 413 in the caller's protocol." }),
 });
 
+const encryptionKey = z.string().refine((key) => Buffer.from(key, "base64").length === 32, {
+  error: "must be 32 bytes, base64 (`openssl rand -base64 32`)",
+});
+
 const storage = section({
   url: z
     .string()
@@ -40,6 +44,23 @@ const storage = section({
         "Raw generation rows older than this many days are deleted, in small batches off the request path; " +
         "the per-day rollups the usage API and dashboard read are kept. A deleted generation's lookup is a 404.",
       defaultText: "kept forever",
+    }),
+  responses_retention_days: int({ min: 1 })
+    .default(30)
+    .meta({
+      description:
+        "Stored responses (the Responses API's `store`, docs/responses.md) older than this many days are " +
+        "deleted, in small batches off the request path.",
+    }),
+  encryption_key: z
+    .union([encryptionKey, z.array(encryptionKey).min(1)])
+    .optional()
+    .meta({
+      description:
+        "32 bytes, base64, or a list of them: stored responses are encrypted at rest with AES-256-GCM. " +
+        "The first key encrypts; every key listed decrypts (rotation).",
+      type: "string or list of strings",
+      defaultText: "stored responses kept in clear (serve says so at start)",
     }),
 });
 

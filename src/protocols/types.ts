@@ -40,6 +40,14 @@ export interface EncodeContext {
   created: number;
   /** The decoded client request (for `streamUsage`, reasoning exclusion, tool names…). */
   request: Request;
+  /** The Responses API's memory: whether the answer is stored, and the response or conversation it continues. */
+  memory?: {
+    store: boolean;
+    previousResponseId?: string;
+    conversationId?: string;
+    truncation: "auto" | "disabled";
+    background?: boolean;
+  };
   /**
    * A relay's id/model edits, made once per generation and model, and the opening of the stream's
    * last event with them applied (src/protocols/shared/identity.ts).

@@ -272,11 +272,26 @@ describe("what is left out gets its documented default", () => {
     );
   });
 
+  test("storage.encryption_key: one key or a list, each 32 bytes of base64", () => {
+    const [a, b] = [Buffer.alloc(32, 1).toString("base64"), Buffer.alloc(32, 2).toString("base64")];
+    assert.deepEqual(load({ storage: { encryption_key: a } }).storage.encryptionKeys, [a]);
+    assert.deepEqual(load({ storage: { encryption_key: [a, b] } }).storage.encryptionKeys, [a, b]);
+    assert.equal(load({ storage: { responses_retention_days: 7 } }).storage.responsesRetentionDays, 7);
+    assert.throws(
+      () => load({ storage: { encryption_key: "c2hvcnQ=" } }),
+      /storage\.encryption_key.*32 bytes/,
+    );
+  });
+
   test("an empty file is the built-in setup on a file-given store", () => {
     const config = load("");
     const embedded = loadConfig(undefined, {});
     assert.deepEqual(config.server, { host: "127.0.0.1", port: 8080, bodyLimitBytes: 32 * 1024 * 1024 });
-    assert.deepEqual(config.storage, { url: "sqlite:./.switchyard/switchyard.db" });
+    assert.deepEqual(config.storage, {
+      url: "sqlite:./.switchyard/switchyard.db",
+      responsesRetentionDays: 30,
+      encryptionKeys: [],
+    });
     assert.equal(config.redis, undefined);
     assert.deepEqual(config.billing, { settleDelayMs: 0, priceVersion: "builtin" });
     assert.deepEqual(config.keys, []);
