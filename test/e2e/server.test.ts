@@ -71,7 +71,7 @@ describe("serve", () => {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-edge-"));
     const gw = await startGateway(baseConfig(dir, { server: { body_limit_bytes: 2048 } }), { dir });
     try {
-      const unknownMethod = await fetch(`${gw.url}/v1beta/models/local/echo-1:embedContent`, {
+      const unknownMethod = await fetch(`${gw.url}/v1beta/models/local/echo-1:predictLongRunning`, {
         method: "POST",
         headers: { "x-goog-api-key": PAYG_KEY, "content-type": "application/json" },
         body: "{}",
