@@ -10,6 +10,7 @@ import { totalTokens } from "../ir/usage.ts";
 import type { Store } from "../ledger/types.ts";
 import type { BudgetCheck } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { SpendHandle, SpendReservations } from "../limits/spend-reservations.ts";
 import { apiOf } from "../protocols/names.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
@@ -65,6 +66,8 @@ export interface GatewayDeps {
   limiter?: RateLimiter;
   /** Per-key budgets (src/limits/); none when absent. */
   budget?: BudgetCheck;
+  /** Spend held at admission against budgets and credit (src/limits/spend-reservations.ts); none when absent. */
+  spend?: SpendReservations;
   /** One line per request (`logging.level: info`); none when absent. */
   requestLog?: RequestLog;
   /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
@@ -120,14 +123,26 @@ export class InferencePipeline {
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
+      let promptTokens: number | undefined;
+      const promptEstimate = () => (promptTokens ??= estimatePromptTokens(request));
       const admission = caller.limits
-        ? await this.deps.limiter?.admit(caller, face, () => tokenEstimate(request, model))
+        ? await this.deps.limiter?.admit(caller, face, () => promptEstimate() + maxOutput(request, model))
         : undefined;
-      // Its slot and token estimate are given back however the request ends, exactly once.
+      let hold: SpendHandle | undefined;
+      let generation: GenerationRecorder | undefined;
+      // Its slot and token estimate are given back however the request ends, exactly once; its spend
+      // hold is settled when its generation is (recorder.ts), or released if it never ends one.
       try {
+        if (this.deps.spend?.applies(caller))
+          hold = await this.deps.spend.reserve(caller, face, id, {
+            promptTokens: promptEstimate(),
+            outputTokens: maxOutput(request, model) * (request.candidateCount ?? 1),
+            outputBounded: request.maxOutputTokens !== undefined,
+            model,
+          });
         if (admission) Object.assign(headers, admission.headers);
         const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
-        const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
+        generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
           model,
@@ -136,6 +151,7 @@ export class InferencePipeline {
           arrivedAt,
           sessionId: sessionIdOf(input.headers),
         });
+        generation.spendHold = hold;
         const call: Call = {
           face,
           protocol,
@@ -158,6 +174,7 @@ export class InferencePipeline {
         else await this.complete(call);
       } finally {
         admission?.end(usedTokens(facts.meter));
+        if (generation?.status === undefined) hold?.released();
       }
     } catch (err) {
       const error = this.sendError(protocol, err, headers, out, id);
@@ -347,11 +364,11 @@ export class InferencePipeline {
 }
 
 /**
- * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt,
- * estimated, and the most it may write.
+ * The most a request may write, for its tokens-per-minute limit and its spend hold (with its prompt,
+ * estimated): its max_tokens, else the model's output limit.
  */
-function tokenEstimate(request: Request, model: CatalogModel): number {
-  return estimatePromptTokens(request) + (request.maxOutputTokens ?? model.maxOutputTokens);
+function maxOutput(request: Request, model: CatalogModel): number {
+  return request.maxOutputTokens ?? model.maxOutputTokens;
 }
 
 /**

@@ -83,5 +83,21 @@ CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (
   id         TEXT PRIMARY KEY,
   renewed_at BIGINT NOT NULL
 );
+
+-- Spend held by requests in flight, and settled spend held briefly after (src/limits/spend-reservations.ts):
+-- key_id set when it counts against the key's budget, account_id against the account's credit.
+-- settled_at is null while the request runs. Amounts are whole nano-USD; a hold past expires_at (the database's clock) counts no more.
+CREATE TABLE IF NOT EXISTS ${t("spend_reservations")} (
+  id         TEXT PRIMARY KEY,
+  key_id     TEXT,
+  account_id TEXT,
+  amount     BIGINT NOT NULL,
+  settled_at BIGINT,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS spend_reservations_key ON ${t("spend_reservations")} (key_id)
+  WHERE key_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS spend_reservations_account ON ${t("spend_reservations")} (account_id)
+  WHERE account_id IS NOT NULL;
 `;
 }

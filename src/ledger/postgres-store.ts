@@ -54,12 +54,14 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import {
+  heldOf,
   type RevocationStep,
   revocation,
   runStepsAsync,
   type SettlementStep,
   type SettlingGeneration,
   settlement,
+  spendDecision,
 } from "./store-rules.ts";
 import type {
   AccountRow,
@@ -67,11 +69,15 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  HeldSpend,
   KeyBudget,
   KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
+  SpendDecision,
+  SpendHold,
+  SpendReservation,
   Store,
   StoreOptions,
 } from "./types.ts";
@@ -405,6 +411,77 @@ export class PostgresStore implements Store {
       ]);
       return result.rowCount ?? 0;
     });
+  }
+
+  // ── spend reservations (src/limits/spend-reservations.ts) ──────────────────────────────────────
+
+  /**
+   * Under transaction-scoped advisory locks on the account and the key (taken in that order, so two
+   * reservations cannot wait on each other), so the sums and the insert do not interleave with
+   * another process's. Times are the database's clock.
+   */
+  async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
+    const table = this.t("spend_reservations");
+    return this.transaction(async (client) => {
+      const held = { key: 0, account: 0 };
+      for (const [column, id, side, readAt] of [
+        ["account_id", r.accountId, "account", r.accountReadAt],
+        ["key_id", r.keyId, "key", r.keyReadAt],
+      ] as const) {
+        if (id === undefined) continue;
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+          `spend:${column}:${id}`,
+        ]);
+        await client.query(`DELETE FROM ${table} WHERE ${column} = $1 AND expires_at <= ${databaseNowMs}`, [
+          id,
+        ]);
+        const sum = await client.query(
+          `SELECT coalesce(sum(amount), 0)::text AS held FROM ${table}
+           WHERE ${column} = $1 AND (settled_at IS NULL OR settled_at >= $2)`,
+          [id, readAt ?? 0],
+        );
+        held[side] = Number(sum.rows[0].held);
+      }
+      const decision = spendDecision(r, held);
+      if (decision.refused) return decision;
+      await client.query(
+        `INSERT INTO ${table} (id, key_id, account_id, amount, expires_at)
+         VALUES ($1, $2, $3, $4, ${databaseNowMs} + $5::bigint) ON CONFLICT (id) DO NOTHING`,
+        [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs)],
+      );
+      return decision;
+    });
+  }
+
+  async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
+    await this.query(
+      `UPDATE ${this.t("spend_reservations")} SET amount = $1, settled_at = $2,
+         expires_at = ${databaseNowMs} + $3::bigint WHERE id = $4`,
+      [amount, Math.round(settledAt), Math.round(holdMs), h.id],
+    );
+  }
+
+  async releaseSpend(h: SpendHold): Promise<void> {
+    await this.query(`DELETE FROM ${this.t("spend_reservations")} WHERE id = $1`, [h.id]);
+  }
+
+  async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
+    if (holds.length === 0) return;
+    await this.query(
+      `UPDATE ${this.t("spend_reservations")} SET expires_at = ${databaseNowMs} + $1::bigint
+       WHERE settled_at IS NULL AND id = ANY($2::text[])`,
+      [Math.round(ttlMs), holds.map((h) => h.id)],
+    );
+  }
+
+  async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
+    const [column, id] = "keyId" in on ? ["key_id", on.keyId] : ["account_id", on.accountId];
+    const result = await this.query(
+      `SELECT amount::text AS amount, settled_at FROM ${this.t("spend_reservations")}
+       WHERE ${column} = $1 AND expires_at > ${databaseNowMs}`,
+      [id],
+    );
+    return heldOf(result.rows as Array<{ amount: string; settled_at: string | null }>);
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

@@ -66,6 +66,21 @@ CREATE TABLE IF NOT EXISTS owner_leases (
   id         TEXT PRIMARY KEY,
   renewed_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- Spend held by requests in flight, and settled spend held briefly after (src/limits/spend-reservations.ts):
+-- key_id set when it counts against the key's budget, account_id against the account's credit.
+-- settled_at is null while the request runs. Amounts are whole nano-USD; a hold past expires_at counts no more.
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id         TEXT PRIMARY KEY,
+  key_id     TEXT,
+  account_id TEXT,
+  amount     INTEGER NOT NULL,
+  settled_at INTEGER,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS spend_reservations_key ON spend_reservations (key_id) WHERE key_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS spend_reservations_account ON spend_reservations (account_id)
+  WHERE account_id IS NOT NULL;
 `;
 
 /** Columns added since the first release: migrate() adds those an existing file lacks. */

@@ -46,12 +46,14 @@ import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
+  heldOf,
   type RevocationStep,
   revocation,
   runSteps,
   type SettlementStep,
   type SettlingGeneration,
   settlement,
+  spendDecision,
 } from "./store-rules.ts";
 import type {
   AccountRow,
@@ -59,11 +61,15 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  HeldSpend,
   KeyBudget,
   KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
+  SpendDecision,
+  SpendHold,
+  SpendReservation,
   Store,
   StoreOptions,
 } from "./types.ts";
@@ -494,6 +500,72 @@ export class SqliteStore implements Store {
       this.statement("DELETE FROM owner_leases WHERE renewed_at <= ?").run(cutoff);
       return Number(result.changes);
     });
+  }
+
+  // ── spend reservations (src/limits/spend-reservations.ts) ──────────────────────────────────────
+
+  /** BEGIN IMMEDIATE: the sums and the insert hold the file's write lock, so no other process interleaves. */
+  async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
+    return this.transaction(() => {
+      const now = Date.now();
+      const held = { key: 0, account: 0 };
+      if (r.keyId !== undefined) held.key = this.heldNow("key_id", r.keyId, now, r.keyReadAt);
+      if (r.accountId !== undefined)
+        held.account = this.heldNow("account_id", r.accountId, now, r.accountReadAt);
+      const decision = spendDecision(r, held);
+      if (decision.refused) return decision;
+      this.statement(
+        `INSERT INTO spend_reservations (id, key_id, account_id, amount, expires_at)
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(r.id, r.keyId ?? null, r.accountId ?? null, decision.held, now + r.ttlMs);
+      return decision;
+    });
+  }
+
+  async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
+    this.transaction(() =>
+      this.statement(
+        "UPDATE spend_reservations SET amount = ?, settled_at = ?, expires_at = ? WHERE id = ?",
+      ).run(amount, settledAt, Date.now() + holdMs, h.id),
+    );
+  }
+
+  async releaseSpend(h: SpendHold): Promise<void> {
+    this.transaction(() => this.statement("DELETE FROM spend_reservations WHERE id = ?").run(h.id));
+  }
+
+  async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
+    if (holds.length === 0) return;
+    this.transaction(() =>
+      this.statement(
+        `UPDATE spend_reservations SET expires_at = ?
+         WHERE settled_at IS NULL AND id IN (SELECT value FROM json_each(?))`,
+      ).run(Date.now() + ttlMs, JSON.stringify(holds.map((h) => h.id))),
+    );
+  }
+
+  async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
+    const [column, id] = "keyId" in on ? ["key_id", on.keyId] : ["account_id", on.accountId];
+    return read(() =>
+      heldOf(
+        this.statement(
+          `SELECT amount, settled_at FROM spend_reservations WHERE ${column} = ? AND expires_at > ?`,
+        ).all(id, Date.now()) as Array<{ amount: number; settled_at: number | null }>,
+      ),
+    );
+  }
+
+  /**
+   * Inside a transaction: a key's or account's live holds summed, but those settled before `readAt`
+   * (in the caller's reading already); expired ones are deleted.
+   */
+  private heldNow(column: "key_id" | "account_id", id: string, now: number, readAt = 0): number {
+    this.statement(`DELETE FROM spend_reservations WHERE ${column} = ? AND expires_at <= ?`).run(id, now);
+    const row = this.statement(
+      `SELECT coalesce(sum(amount), 0) AS held FROM spend_reservations
+       WHERE ${column} = ? AND (settled_at IS NULL OR settled_at >= ?)`,
+    ).get(id, readAt);
+    return Number(row?.held ?? 0);
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

@@ -7,7 +7,7 @@
 import { addDecimals, negateDecimal } from "./decimal.ts";
 import { ambiguousKeyPrefix, generationNotFound, generationStillPending } from "./ledger-errors.ts";
 import { RollupBatch, type RollupSource } from "./rollups.ts";
-import type { Rating, SettlementItem } from "./types.ts";
+import type { HeldSpend, Rating, SettlementItem, SpendDecision, SpendReservation } from "./types.ts";
 
 /** A generation as settlement reads it, under a row lock where the store has them. */
 export interface SettlingGeneration {
@@ -101,4 +101,35 @@ export async function runStepsAsync<S, R>(
   let next = rule.next();
   while (!next.done) next = rule.next(await run(next.value));
   return next.value;
+}
+
+/**
+ * The reservation rule (src/limits/spend-reservations.ts), given what each limit's other holds sum
+ * to: each limit named must have room for the amount, or for at least its minimum (then what is
+ * left is held). (Redis's script says it again.)
+ */
+export function spendDecision(r: SpendReservation, held: { key: number; account: number }): SpendDecision {
+  const minimum = Math.min(r.minimum ?? r.amount, r.amount);
+  let take = r.amount;
+  const limits = [
+    ["budget", r.keyId !== undefined ? r.keyRoom : undefined, held.key],
+    ["credit", r.accountId !== undefined ? r.accountRoom : undefined, held.account],
+  ] as const;
+  for (const [name, room, others] of limits) {
+    if (room === undefined) continue;
+    const left = room - others;
+    if (left < minimum) return { refused: name, left };
+    take = Math.min(take, left);
+  }
+  return { held: take };
+}
+
+/** A store's rows of holds, summed by kind (`settled_at` null: reserved, else settling). */
+export function heldOf(rows: Iterable<{ amount: unknown; settled_at: unknown }>): HeldSpend {
+  const held = { reserved: 0, settling: 0 };
+  for (const row of rows) {
+    if (row.settled_at === null) held.reserved += Number(row.amount);
+    else held.settling += Number(row.amount);
+  }
+  return held;
 }
