@@ -1,7 +1,8 @@
 // Budgets and credit as hard limits across processes. At admission a request holds its estimated
 // cost (its prompt estimated as for a tokens-per-minute limit, plus the most it may write, priced
 // at the model's prices) against its key's budget and its account's credit, atomically in one
-// shared place: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger store. It is
+// shared place: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger store (and,
+// while a state fails, the next: the store, then this process's memory, memory-spend-state.ts). It is
 // admitted only when what each limit has left after its settled spend and every hold in flight
 // covers it. When the generation is rated and its debit committed, the hold becomes the real cost
 // and is kept HOLD_MS more: a process's reading of the settled spend may be that old (credit.ts,
@@ -26,11 +27,12 @@ import type {
 import type { ProtocolName } from "../protocols/types.ts";
 import { LEASE_RENEW_MS, LEASE_TTL_MS } from "./buckets.ts";
 import { BUDGET_STATUS, type BudgetCheck } from "./budget.ts";
+import { MemorySpendState } from "./memory-spend-state.ts";
 
 /** How long a settled cost is held: longer than any process caches a settled reading (1 s). */
 export const HOLD_MS = 3_000;
-/** After the shared state fails, how long the ledger store holds spend instead. */
-const RETRY_SHARED_MS = 1_000;
+/** After a state fails, how long the next one holds spend instead. */
+const RETRY_FAILED_MS = 1_000;
 const NANO_SCALE = 9;
 const MAX_NANOS = Number.MAX_SAFE_INTEGER;
 
@@ -59,7 +61,9 @@ export class SpendReservations {
   private readonly budget: BudgetCheck;
   private readonly credit: Balances;
   private readonly warn: (message: string) => void;
-  private sharedAfter = 0;
+  private readonly memory = new MemorySpendState();
+  /** Per state that failed lately: when to try it again. */
+  private readonly failedUntil = new Map<SpendState, number>();
   private warnedAt = -Infinity;
   /** Holds of requests still running, by the state that holds them: renewed while they run. */
   private readonly running = new Map<SpendHold, SpendState>();
@@ -131,14 +135,18 @@ export class SpendReservations {
 
   /** What a key (its budget) or an account (its credit) has held now: in flight, and settled lately. */
   async held(on: { keyId: string } | { accountId: string }): Promise<{ reserved: string; settling: string }> {
-    let held: HeldSpend;
-    try {
-      held = await (this.shared ?? this.store).heldSpend(on);
-    } catch (err) {
-      if (!this.shared) throw err;
-      held = await this.store.heldSpend(on);
+    let held: HeldSpend = { reserved: 0, settling: 0 };
+    for (const state of this.states()) {
+      try {
+        held = await state.heldSpend(on);
+        break;
+      } catch {
+        // the next state's
+      }
     }
-    return { reserved: usdOf(held.reserved), settling: usdOf(held.settling) };
+    // With what this process holds in memory while the others fail (nothing, usually).
+    const mine = await this.memory.heldSpend(on);
+    return { reserved: usdOf(held.reserved + mine.reserved), settling: usdOf(held.settling + mine.settling) };
   }
 
   async ready(withinMs: number): Promise<void> {
@@ -150,21 +158,26 @@ export class SpendReservations {
     await this.shared?.close();
   }
 
-  /** In the shared state, or the store's while the shared state has failed lately. */
+  /** In the first state that has not failed lately and answers; this process's memory at last. */
   private async hold(r: SpendReservation): Promise<{ state: SpendState; decision: SpendDecision }> {
-    if (this.shared && Date.now() >= this.sharedAfter) {
-      try {
-        return { state: this.shared, decision: await this.shared.reserveSpend(r) };
-      } catch (err) {
-        this.failed(err);
-      }
-    }
-    return { state: this.store, decision: await this.store.reserveSpend(r) };
+    const now = Date.now();
+    for (const state of this.states())
+      if ((this.failedUntil.get(state) ?? 0) <= now)
+        try {
+          return { state, decision: await state.reserveSpend(r) };
+        } catch (err) {
+          this.failedUntil.set(state, Date.now() + RETRY_FAILED_MS);
+          this.failed(err);
+        }
+    return { state: this.memory, decision: await this.memory.reserveSpend(r) };
+  }
+
+  private states(): SpendState[] {
+    return this.shared ? [this.shared, this.store] : [this.store];
   }
 
   private failed(err: unknown): void {
     const now = Date.now();
-    this.sharedAfter = now + RETRY_SHARED_MS;
     if (now - this.warnedAt < 60_000) return;
     this.warnedAt = now;
     this.warn(`spend reservations: ${(err as Error).message}`);

@@ -1,4 +1,5 @@
-// The spend reservations' rule on its three states (SQLite, PostgreSQL, Redis's Lua): each must
+// The spend reservations' rule on its four states (SQLite, PostgreSQL, Redis's Lua, and this
+// process's memory when they fail): each must
 // decide alike, concurrently too, and count a settled cost until its hold runs out.
 
 import assert from "node:assert/strict";
@@ -8,6 +9,7 @@ import { parseDecimal } from "../../src/billing/money.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
 import type { SpendState } from "../../src/ledger/types.ts";
+import { MemorySpendState } from "../../src/limits/memory-spend-state.ts";
 import { RedisSpendState } from "../../src/limits/redis-spend-state.ts";
 import { nanos, usdOf } from "../../src/limits/spend-reservations.ts";
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from "../support/postgres.ts";
@@ -85,6 +87,10 @@ test("nano-USD: held amounts round up, rooms down, exactly", () => {
   assert.equal(nanos(parseDecimal("-0.0000000011", "x"), "down"), -2);
   assert.equal(nanos(parseDecimal("0.0005", "x"), "down"), 500_000);
   assert.equal(usdOf(33_000), "0.000033");
+});
+
+test("in memory", async () => {
+  await rule(new MemorySpendState());
 });
 
 test("in SQLite", async () => {

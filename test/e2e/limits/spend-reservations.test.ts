@@ -39,7 +39,9 @@ function config(storage: Record<string, unknown>): Record<string, unknown> {
 }
 
 async function admin(gw: RunningGateway, path: string): Promise<any> {
-  const res = await fetch(`${gw.url}/api/v1/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const res = await fetch(`${gw.url}/api/v1/admin${path}`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
   assert.equal(res.status, 200, await res.clone().text());
   return res.json();
 }
@@ -136,7 +138,9 @@ test("serve --workers 2 on SQLite, concurrency 50: spend ≤ budget, balance ≥
 
 test("a stream holds its estimate while it runs, shown by the admin API; cancelled, it settles what it used", async () => {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-spend-"));
-  const gw = await startGateway(config({ storage: { url: `sqlite:${join(dir, "switchyard.db")}` } }), { dir });
+  const gw = await startGateway(config({ storage: { url: `sqlite:${join(dir, "switchyard.db")}` } }), {
+    dir,
+  });
   try {
     const client = new OpenAI({ apiKey: SLOW_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     const controller = new AbortController();
