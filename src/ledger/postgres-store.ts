@@ -54,12 +54,15 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import {
-  heldOf,
   type RevocationStep,
   revocation,
   runStepsAsync,
+  SETTLED_BUCKET_MS,
   type SettlementStep,
   type SettlingGeneration,
+  settledBucket,
+  settledScope,
+  settledScopes,
   settlement,
   spendDecision,
 } from "./store-rules.ts";
@@ -421,7 +424,6 @@ export class PostgresStore implements Store {
    * another process's. Times are the database's clock.
    */
   async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
-    const table = this.t("spend_reservations");
     return this.transaction(async (client) => {
       const held = { key: 0, account: 0 };
       for (const [column, id, side, readAt] of [
@@ -432,20 +434,12 @@ export class PostgresStore implements Store {
         await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
           `spend:${column}:${id}`,
         ]);
-        await client.query(`DELETE FROM ${table} WHERE ${column} = $1 AND expires_at <= ${databaseNowMs}`, [
-          id,
-        ]);
-        const sum = await client.query(
-          `SELECT coalesce(sum(amount), 0)::text AS held FROM ${table}
-           WHERE ${column} = $1 AND (settled_at IS NULL OR settled_at >= $2)`,
-          [id, readAt ?? 0],
-        );
-        held[side] = Number(sum.rows[0].held);
+        held[side] = (await this.heldNow(client, column, id, readAt ?? 0, true)).total;
       }
       const decision = spendDecision(r, held);
       if (decision.refused) return decision;
       await client.query(
-        `INSERT INTO ${table} (id, key_id, account_id, amount, expires_at)
+        `INSERT INTO ${this.t("spend_reservations")} (id, key_id, account_id, amount, expires_at)
          VALUES ($1, $2, $3, $4, ${databaseNowMs} + $5::bigint) ON CONFLICT (id) DO NOTHING`,
         [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs)],
       );
@@ -454,11 +448,19 @@ export class PostgresStore implements Store {
   }
 
   async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
-    await this.query(
-      `UPDATE ${this.t("spend_reservations")} SET amount = $1, settled_at = $2,
-         expires_at = ${databaseNowMs} + $3::bigint WHERE id = $4`,
-      [amount, Math.round(settledAt), Math.round(holdMs), h.id],
-    );
+    const bucket = settledBucket(settledAt);
+    const settled = this.t("spend_settled");
+    await this.transaction(async (client) => {
+      await client.query(`DELETE FROM ${this.t("spend_reservations")} WHERE id = $1`, [h.id]);
+      for (const scope of settledScopes(h))
+        await client.query(
+          `INSERT INTO ${settled} AS s (scope, bucket, amount, last_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (scope, bucket) DO UPDATE SET amount = s.amount + excluded.amount,
+             last_at = greatest(s.last_at, excluded.last_at),
+             expires_at = greatest(s.expires_at, excluded.expires_at)`,
+          [scope, bucket, amount, Math.round(settledAt), bucket + SETTLED_BUCKET_MS + Math.round(holdMs)],
+        );
+    });
   }
 
   async releaseSpend(h: SpendHold): Promise<void> {
@@ -469,19 +471,55 @@ export class PostgresStore implements Store {
     if (holds.length === 0) return;
     await this.query(
       `UPDATE ${this.t("spend_reservations")} SET expires_at = ${databaseNowMs} + $1::bigint
-       WHERE settled_at IS NULL AND id = ANY($2::text[])`,
+       WHERE id = ANY($2::text[])`,
       [Math.round(ttlMs), holds.map((h) => h.id)],
     );
   }
 
   async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
-    const [column, id] = "keyId" in on ? ["key_id", on.keyId] : ["account_id", on.accountId];
-    const result = await this.query(
-      `SELECT amount::text AS amount, settled_at FROM ${this.t("spend_reservations")}
-       WHERE ${column} = $1 AND expires_at > ${databaseNowMs}`,
-      [id],
-    );
-    return heldOf(result.rows as Array<{ amount: string; settled_at: string | null }>);
+    const [column, id] =
+      "keyId" in on ? (["key_id", on.keyId] as const) : (["account_id", on.accountId] as const);
+    const { reserved, settling } = await this.heldNow(this.pool, column, id, 0, false);
+    return { reserved, settling };
+  }
+
+  /**
+   * A key's or account's live holds: reserved, and settled in buckets settled into at or after
+   * `readAt` (a reading taken earlier lacks them). With `prune` (inside a reservation), expired ones are deleted.
+   */
+  private async heldNow(
+    client: Pick<PoolClient, "query">,
+    column: "key_id" | "account_id",
+    id: string,
+    readAt: number,
+    prune: boolean,
+  ) {
+    const reservations = this.t("spend_reservations");
+    const settled = this.t("spend_settled");
+    const scope = settledScope(column, id);
+    try {
+      if (prune) {
+        await client.query(
+          `DELETE FROM ${reservations} WHERE ${column} = $1 AND expires_at <= ${databaseNowMs}`,
+          [id],
+        );
+        await client.query(`DELETE FROM ${settled} WHERE scope = $1 AND expires_at <= ${databaseNowMs}`, [
+          scope,
+        ]);
+      }
+      const sums = await client.query(
+        `SELECT (SELECT coalesce(sum(amount), 0) FROM ${reservations}
+                  WHERE ${column} = $1 AND expires_at > ${databaseNowMs})::text AS reserved,
+                (SELECT coalesce(sum(amount), 0) FROM ${settled}
+                  WHERE scope = $2 AND expires_at > ${databaseNowMs} AND last_at >= $3::bigint)::text AS settling`,
+        [id, scope, Math.round(readAt)],
+      );
+      const reserved = Number(sums.rows[0].reserved);
+      const settling = Number(sums.rows[0].settling);
+      return { reserved, settling, total: reserved + settling };
+    } catch (error) {
+      throw asUnavailable(error);
+    }
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

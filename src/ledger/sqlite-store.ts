@@ -46,12 +46,15 @@ import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
-  heldOf,
   type RevocationStep,
   revocation,
   runSteps,
+  SETTLED_BUCKET_MS,
   type SettlementStep,
   type SettlingGeneration,
+  settledBucket,
+  settledScope,
+  settledScopes,
   settlement,
   spendDecision,
 } from "./store-rules.ts";
@@ -509,9 +512,9 @@ export class SqliteStore implements Store {
     return this.transaction(() => {
       const now = Date.now();
       const held = { key: 0, account: 0 };
-      if (r.keyId !== undefined) held.key = this.heldNow("key_id", r.keyId, now, r.keyReadAt);
+      if (r.keyId !== undefined) held.key = this.heldNow("key_id", r.keyId, now, r.keyReadAt).total;
       if (r.accountId !== undefined)
-        held.account = this.heldNow("account_id", r.accountId, now, r.accountReadAt);
+        held.account = this.heldNow("account_id", r.accountId, now, r.accountReadAt).total;
       const decision = spendDecision(r, held);
       if (decision.refused) return decision;
       this.statement(
@@ -523,11 +526,16 @@ export class SqliteStore implements Store {
   }
 
   async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
-    this.transaction(() =>
-      this.statement(
-        "UPDATE spend_reservations SET amount = ?, settled_at = ?, expires_at = ? WHERE id = ?",
-      ).run(amount, settledAt, Date.now() + holdMs, h.id),
-    );
+    const bucket = settledBucket(settledAt);
+    this.transaction(() => {
+      this.statement("DELETE FROM spend_reservations WHERE id = ?").run(h.id);
+      for (const scope of settledScopes(h))
+        this.statement(
+          `INSERT INTO spend_settled (scope, bucket, amount, last_at, expires_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (scope, bucket) DO UPDATE SET amount = amount + excluded.amount,
+             last_at = max(last_at, excluded.last_at), expires_at = max(expires_at, excluded.expires_at)`,
+        ).run(scope, bucket, amount, settledAt, bucket + SETTLED_BUCKET_MS + holdMs);
+    });
   }
 
   async releaseSpend(h: SpendHold): Promise<void> {
@@ -538,34 +546,39 @@ export class SqliteStore implements Store {
     if (holds.length === 0) return;
     this.transaction(() =>
       this.statement(
-        `UPDATE spend_reservations SET expires_at = ?
-         WHERE settled_at IS NULL AND id IN (SELECT value FROM json_each(?))`,
+        "UPDATE spend_reservations SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?))",
       ).run(Date.now() + ttlMs, JSON.stringify(holds.map((h) => h.id))),
     );
   }
 
   async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
-    const [column, id] = "keyId" in on ? ["key_id", on.keyId] : ["account_id", on.accountId];
-    return read(() =>
-      heldOf(
-        this.statement(
-          `SELECT amount, settled_at FROM spend_reservations WHERE ${column} = ? AND expires_at > ?`,
-        ).all(id, Date.now()) as Array<{ amount: number; settled_at: number | null }>,
-      ),
-    );
+    const [column, id] =
+      "keyId" in on ? (["key_id", on.keyId] as const) : (["account_id", on.accountId] as const);
+    const { reserved, settling } = read(() => this.heldNow(column, id, Date.now(), 0, false));
+    return { reserved, settling };
   }
 
   /**
-   * Inside a transaction: a key's or account's live holds summed, but those settled before `readAt`
-   * (in the caller's reading already); expired ones are deleted.
+   * A key's or account's live holds: reserved, and settled in buckets settled into at or after
+   * `readAt` (a reading taken earlier lacks them). Inside a transaction (`prune`), expired ones are deleted.
    */
-  private heldNow(column: "key_id" | "account_id", id: string, now: number, readAt = 0): number {
-    this.statement(`DELETE FROM spend_reservations WHERE ${column} = ? AND expires_at <= ?`).run(id, now);
-    const row = this.statement(
-      `SELECT coalesce(sum(amount), 0) AS held FROM spend_reservations
-       WHERE ${column} = ? AND (settled_at IS NULL OR settled_at >= ?)`,
-    ).get(id, readAt);
-    return Number(row?.held ?? 0);
+  private heldNow(column: "key_id" | "account_id", id: string, now: number, readAt = 0, prune = true) {
+    const scope = settledScope(column, id);
+    if (prune) {
+      this.statement(`DELETE FROM spend_reservations WHERE ${column} = ? AND expires_at <= ?`).run(id, now);
+      this.statement("DELETE FROM spend_settled WHERE scope = ? AND expires_at <= ?").run(scope, now);
+    }
+    const reserved = Number(
+      this.statement(
+        `SELECT coalesce(sum(amount), 0) AS s FROM spend_reservations WHERE ${column} = ? AND expires_at > ?`,
+      ).get(id, now)?.s ?? 0,
+    );
+    const settling = Number(
+      this.statement(
+        "SELECT coalesce(sum(amount), 0) AS s FROM spend_settled WHERE scope = ? AND expires_at > ? AND last_at >= ?",
+      ).get(scope, now, readAt)?.s ?? 0,
+    );
+    return { reserved, settling, total: reserved + settling };
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

@@ -194,8 +194,9 @@ export interface SpendState {
   /** Holds `amount` when every limit named has room for it after the others' holds; else refuses. */
   reserveSpend(r: SpendReservation): Promise<SpendDecision>;
   /**
-   * The request is rated and its debit committed (by `settledAt`, epoch ms): its hold becomes
-   * `amount` (its cost) for `holdMs` more, counted by readings taken before `settledAt`.
+   * The request is rated and its debit committed (by `settledAt`, epoch ms): its hold goes, and
+   * `amount` (its cost) is held `holdMs` more in its key's and account's bucket of settled spend
+   * (store-rules.ts SETTLED_BUCKET_MS), counted by readings taken before the bucket ends.
    */
   settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void>;
   /** Drops the hold (nothing was charged). */

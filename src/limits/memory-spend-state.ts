@@ -1,74 +1,114 @@
-// Spend reservations in this process's memory: where they are held while both the shared state and
-// the ledger store fail (spend-reservations.ts). Each process then holds only its own requests, so
-// the service may pass a limit by what the other processes admit meanwhile, but no request fails or
-// waits because the store is away. The rule is store-rules.ts spendDecision, as in the stores.
+// Spend reservations in this process's memory: the whole truth for a gateway whose store no other
+// process writes to, and where holds are taken while the shared states fail (spend-reservations.ts).
+// Each process then holds only its own requests, so the service may pass a limit by what the other
+// processes admit meanwhile, but no request fails or waits because a store is away. The rule is
+// store-rules.ts spendDecision, and settled spend is bucketed as in the stores.
 
-import { spendDecision } from "../ledger/store-rules.ts";
+import {
+  SETTLED_BUCKET_MS,
+  settledBucket,
+  settledScope,
+  settledScopes,
+  spendDecision,
+} from "../ledger/store-rules.ts";
 import type { HeldSpend, SpendDecision, SpendHold, SpendReservation, SpendState } from "../ledger/types.ts";
 
-interface Held {
-  keyId?: string;
-  accountId?: string;
-  amount: number;
-  settledAt?: number;
-  expiresAt: number;
+/** A key's or an account's holds: requests in flight by id, settled spend by bucket. */
+interface Scope {
+  inFlight: Map<string, { amount: number; expiresAt: number }>;
+  settled: Map<number, { amount: number; expiresAt: number; lastAt: number }>;
 }
 
 export class MemorySpendState implements SpendState {
-  private readonly holds = new Map<string, Held>();
+  private readonly scopes = new Map<string, Scope>();
 
   async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
     const now = Date.now();
+    // Scopes with nothing live are dropped once many have gathered (keys and accounts come and go).
+    if (this.scopes.size > 10_000) this.prune(now);
+    const key = r.keyId === undefined ? undefined : this.scope(settledScope("key_id", r.keyId));
+    const account =
+      r.accountId === undefined ? undefined : this.scope(settledScope("account_id", r.accountId));
     const decision = spendDecision(r, {
-      key: r.keyId === undefined ? 0 : this.sum((h) => h.keyId === r.keyId, now, r.keyReadAt).total,
-      account:
-        r.accountId === undefined
-          ? 0
-          : this.sum((h) => h.accountId === r.accountId, now, r.accountReadAt).total,
+      key: key ? total(key, now, r.keyReadAt ?? 0) : 0,
+      account: account ? total(account, now, r.accountReadAt ?? 0) : 0,
     });
     if (decision.refused) return decision;
-    this.holds.set(r.id, {
-      keyId: r.keyId,
-      accountId: r.accountId,
-      amount: decision.held,
-      expiresAt: now + r.ttlMs,
-    });
+    for (const scope of [key, account])
+      scope?.inFlight.set(r.id, { amount: decision.held, expiresAt: now + r.ttlMs });
     return decision;
   }
 
   async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
-    const held = this.holds.get(h.id);
-    if (held) Object.assign(held, { amount, settledAt, expiresAt: Date.now() + holdMs });
+    const bucket = settledBucket(settledAt);
+    const expiresAt = bucket + SETTLED_BUCKET_MS + holdMs;
+    for (const name of settledScopes(h)) {
+      const scope = this.scope(name);
+      scope.inFlight.delete(h.id);
+      const held = scope.settled.get(bucket);
+      if (held) {
+        held.amount += amount;
+        held.expiresAt = Math.max(held.expiresAt, expiresAt);
+        held.lastAt = Math.max(held.lastAt, settledAt);
+      } else scope.settled.set(bucket, { amount, expiresAt, lastAt: settledAt });
+    }
   }
 
   async releaseSpend(h: SpendHold): Promise<void> {
-    this.holds.delete(h.id);
+    for (const name of settledScopes(h)) this.scopes.get(name)?.inFlight.delete(h.id);
   }
 
   async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
-    for (const h of holds) {
-      const held = this.holds.get(h.id);
-      if (held && held.settledAt === undefined) held.expiresAt = Date.now() + ttlMs;
-    }
+    const expiresAt = Date.now() + ttlMs;
+    for (const h of holds)
+      for (const name of settledScopes(h)) {
+        const held = this.scopes.get(name)?.inFlight.get(h.id);
+        if (held) held.expiresAt = expiresAt;
+      }
   }
 
   async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
-    const mine =
-      "keyId" in on ? (h: Held) => h.keyId === on.keyId : (h: Held) => h.accountId === on.accountId;
-    const { reserved, settling } = this.sum(mine, Date.now(), 0);
-    return { reserved, settling };
+    const name = "keyId" in on ? settledScope("key_id", on.keyId) : settledScope("account_id", on.accountId);
+    const scope = this.scopes.get(name);
+    if (!scope) return { reserved: 0, settling: 0 };
+    const now = Date.now();
+    return {
+      reserved: live(scope.inFlight, now, () => true),
+      settling: live(scope.settled, now, () => true),
+    };
   }
 
-  /** The live holds that `mine` picks, but those settled before `readAt`; expired ones are dropped. */
-  private sum(mine: (h: Held) => boolean, now: number, readAt = 0) {
-    const sums = { reserved: 0, settling: 0, total: 0 };
-    for (const [id, h] of this.holds) {
-      if (h.expiresAt <= now) this.holds.delete(id);
-      else if (!mine(h)) continue;
-      else if (h.settledAt === undefined) sums.reserved += h.amount;
-      else if (h.settledAt >= readAt) sums.settling += h.amount;
+  private scope(name: string): Scope {
+    let scope = this.scopes.get(name);
+    if (!scope) {
+      scope = { inFlight: new Map(), settled: new Map() };
+      this.scopes.set(name, scope);
     }
-    sums.total = sums.reserved + sums.settling;
-    return sums;
+    return scope;
   }
+
+  private prune(now: number): void {
+    for (const [name, scope] of this.scopes)
+      if (live(scope.inFlight, now, () => true) + live(scope.settled, now, () => true) === 0)
+        this.scopes.delete(name);
+  }
+}
+
+/** What a scope holds for a reading taken at `readAt`: in flight, and the buckets settled into since. */
+function total(scope: Scope, now: number, readAt: number): number {
+  return live(scope.inFlight, now, () => true) + live(scope.settled, now, (held) => held.lastAt >= readAt);
+}
+
+/** The sum of the live entries `counts` picks; expired ones are deleted. */
+function live<H extends { amount: number; expiresAt: number }>(
+  entries: Map<unknown, H>,
+  now: number,
+  counts: (held: H) => boolean,
+): number {
+  let sum = 0;
+  for (const [k, held] of entries) {
+    if (held.expiresAt <= now) entries.delete(k);
+    else if (counts(held)) sum += held.amount;
+  }
+  return sum;
 }

@@ -1,11 +1,13 @@
 // Spend reservations in Redis (src/limits/spend-reservations.ts), shared by every gateway on the same
-// Redis and prefix. One hash per key budget and per account credit, a field per hold:
-// `amount:expiresAt:0` while its request runs, `amount:expiresAt:settledAt` once settled. Each operation is
-// one Lua script, so the sums and the insert are atomic across processes; times are Redis's clock.
+// Redis and prefix. One hash per key budget and per account credit: a field per request in flight
+// (`id` → `amount:expiresAt`), and a field per bucket of settled spend (`b:bucket` →
+// `amount:expiresAt:lastSettledAt`; the buckets of src/ledger/store-rules.ts). Each operation is one
+// Lua script, so the sums and the insert are atomic across processes; expiries are Redis's clock.
 // Amounts are whole nano-USD, exact in Lua's doubles below 2^53. The rule is store-rules.ts
 // spendDecision, written again in Lua.
 
 import type { Redis } from "ioredis";
+import { SETTLED_BUCKET_MS, settledBucket } from "../ledger/store-rules.ts";
 import type { HeldSpend, SpendDecision, SpendHold, SpendReservation, SpendState } from "../ledger/types.ts";
 import { connectedWithin, failFastRedis } from "../routing/redis-client.ts";
 
@@ -14,23 +16,22 @@ const COMMAND_TIMEOUT_MS = 250;
 const PRELUDE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
--- The hash's live holds: {reserved, settling}, without those settled before readAt (in the
--- caller's reading already); expired ones are deleted.
+-- The hash's live holds: {reserved, settling}, settling counting the buckets settled into at or
+-- after readAt (a reading taken earlier lacks them); expired fields are deleted.
 local function held(key, readAt)
   local sums = {0, 0}
   local all = redis.call('HGETALL', key)
   for i = 1, #all, 2 do
-    local amount, expires, settled = string.match(all[i + 1], '^(%d+):(%d+):(%d+)$')
-    settled = tonumber(settled)
+    local amount, expires, last = string.match(all[i + 1], '^(%d+):(%d+):?(%d*)$')
     if tonumber(expires) <= now then redis.call('HDEL', key, all[i])
-    elseif settled == 0 then sums[1] = sums[1] + tonumber(amount)
-    elseif settled >= readAt then sums[2] = sums[2] + tonumber(amount) end
+    elseif last == '' then sums[1] = sums[1] + tonumber(amount)
+    elseif tonumber(last) >= readAt then sums[2] = sums[2] + tonumber(amount) end
   end
   return sums
 end
 -- Keeps the hash at least until now + ms.
 local function keep(key, ms)
-  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, math.max(1, math.ceil(ms))) end
 end
 `;
 
@@ -45,26 +46,34 @@ for i = 1, 2 do
   if rooms[i] >= 0 then
     local h = held(KEYS[i], readAt[i])
     local left = rooms[i] - h[1] - h[2]
-    if left < minimum then return {names[i], tostring(left)} end
+    if left < minimum then return {names[i], string.format('%d', left)} end
     take = math.min(take, left)
   end
 end
 for i = 1, 2 do
   if rooms[i] >= 0 then
-    redis.call('HSET', KEYS[i], id, string.format('%d', take) .. ':' .. (now + ttl) .. ':0')
+    redis.call('HSET', KEYS[i], id, string.format('%d', take) .. ':' .. (now + ttl))
     keep(KEYS[i], ttl)
   end
 end
 return {'', string.format('%d', take)}
 `;
 
-// KEYS: the hold's hashes. ARGV: id, amount, hold ms, settled at.
+// KEYS: the hold's hashes. ARGV: id, amount, the bucket's field, its expiry, settled at (epoch ms).
 const SETTLE = `${PRELUDE}
+local amount, expires, at = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
 for _, key in ipairs(KEYS) do
-  if redis.call('HEXISTS', key, ARGV[1]) == 1 then
-    redis.call('HSET', key, ARGV[1], ARGV[2] .. ':' .. (now + tonumber(ARGV[3])) .. ':' .. ARGV[4])
-    keep(key, tonumber(ARGV[3]))
+  redis.call('HDEL', key, ARGV[1])
+  local v = redis.call('HGET', key, ARGV[3])
+  local sum, keepTo, last = amount, expires, at
+  if v then
+    local a, e, l = string.match(v, '^(%d+):(%d+):(%d+)$')
+    sum = sum + tonumber(a)
+    keepTo = math.max(keepTo, tonumber(e))
+    last = math.max(last, tonumber(l))
   end
+  redis.call('HSET', key, ARGV[3], string.format('%d:%d:%d', sum, keepTo, last))
+  keep(key, keepTo - now)
 end
 return 1
 `;
@@ -74,9 +83,9 @@ const RENEW = `${PRELUDE}
 local ttl = tonumber(ARGV[1])
 for i, key in ipairs(KEYS) do
   local v = redis.call('HGET', key, ARGV[i + 1])
-  local amount, settled = v and string.match(v, '^(%d+):%d+:(%d+)$')
-  if settled == '0' then
-    redis.call('HSET', key, ARGV[i + 1], amount .. ':' .. (now + ttl) .. ':0')
+  local amount = v and string.match(v, '^(%d+):%d+$')  -- (a bucket has three parts: never renewed)
+  if amount then
+    redis.call('HSET', key, ARGV[i + 1], amount .. ':' .. (now + ttl))
     keep(key, ttl)
   end
 end
@@ -86,7 +95,7 @@ return 1
 // KEYS: one hash. Returns {reserved, settling}.
 const HELD = `${PRELUDE}
 local h = held(KEYS[1], 0)
-return {tostring(h[1]), tostring(h[2])}
+return {string.format('%d', h[1]), string.format('%d', h[2])}
 `;
 
 export class RedisSpendState implements SpendState {
@@ -124,13 +133,16 @@ export class RedisSpendState implements SpendState {
   async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
     const keys = this.hashesOf(h);
     if (keys.length === 0) return;
+    const bucket = settledBucket(settledAt);
+    const expires = bucket + SETTLED_BUCKET_MS + Math.round(holdMs);
     await this.redis.eval(
       SETTLE,
       keys.length,
       ...keys,
       h.id,
       amount,
-      Math.round(holdMs),
+      `b:${bucket}`,
+      expires,
       Math.round(settledAt),
     );
   }

@@ -1,8 +1,9 @@
 // Budgets and credit as hard limits across processes. At admission a request holds its estimated
 // cost (its prompt estimated as for a tokens-per-minute limit, plus the most it may write, priced
 // at the model's prices) against its key's budget and its account's credit, atomically in one
-// shared place: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger store (and,
-// while a state fails, the next: the store, then this process's memory, memory-spend-state.ts). It is
+// shared place: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger store when
+// other processes write to it, else this process's memory (memory-spend-state.ts); while a state
+// fails, the next one holds. It is
 // admitted only when what each limit has left after its settled spend and every hold in flight
 // covers it. When the generation is rated and its debit committed, the hold becomes the real cost
 // and is kept HOLD_MS more: a process's reading of the settled spend may be that old (credit.ts,
@@ -172,8 +173,14 @@ export class SpendReservations {
     return { state: this.memory, decision: await this.memory.reserveSpend(r) };
   }
 
+  /**
+   * Where holds are taken, in order of preference. A store no other process writes to (one `serve`
+   * on SQLite, without workers) holds nothing another would read: this process's memory is then the
+   * whole truth, and costs no write transaction per request.
+   */
   private states(): SpendState[] {
-    return this.shared ? [this.shared, this.store] : [this.store];
+    const store = this.store.sharedByProcesses ? [this.store] : [];
+    return this.shared ? [this.shared, ...store] : store;
   }
 
   private failed(err: unknown): void {

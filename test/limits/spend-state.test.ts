@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { parseDecimal } from "../../src/billing/money.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
+import { SETTLED_BUCKET_MS } from "../../src/ledger/store-rules.ts";
 import type { SpendState } from "../../src/ledger/types.ts";
 import { MemorySpendState } from "../../src/limits/memory-spend-state.ts";
 import { RedisSpendState } from "../../src/limits/redis-spend-state.ts";
@@ -69,16 +70,24 @@ async function rule(state: SpendState): Promise<void> {
   assert.deepEqual(await reserve("h", 50, { key: 100 }, 5), { refused: "budget", left: 0 });
   await state.releaseSpend(hold("g", { key: true }));
 
-  // A settled hold runs out (its cost is in the settled spend by then): only e's remains.
-  await state.settleSpend(hold("a", { key: true, account: true }), 10, 1, Date.now());
-  await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual(await state.heldSpend({ keyId }), { reserved: 80, settling: 0 });
+  // Settled spend runs out once its bucket ends and its hold is over (its cost is in every reading by
+  // then): of another account, held for no longer than its bucket.
+  const other = { id: `${run}-z`, accountId: `${accountId}-z` };
+  assert.deepEqual(await state.reserveSpend({ ...other, amount: 7, accountRoom: 100, ttlMs: TTL }), {
+    held: 7,
+  });
+  await state.settleSpend(other, 5, 0, Date.now());
+  assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 5 });
+  await new Promise((r) => setTimeout(r, SETTLED_BUCKET_MS + 20));
+  assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 0 });
+  assert.deepEqual(await state.heldSpend({ keyId }), { reserved: 80, settling: 10 });
 
-  // Concurrent reservations never overcommit: of 30 holds of 10 against a room of 100, 10 fit.
+  // Concurrent reservations never overcommit: of 30 holds of 10 against a room of 100 (a's settled 10
+  // still held on the account), 9 fit.
   const results = await Promise.all(
     Array.from({ length: 30 }, (_, i) => reserve(`many-${i}`, 10, { account: 100 })),
   );
-  assert.equal(results.filter((r) => !r.refused).length, 10);
+  assert.equal(results.filter((r) => !r.refused).length, 9);
 }
 
 test("nano-USD: held amounts round up, rooms down, exactly", () => {
