@@ -1,15 +1,14 @@
 // Budgets and credit as hard limits across processes. At admission a request holds its estimated
 // cost (its prompt estimated as for a tokens-per-minute limit, plus the most it may write, priced
 // at the model's prices) against its key's budget and its account's credit, atomically in one
-// shared place: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger store when
-// other processes write to it, else this process's memory (memory-spend-state.ts); while a state
-// fails, the next one holds. It is
-// admitted only when what each limit has left after its settled spend and every hold in flight
-// covers it. When the generation is rated and its debit committed, the hold becomes the real cost
-// and is kept HOLD_MS more: a process's reading of the settled spend may be that old (credit.ts,
-// budget.ts), and until its reading includes the cost the hold counts it. A generation that
-// charged nothing drops its hold; a process that dies stops renewing its holds, which expire.
-// docs/operations.md#limits-and-budgets has the bound this gives.
+// place every process sees: Redis (redis-spend-state.ts) when `redis.url` is set, else the ledger
+// store when other processes write to it, else this process's memory (memory-spend-state.ts);
+// while a state fails, the next one holds. It is admitted only when what each limit has left after
+// its settled spend and every hold covers it. When the generation is rated and its debit committed,
+// its hold goes and its cost is held HOLD_MS more as settled spend: a process's reading of the
+// settled spend may be a second old (credit.ts, budget.ts), and until its reading includes the
+// cost the hold counts it. A generation that charged nothing drops its hold; a process that dies
+// stops renewing its holds, which expire. docs/operations.md#spend-reservations has the bound.
 
 import type { Caller } from "../auth/authenticator.ts";
 import { Decimal, formatDecimal, parseDecimal } from "../billing/money.ts";
