@@ -13,11 +13,19 @@ import {
 } from "../ledger/store-rules.ts";
 import type { HeldSpend, SpendDecision, SpendHold, SpendReservation, SpendState } from "../ledger/types.ts";
 
-/** A key's or an account's holds: requests in flight by id, settled spend by bucket. */
+/**
+ * A key's or an account's holds: requests in flight by id, with their running sum (so that a request
+ * does not add up every other in flight; expired ones are swept at most once a SWEEP_MS), and
+ * settled spend by bucket (a handful).
+ */
 interface Scope {
   inFlight: Map<string, { amount: number; expiresAt: number }>;
+  reserved: number;
+  sweptAt: number;
   settled: Map<number, { amount: number; expiresAt: number; lastAt: number }>;
 }
+
+const SWEEP_MS = 1_000;
 
 export class MemorySpendState implements SpendState {
   private readonly scopes = new Map<string, Scope>();
@@ -34,8 +42,7 @@ export class MemorySpendState implements SpendState {
       account: account ? total(account, now, r.accountReadAt ?? 0) : 0,
     });
     if (decision.refused) return decision;
-    for (const scope of [key, account])
-      scope?.inFlight.set(r.id, { amount: decision.held, expiresAt: now + r.ttlMs });
+    for (const scope of [key, account]) if (scope) addInFlight(scope, r.id, decision.held, now + r.ttlMs);
     return decision;
   }
 
@@ -44,7 +51,7 @@ export class MemorySpendState implements SpendState {
     const expiresAt = bucket + SETTLED_BUCKET_MS + holdMs;
     for (const name of settledScopes(h)) {
       const scope = this.scope(name);
-      scope.inFlight.delete(h.id);
+      dropInFlight(scope, h.id);
       const held = scope.settled.get(bucket);
       if (held) {
         held.amount += amount;
@@ -55,7 +62,10 @@ export class MemorySpendState implements SpendState {
   }
 
   async releaseSpend(h: SpendHold): Promise<void> {
-    for (const name of settledScopes(h)) this.scopes.get(name)?.inFlight.delete(h.id);
+    for (const name of settledScopes(h)) {
+      const scope = this.scopes.get(name);
+      if (scope) dropInFlight(scope, h.id);
+    }
   }
 
   async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
@@ -73,7 +83,7 @@ export class MemorySpendState implements SpendState {
     if (!scope) return { reserved: 0, settling: 0 };
     const now = Date.now();
     return {
-      reserved: live(scope.inFlight, now, () => true),
+      reserved: reservedNow(scope, now),
       settling: live(scope.settled, now, () => true),
     };
   }
@@ -81,7 +91,7 @@ export class MemorySpendState implements SpendState {
   private scope(name: string): Scope {
     let scope = this.scopes.get(name);
     if (!scope) {
-      scope = { inFlight: new Map(), settled: new Map() };
+      scope = { inFlight: new Map(), reserved: 0, sweptAt: 0, settled: new Map() };
       this.scopes.set(name, scope);
     }
     return scope;
@@ -89,14 +99,35 @@ export class MemorySpendState implements SpendState {
 
   private prune(now: number): void {
     for (const [name, scope] of this.scopes)
-      if (live(scope.inFlight, now, () => true) + live(scope.settled, now, () => true) === 0)
-        this.scopes.delete(name);
+      if (reservedNow(scope, now) + live(scope.settled, now, () => true) === 0) this.scopes.delete(name);
   }
 }
 
 /** What a scope holds for a reading taken at `readAt`: in flight, and the buckets settled into since. */
 function total(scope: Scope, now: number, readAt: number): number {
-  return live(scope.inFlight, now, () => true) + live(scope.settled, now, (held) => held.lastAt >= readAt);
+  return reservedNow(scope, now) + live(scope.settled, now, (held) => held.lastAt >= readAt);
+}
+
+function addInFlight(scope: Scope, id: string, amount: number, expiresAt: number): void {
+  dropInFlight(scope, id);
+  scope.inFlight.set(id, { amount, expiresAt });
+  scope.reserved += amount;
+}
+
+function dropInFlight(scope: Scope, id: string): void {
+  const held = scope.inFlight.get(id);
+  if (!held) return;
+  scope.inFlight.delete(id);
+  scope.reserved -= held.amount;
+}
+
+/** The sum in flight, expired holds swept first when it is time. */
+function reservedNow(scope: Scope, now: number): number {
+  if (now - scope.sweptAt >= SWEEP_MS) {
+    scope.sweptAt = now;
+    for (const [id, held] of scope.inFlight) if (held.expiresAt <= now) dropInFlight(scope, id);
+  }
+  return scope.reserved;
 }
 
 /** The sum of the live entries `counts` picks; expired ones are deleted. */
