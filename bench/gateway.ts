@@ -23,6 +23,8 @@ export const MODELS = {
   messagesBurst: { id: "fakea/ma-burst", upstream: "ma-burst" },
   /** chat-completions upstream that sends one chunk, then holds the stream open */
   hold: { id: "fake/hold", upstream: "hold" },
+  /** the chat upstream's `/embeddings` (an embedding model of the catalog) */
+  embed: { id: "fake/embed", upstream: "embed" },
 };
 
 function model(id: string, provider: string, upstream: string) {
@@ -62,6 +64,11 @@ export function gatewayConfig(
       model(MODELS.chatBurst.id, "fake", MODELS.chatBurst.upstream),
       model(MODELS.messagesBurst.id, "fakea", MODELS.messagesBurst.upstream),
       model(MODELS.hold.id, "fake", MODELS.hold.upstream),
+      {
+        ...model(MODELS.embed.id, "fake", MODELS.embed.upstream),
+        output_modalities: ["embeddings"],
+        pricings: { prompt: [{ value: 0.02, unit: "perMTokens", currency: "USD" }] },
+      },
     ],
     keys: [{ key: BENCH_KEY, account: "bench", credits: 1_000_000 }],
   };

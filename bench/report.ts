@@ -202,7 +202,14 @@ export function verdicts(outcomes: ScenarioOutcome[], idle: IdleOutcome | undefi
     );
   for (const o of outcomes) {
     const { scenario } = o;
-    if (scenario.peer || scenario.workers || scenario.storage === "postgres") continue; // reported, no target
+    // Reported, no target.
+    if (
+      scenario.peer ||
+      scenario.workers ||
+      scenario.storage === "postgres" ||
+      scenario.kind === "embeddings"
+    )
+      continue;
     if (scenario.kind === "relay" && scenario.connections > 1) {
       throughput(o, TARGETS.relayThroughput);
       cpu(o, TARGETS.relayCpu);

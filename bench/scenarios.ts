@@ -12,8 +12,11 @@ export type Storage = "sqlite" | "postgres";
 export interface LoadScenario {
   name: string;
   title: string;
-  /** Which targets apply: a non-streamed relay, a streamed relay, or a translated stream. */
-  kind: "relay" | "stream-relay" | "translated";
+  /**
+   * Which targets apply: a non-streamed relay, a streamed relay, or a translated stream; an
+   * embedding batch (read into the IR and written again) is reported against no target.
+   */
+  kind: "relay" | "stream-relay" | "translated" | "embeddings";
   /** How the upstream paces a streamed answer (see servers/upstream.ts). */
   pacing?: "turn" | "burst";
   /** `serve --workers N`; the gateway is then not pinned, so the workers can use every core. */
@@ -57,6 +60,17 @@ const responses = (key: string, model: string): LoadRequest => ({
   path: "/v1/responses",
   headers: { ...JSON_TYPE, authorization: `Bearer ${key}` },
   body: JSON.stringify({ model, input: "Hello", max_output_tokens: 1024, stream: true }),
+});
+
+/** A 16-text batch to `/v1/embeddings`, as a retrieval pipeline sends its chunks. */
+const embeddings = (key: string, model: string): LoadRequest => ({
+  path: "/v1/embeddings",
+  headers: { ...JSON_TYPE, authorization: `Bearer ${key}` },
+  body: JSON.stringify({
+    model,
+    input: Array.from({ length: 16 }, (_, i) => `Chunk ${i} of a document about the gateway's embeddings.`),
+    encoding_format: "float",
+  }),
 });
 
 const relay = {
@@ -139,6 +153,16 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   },
   ...streamScenarios("turn"),
   ...streamScenarios("burst"),
+  {
+    name: "embeddings-c50",
+    title: "embeddings, a 16-input batch of 1536-dimension vectors, c=50 (ledger: SQLite)",
+    kind: "embeddings",
+    connections: 50,
+    storage: "sqlite",
+    proxy: embeddings(UPSTREAM_KEY, MODELS.embed.upstream),
+    gateway: embeddings(BENCH_KEY, MODELS.embed.id),
+    expect: '"object":"list"',
+  },
   {
     name: "relay-c50-postgres",
     title: "chat relay, non-streamed, c=50 (ledger: PostgreSQL)",

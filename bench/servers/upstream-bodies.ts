@@ -168,3 +168,25 @@ export function messagesStream(model: string, count: number): string[] {
   );
   return frames;
 }
+
+/** The vector length of the bench's embedding answers: text-embedding-3-small's. */
+export const EMBEDDING_DIMENSIONS = 1536;
+
+/**
+ * An OpenAI `/embeddings` answer (`encoding_format: float`) of `count` vectors, as OpenAI writes
+ * float32 values: up to 9 significant digits each.
+ */
+export function embeddingsList(model: string, count: number): string {
+  const vector = (seed: number) =>
+    Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.fround(Math.sin(seed * 7919 + i) * 0.05));
+  return JSON.stringify({
+    object: "list",
+    data: Array.from({ length: count }, (_, index) => ({
+      object: "embedding",
+      index,
+      embedding: vector(index),
+    })),
+    model,
+    usage: { prompt_tokens: count * 12, total_tokens: count * 12 },
+  });
+}

@@ -1,6 +1,7 @@
 // The fake upstream, run in its own process: raw node:http, answers built once and cached.
 //   POST /v1/chat/completions  → chat.completion, or a chunk stream when body.stream is true
 //   POST /v1/messages          → message, or an event stream when body.stream is true
+//   POST /v1/embeddings        → one float vector per input
 // A request for the model named "hold" gets the first content chunk of its stream at once and the
 // rest only after --hold-ms (or never, if the client goes away first): the idle-streams scenario.
 // Streams are paced one frame per turn of the event loop, as a real upstream's frames arrive one by
@@ -18,6 +19,7 @@ import {
   CHAT_ID,
   chatCompletion,
   chatStream,
+  embeddingsList,
   MESSAGE_ID,
   messagesMessage,
   messagesStream,
@@ -40,6 +42,7 @@ function cached<T extends string | string[]>(key: string, build: () => T): T {
 
 interface Body {
   model?: unknown;
+  input?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown };
 }
@@ -83,6 +86,14 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return burst
         ? sendBurst(res, frames)
         : sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
+    }
+    if (req.url === "/v1/embeddings") {
+      const count = Array.isArray(body.input) ? body.input.length : 1;
+      return sendJson(
+        res,
+        200,
+        cached(`embeddings:${model}:${count}`, () => embeddingsList(model, count)),
+      );
     }
     sendJson(res, 404, JSON.stringify({ error: { message: `no route ${req.url}` } }));
   });

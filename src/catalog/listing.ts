@@ -2,7 +2,7 @@
 // models to JSON bodies. Callers pass the served models; every listing orders them by id.
 
 import { pageByCursor, pageByToken, type QueryValue } from "./paging.ts";
-import type { CatalogModel, Modality, Pricings } from "./types.ts";
+import { type CatalogModel, isEmbeddingModel, type Modality, type Pricings } from "./types.ts";
 
 // ─── chat-completions style: GET /v1/models ───────────────────────────────────────────────────
 
@@ -109,8 +109,10 @@ export function listMessages(
 
 // ─── content-generation style: GET /v1beta/models ─────────────────────────────────────────────
 
-/** What the gateway serves for every model (embedding, caching and the rest are not offered). */
+/** What the gateway serves for every generating model (caching and the rest are not offered). */
 const GENERATION_METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
+/** What it serves for an embedding model (`output_modalities: [embeddings]`): never generateContent. */
+const EMBEDDING_METHODS = ["embedContent", "batchEmbedContents"];
 
 export interface GeminiModelRecord {
   /** `models/<provider>/<model_name>`: the SDK sends it back as the path, so it round-trips. */
@@ -146,7 +148,7 @@ export function geminiModel(model: CatalogModel): GeminiModelRecord {
     description: model.description,
     inputTokenLimit: model.contextLength,
     outputTokenLimit: model.maxOutputTokens,
-    supportedGenerationMethods: [...GENERATION_METHODS],
+    supportedGenerationMethods: [...(isEmbeddingModel(model) ? EMBEDDING_METHODS : GENERATION_METHODS)],
     thinking: model.reasoning,
     inputModalities: model.inputModalities,
     outputModalities: model.outputModalities,

@@ -10,6 +10,8 @@ import { flag, int, notAMapping, requiredOr, text } from "./schema-kit.ts";
 import type { Modality, PricingCategory } from "./types.ts";
 
 export const MODALITIES = ["text", "image", "video", "audio", "file"] as const satisfies readonly Modality[];
+/** What a model may write: `embeddings` marks an embedding model. */
+export const OUTPUT_MODALITIES = [...MODALITIES, "embeddings"] as const satisfies readonly Modality[];
 
 export const PRICING_CATEGORIES = [
   "prompt",
@@ -48,6 +50,8 @@ export const MODEL_DEFAULTS = {
 /** `<provider>/<model_name>`; the name may hold further slashes, never spaces or a `:` (Gemini paths end in `:method`). */
 const MODEL_ID = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)+$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A name a client may ask for without the provider part. */
+const ALIAS = /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)*$/;
 
 // ─── pricings ─────────────────────────────────────────────────────────────────────────────────
 
@@ -159,10 +163,10 @@ export const pricingsSchema = z
 
 // ─── the rest of the record ───────────────────────────────────────────────────────────────────
 
-const modalitiesSchema = (description: string) =>
+const modalitiesSchema = (description: string, modalities: readonly [Modality, ...Modality[]] = MODALITIES) =>
   z
-    .array(z.enum(MODALITIES), { error: `must be a non-empty list of ${MODALITIES.join(", ")}` })
-    .min(1, { error: `must be a non-empty list of ${MODALITIES.join(", ")}` })
+    .array(z.enum(modalities), { error: `must be a non-empty list of ${modalities.join(", ")}` })
+    .min(1, { error: `must be a non-empty list of ${modalities.join(", ")}` })
     .superRefine((list, ctx) => {
       list.forEach((m, i) => {
         if (list.indexOf(m) !== i)
@@ -299,7 +303,10 @@ export const modelRecordSchema = z
         defaultText: "the id's part before the first `/`",
       }),
       input_modalities: modalitiesSchema("What it reads.").meta({ default: MODEL_DEFAULTS.input_modalities }),
-      output_modalities: modalitiesSchema("What it writes.").meta({
+      output_modalities: modalitiesSchema(
+        "What it writes; `[embeddings]` makes it an embedding model, served by the embedding endpoints only.",
+        OUTPUT_MODALITIES,
+      ).meta({
         default: MODEL_DEFAULTS.output_modalities,
       }),
       reasoning: flag()
@@ -327,6 +334,31 @@ export const modelRecordSchema = z
         .number()
         .optional()
         .meta({ description: "Higher is better; used by `primary_factor: quality`." }),
+      aliases: z
+        .array(
+          z
+            .string({ error: "must be a model name (letters, digits, '.', '_', '-', '/'; no spaces or ':')" })
+            .regex(ALIAS, {
+              error: "must be a model name (letters, digits, '.', '_', '-', '/'; no spaces or ':')",
+            }),
+          { error: "must be a list of model names" },
+        )
+        .optional()
+        .meta({
+          description:
+            "More names a request may give instead of the id, as the vendor's clients write them (a dated " +
+            "snapshot id such as `claude-haiku-4-5-20251001`). Like the id's model name, an alias resolves " +
+            "only when exactly one served model has it; listings keep the id.",
+          type: "list of model names",
+        }),
+      dimensions: int({ min: 1 })
+        .optional()
+        .meta({
+          description:
+            "An embedding model's vector length (`output_modalities: [embeddings]`): the most `dimensions` " +
+            "(`outputDimensionality`) a request may ask for.",
+          defaultText: "no limit checked by the gateway",
+        }),
     },
     { error: notAMapping("must be a mapping (a model record)") },
   )

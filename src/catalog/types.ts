@@ -1,7 +1,8 @@
 // The catalog: models, their limits and prices, and which configured providers serve them.
 // Field names inside `pricings` are the API's (docs/architecture.md §6), so listings render them as they are.
 
-export type Modality = "text" | "image" | "video" | "audio" | "file";
+/** `embeddings` (output only) marks an embedding model: it answers the embedding endpoints, never a generation. */
+export type Modality = "text" | "image" | "video" | "audio" | "file" | "embeddings";
 
 export type PricingCategory =
   | "prompt"
@@ -72,4 +73,13 @@ export interface CatalogModel {
   routing?: RoutingDefaults;
   /** Higher is better; used by `primary_factor: quality`. */
   qualityRank?: number;
+  /** More names clients ask for it by, without the provider part (dated snapshot ids). */
+  aliases?: string[];
+  /** An embedding model's vector length: the most `dimensions` a request may ask for. */
+  dimensions?: number;
+}
+
+/** An embedding model (`output_modalities: [embeddings]`): served by the embedding endpoints only. */
+export function isEmbeddingModel(model: Pick<CatalogModel, "outputModalities">): boolean {
+  return model.outputModalities.includes("embeddings");
 }

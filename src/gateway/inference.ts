@@ -2,26 +2,28 @@
 
 import type { Authenticator } from "../auth/authenticator.ts";
 import { type Face, presentedKey } from "../auth/credentials.ts";
-import type { CatalogModel } from "../catalog/types.ts";
+import { type CatalogModel, isEmbeddingModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
-import type { Request } from "../ir/request.ts";
+import type { Request, RoutingRequest } from "../ir/request.ts";
 import { totalTokens } from "../ir/usage.ts";
 import type { Store } from "../ledger/types.ts";
 import type { BudgetCheck } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
-import type { SpendHandle, SpendReservations } from "../limits/spend-reservations.ts";
-import { apiOf } from "../protocols/names.ts";
+import type { SpendEstimate, SpendHandle, SpendReservations } from "../limits/spend-reservations.ts";
+import { type Api, apiOf } from "../protocols/names.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
-import type { ProviderAdapter } from "../providers/types.ts";
+import type { ProviderAdapter, Target } from "../providers/types.ts";
 import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
 import type { RequestTrace, Tracing } from "../telemetry/tracing.ts";
 import type { CreditCheck } from "./credit.ts";
+import { embeddingJob } from "./embeddings.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
+import { keepsThinking, restoreKeptThinking, ThinkingCollector } from "./kept-thinking.ts";
 import type { Logger, WarningLogger } from "./logger.ts";
 import { Meter } from "./meter.ts";
 import { Metrics } from "./metrics.ts";
@@ -43,6 +45,8 @@ export interface InferenceInput {
   /** content-generation: model and method from the path. */
   pathModel?: string;
   pathStream?: boolean;
+  /** An embedding request (src/gateway/embeddings.ts); `single`: Gemini's `:embedContent`. */
+  embed?: { single: boolean };
 }
 
 export interface GatewayDeps {
@@ -89,6 +93,7 @@ export class InferencePipeline {
     this.router = deps.router ?? new Router({ models: deps.models });
   }
 
+  /** One generation, or (input.embed) one embedding: the same steps, each kind decoding and calling its own way. */
   async handle(face: ProtocolName, input: InferenceInput, out: Responder): Promise<void> {
     const arrivedAt = performance.now();
     const id = newGenerationId();
@@ -96,6 +101,7 @@ export class InferencePipeline {
     const headers: HeaderMap = { "x-generation-id": id };
     if (face === "anthropic") headers["request-id"] = id;
     const facts: RequestFacts = { id, face, arrivedAt, status: 200 };
+    if (input.embed) facts.embedding = true;
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
       const key = presentedKey(face as Face, input.headers, input.query);
@@ -107,26 +113,19 @@ export class InferencePipeline {
       input.body = undefined;
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
-      const request = protocol.decodeRequest(json, {
-        headers: input.headers,
-        pathModel: input.pathModel,
-        pathStream: input.pathStream,
-        anthropicVersions: this.deps.anthropicVersions,
-      });
-      const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
-      request.model = model.id;
+      const job = input.embed
+        ? embeddingJob(protocol, json, { headers: input.headers, pathModel: input.pathModel, ...input.embed })
+        : this.generationJob(face, protocol, json, input);
+      const model = this.deps.models.resolve(job.model);
+      job.resolved(model);
       facts.model = model.id;
-      facts.stream = request.stream;
-      // Rules that need the model, not only the body (content-generation's thinking settings).
-      protocol.checkModel?.(request, model);
+      facts.stream = job.stream;
       if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
-      let promptTokens: number | undefined;
-      const promptEstimate = () => (promptTokens ??= estimatePromptTokens(request));
       const admission = caller.limits
-        ? await this.deps.limiter?.admit(caller, face, () => promptEstimate() + maxOutput(request, model))
+        ? await this.deps.limiter?.admit(caller, face, () => job.tokenEstimate(model))
         : undefined;
       let hold: SpendHandle | undefined;
       let generation: GenerationRecorder | undefined;
@@ -134,43 +133,40 @@ export class InferencePipeline {
       // hold is settled when its generation is (recorder.ts), or released if it never ends one.
       try {
         if (this.deps.spend?.applies(caller))
-          hold = await this.deps.spend.reserve(caller, face, id, {
-            promptTokens: promptEstimate(),
-            outputTokens: maxOutput(request, model) * (request.candidateCount ?? 1),
-            outputBounded: request.maxOutputTokens !== undefined,
-            model,
-          });
+          hold = await this.deps.spend.reserve(caller, face, id, { ...job.spendEstimate(model), model });
         if (admission) Object.assign(headers, admission.headers);
-        const ctx: EncodeContext = { id, model: model.id, created: Math.floor(Date.now() / 1000), request };
+        const api = job.api ?? apiOf(face);
+        await job.prepare?.(caller.accountId);
         generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
           model,
-          api: apiOf(face),
-          request,
+          api,
+          request: job,
           arrivedAt,
           sessionId: sessionIdOf(input.headers),
         });
         generation.spendHold = hold;
-        const call: Call = {
+        const call = job.call({
           face,
           protocol,
           clientHeaders: input.headers,
           rawBody,
-          request,
           model,
-          ctx,
           headers,
           out,
           arrivedAt,
           meter: new Meter(arrivedAt, this.deps.metrics),
           generation,
           trace,
-        };
+          id,
+          api,
+          accountId: caller.accountId,
+        });
         rawBody = undefined;
         facts.meter = call.meter;
         facts.generation = generation;
-        if (request.stream) await this.stream(call);
+        if (call.stream) await this.stream(call.stream);
         else await this.complete(call);
       } finally {
         admission?.end(usedTokens(facts.meter));
@@ -183,6 +179,60 @@ export class InferencePipeline {
     }
     this.deps.requestLog?.done(facts);
     if (trace) endTrace(trace, facts);
+  }
+
+  /**
+   * A generation's own steps: its protocol's decoding, its model checks (content-generation's
+   * thinking settings; an embedding model is not a generation's) and its relayed or translated route.
+   */
+  private generationJob(face: ProtocolName, protocol: Protocol, json: unknown, input: InferenceInput): Job {
+    const request = protocol.decodeRequest(json, {
+      headers: input.headers,
+      pathModel: input.pathModel,
+      pathStream: input.pathStream,
+      anthropicVersions: this.deps.anthropicVersions,
+    });
+    const { store, log } = this.deps;
+    let thinking: ThinkingCollector | undefined;
+    let promptTokens: number | undefined;
+    const promptEstimate = () => (promptTokens ??= estimatePromptTokens(request));
+    return {
+      model: request.model,
+      stream: request.stream,
+      resolved(model) {
+        request.model = model.id;
+        if (keepsThinking(face, request, model.reasoning)) thinking = new ThinkingCollector();
+        if (isEmbeddingModel(model))
+          throw invalid("model", `'${model.id}' is an embedding model; call the embeddings endpoint with it`);
+        protocol.checkModel?.(request, model);
+      },
+      tokenEstimate: (model) => promptEstimate() + maxOutput(request, model),
+      spendEstimate: (model) => ({
+        promptTokens: promptEstimate(),
+        outputTokens: maxOutput(request, model) * (request.candidateCount ?? 1),
+        outputBounded: request.maxOutputTokens !== undefined,
+      }),
+      async prepare(accountId) {
+        if (thinking) await restoreKeptThinking(store, accountId, request, log);
+      },
+      call(fields) {
+        const ctx: EncodeContext = {
+          id: fields.id,
+          model: fields.model.id,
+          created: Math.floor(Date.now() / 1000),
+          request,
+        };
+        const call: GenerationCall = {
+          ...fields,
+          request,
+          ctx,
+          thinking,
+          routeFor: (adapter, target) => routeFor(adapter, target, call),
+        };
+        if (request.stream) call.stream = call;
+        return call;
+      },
+    };
   }
 
   private async complete(call: Call): Promise<void> {
@@ -201,13 +251,18 @@ export class InferencePipeline {
     nameIgnored(headers, route);
     meter.observeWhole(answer.tapped.usage, answer.tapped.finishReason);
     meter.end();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "whole");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(call.api, "whole");
+    // Kept before the answer goes: the client's next turn may come as soon as it has it.
+    if (call.thinking && answer.content) {
+      call.thinking.add(answer.content);
+      call.thinking.keep(this.deps.store, call.accountId, this.deps.log);
+    }
     answer.send(out, headers);
     generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
 
-  private async stream(call: Call): Promise<void> {
+  private async stream(call: GenerationCall): Promise<void> {
     const { headers, out, meter, generation } = call;
     let answered: Answered<{ pieces: AsyncIterator<Piece>; head: Piece[]; route: Route }>;
     try {
@@ -234,14 +289,17 @@ export class InferencePipeline {
     }
     nameIgnored(headers, answered.value.route);
     generation.acknowledged();
-    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(apiOf(call.face), "stream");
+    headers["x-switchyard-overhead-ms"] = meter.recordOverhead(call.api, "stream");
     out.startStream(200, { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
     let failed: unknown;
+    // A translated answer's thinking beside its tool calls, for a client that drops it (kept-thinking.ts).
+    const thinking = answered.value.route.relayed ? undefined : call.thinking;
     // Synchronous unless the socket is full: a promise per piece would cost microtasks per read.
     const send = (piece: Piece): Promise<void> | undefined => {
       if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
         meter.observe(event);
+        thinking?.observe(event);
         if (event.type === "error") failed = event.error;
       }
       return piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
@@ -255,15 +313,15 @@ export class InferencePipeline {
         if (full) await full;
       }
     } catch (err) {
+      // The route ends an upstream's failure itself; what is thrown here is the client leaving or a
+      // fault of the gateway's, ended through the route's own encoder (one stream, one error).
       failed = err;
-      if (!out.signal.aborted) {
-        const error =
-          err instanceof GatewayError ? err : new GatewayError("api_error", "The upstream stream failed.");
-        const text = call.protocol.streamEncoder(call.ctx).encode({ type: "error", error });
-        if (text) await out.write(text);
-      }
+      if (!out.signal.aborted)
+        await send(answered.value.route.failStream(asGatewayError(err, this.deps.log, call.ctx.id)));
     }
     meter.end();
+    // Kept before the stream ends: the client's next turn may come as soon as it has it all.
+    if (!failed && !out.signal.aborted) thinking?.keep(this.deps.store, call.accountId, this.deps.log);
     if (out.signal.aborted) {
       generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
@@ -312,10 +370,16 @@ export class InferencePipeline {
           const provider = this.deps.providers.get(attempt.endpoint.provider);
           if (!provider?.enabled)
             throw new GatewayError("overloaded", `Provider '${attempt.endpoint.provider}' is not enabled.`);
+          // A fallback model (model_routing_config) must be of the requested model's kind.
+          if (isEmbeddingModel(attempt.model) !== isEmbeddingModel(model))
+            throw invalid(
+              "model_routing_config",
+              `'${attempt.model.id}' and '${model.id}' are not both embedding models`,
+            );
           const target = { provider, upstreamModel: attempt.endpoint.model, model: attempt.model };
           // The answer names the model that answers it (a fallback model too), from its first event.
           call.ctx.model = attempt.model.id;
-          const route = routeFor(this.deps.adapterFor(provider), target, call);
+          const route = call.routeFor(this.deps.adapterFor(provider), target);
           if (!call.trace) return send(route, signal);
           const span = call.trace.attempt(generation.attemptsMade, provider, attempt.endpoint.model);
           return traced(span, send(route, signal));
@@ -381,8 +445,34 @@ function usedTokens(meter: Meter | undefined): number | undefined {
   return meter.latencyMs === undefined ? 0 : undefined;
 }
 
-/** Everything one inference carries from step to step. */
-interface Call extends RouteCall {
+/** What each kind of inference (a generation, an embedding) gives the steps they share. */
+export interface Job {
+  /** The model the body names, as written. */
+  model: string;
+  stream: boolean;
+  /** The generation record's `api`, when not the face's own. */
+  api?: Api;
+  /** The model resolved: the request names it, and the rules that need it are checked (400s). */
+  resolved(model: CatalogModel): void;
+  /** What the job must look up for the caller's account once admitted (a generation's kept thinking). */
+  prepare?(accountId: string): Promise<void>;
+  /** What the request may use of a tokens-per-minute limit, asked before it is admitted. */
+  tokenEstimate(model: CatalogModel): number;
+  /** What its spend hold is priced from (src/limits/spend-reservations.ts). */
+  spendEstimate(model: CatalogModel): SpendEstimate;
+  call(fields: CallFields): Call;
+}
+
+/** What every call is made of, whatever its kind. */
+export interface CallFields {
+  id: string;
+  /** The generation record's `api` (and the overhead metric's label). */
+  api: Api;
+  face: ProtocolName;
+  protocol: Protocol;
+  clientHeaders: IncomingHeaders;
+  /** Released (undefined) once an endpoint has answered. */
+  rawBody: string | undefined;
   model: CatalogModel;
   headers: HeaderMap;
   out: Responder;
@@ -392,6 +482,26 @@ interface Call extends RouteCall {
   generation: GenerationRecorder;
   /** The request's trace, when tracing is on. */
   trace?: RequestTrace;
+  /** Collects the answer's thinking beside tool calls, when a chat client may drop it. */
+  thinking?: ThinkingCollector;
+  accountId: string;
+}
+
+/** Everything one inference carries from step to step. */
+export interface Call extends CallFields {
+  /** The request's routing fields, read by the router's plan. */
+  request: { routing?: RoutingRequest };
+  /** `model`: the model the answer names, set per attempt (a fallback model's). */
+  ctx: { model: string };
+  /** How one attempt reaches its endpoint. */
+  routeFor(adapter: ProviderAdapter, target: Target): Route;
+  /** Set (to the call itself) when the answer is streamed: only a generation's is. */
+  stream?: GenerationCall;
+}
+
+interface GenerationCall extends Call, RouteCall {
+  request: Request;
+  ctx: EncodeContext;
 }
 
 /** An attempt's answer, its span ended with how it went. */

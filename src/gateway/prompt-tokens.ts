@@ -25,7 +25,12 @@ const CHARS_PER_TOKEN = 4;
  */
 export function estimatePromptTokens(request: Request): number {
   const { texts, media } = promptTexts(request);
+  return estimateTextTokens(texts) + media;
+}
+
+/** The same estimate for plain texts (an embedding's inputs). */
+export function estimateTextTokens(texts: readonly string[]): number {
   let chars = 0;
   for (const text of texts) chars += text.length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + media;
+  return Math.ceil(chars / CHARS_PER_TOKEN);
 }

@@ -112,7 +112,7 @@ export class GenerationRecorder {
       caller: Caller;
       model: CatalogModel;
       api: Api;
-      request: Request;
+      request: Pick<Request, "stream">;
       arrivedAt: number;
       sessionId?: string;
     },

@@ -27,6 +27,8 @@ export interface RequestFacts {
   /** The error answered, when one was. */
   error?: GatewayError;
   stream?: boolean;
+  /** An embedding request: its route is `embeddings`, whichever face it came by. */
+  embedding?: boolean;
   model?: string;
   caller?: Caller;
   meter?: Meter;
@@ -70,7 +72,7 @@ export class RequestLog {
 function lineOf(f: RequestFacts, now: number): Record<string, unknown> {
   const line: Record<string, unknown> = {
     generationId: f.id,
-    route: ROUTE[f.face],
+    route: f.embedding ? "embeddings" : ROUTE[f.face],
     status: f.status,
   };
   if (f.stream !== undefined) line.stream = f.stream;

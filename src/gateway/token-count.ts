@@ -60,7 +60,7 @@ export class TokenCounter {
       });
       let counted: number | undefined;
       if (request.model !== "") {
-        const model = this.deps.models.resolve(request.model, { allowBare: face === "gemini" });
+        const model = this.deps.models.resolve(request.model);
         request.model = model.id;
         counted = await this.askUpstream(request, model, out.signal, headers);
       }

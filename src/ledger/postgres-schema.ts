@@ -78,6 +78,15 @@ CREATE INDEX IF NOT EXISTS generations_unsettled ON ${t("generations")} (created
 -- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
 ${ROLLUP_TABLES.map((table) => rollupTableSql(table, t(table.name), { money: "NUMERIC", moneyZero: "0" })).join("\n")}
 
+-- Thinking returned beside tool calls, for clients that do not send it back (Store.keepThinking).
+CREATE TABLE IF NOT EXISTS ${t("kept_thinking")} (
+  account_id   TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  blocks       TEXT NOT NULL,
+  expires_at   BIGINT NOT NULL,
+  PRIMARY KEY (account_id, tool_call_id)
+);
+
 -- Which gateway process is alive, by its owner id, by the database's clock: see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (
   id         TEXT PRIMARY KEY,

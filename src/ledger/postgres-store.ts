@@ -73,6 +73,7 @@ import type {
   GenerationRow,
   GenerationStart,
   HeldSpend,
+  KeptThinking,
   KeyBudget,
   KeyLimits,
   KeyRow,
@@ -751,6 +752,36 @@ export class PostgresStore implements Store {
   }
 
   /** A pool query; an unreachable server is a StoreUnavailable. */
+  // ── kept thinking ─────────────────────────────────────────────────────────────────────────────
+
+  async keepThinking(accountId: string, kept: KeptThinking[], expiresAt: number): Promise<void> {
+    const table = this.t("kept_thinking");
+    await this.query(`DELETE FROM ${table} WHERE account_id = $1 AND expires_at <= $2`, [
+      accountId,
+      Date.now(),
+    ]);
+    if (kept.length === 0) return;
+    await this.query(
+      `INSERT INTO ${table} (account_id, tool_call_id, blocks, expires_at)
+       SELECT $1, id, blocks, $4 FROM unnest($2::text[], $3::text[]) AS k(id, blocks)
+       ON CONFLICT (account_id, tool_call_id) DO UPDATE SET blocks = excluded.blocks, expires_at = excluded.expires_at`,
+      [accountId, kept.map((k) => k.toolCallId), kept.map((k) => k.blocks), expiresAt],
+    );
+  }
+
+  async keptThinking(
+    accountId: string,
+    toolCallIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, string>> {
+    const result = await this.query<{ tool_call_id: string; blocks: string }>(
+      `SELECT tool_call_id, blocks FROM ${this.t("kept_thinking")}
+       WHERE account_id = $1 AND tool_call_id = ANY($2::text[]) AND expires_at > $3`,
+      [accountId, [...toolCallIds], now],
+    );
+    return new Map(result.rows.map((row) => [row.tool_call_id, row.blocks]));
+  }
+
   private async query<R extends QueryResultRow = QueryResultRow>(
     sql: string,
     params?: unknown[],

@@ -61,6 +61,15 @@ CREATE INDEX IF NOT EXISTS generations_unsettled ON generations (created_at, id)
 -- Per-day usage rollups (src/ledger/rollups.ts), kept as generations finish and settle.
 ${ROLLUP_TABLES.map((table) => rollupTableSql(table, table.name, { money: "TEXT", moneyZero: "'0'", suffix: " WITHOUT ROWID" })).join("\n")}
 
+-- Thinking returned beside tool calls, for clients that do not send it back (Store.keepThinking).
+CREATE TABLE IF NOT EXISTS kept_thinking (
+  account_id   TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  blocks       TEXT NOT NULL,
+  expires_at   INTEGER NOT NULL,
+  PRIMARY KEY (account_id, tool_call_id)
+) WITHOUT ROWID;
+
 -- Which gateway process is alive, by its owner id (src/ledger/owner.ts); see Store.markAbandoned.
 CREATE TABLE IF NOT EXISTS owner_leases (
   id         TEXT PRIMARY KEY,

@@ -65,6 +65,7 @@ import type {
   GenerationRow,
   GenerationStart,
   HeldSpend,
+  KeptThinking,
   KeyBudget,
   KeyLimits,
   KeyRow,
@@ -680,6 +681,39 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw isUnavailable(error) ? new StoreUnavailable(error) : error;
     }
+  }
+
+  // ── kept thinking ─────────────────────────────────────────────────────────────────────────────
+
+  async keepThinking(accountId: string, kept: KeptThinking[], expiresAt: number): Promise<void> {
+    this.transaction(() => {
+      this.statement("DELETE FROM kept_thinking WHERE account_id = ? AND expires_at <= ?").run(
+        accountId,
+        Date.now(),
+      );
+      const insert = this.statement(
+        "INSERT OR REPLACE INTO kept_thinking (account_id, tool_call_id, blocks, expires_at) VALUES (?, ?, ?, ?)",
+      );
+      for (const { toolCallId, blocks } of kept) insert.run(accountId, toolCallId, blocks, expiresAt);
+    });
+  }
+
+  async keptThinking(
+    accountId: string,
+    toolCallIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const select = this.statement(
+      "SELECT blocks FROM kept_thinking WHERE account_id = ? AND tool_call_id = ? AND expires_at > ?",
+    );
+    read(() => {
+      for (const id of toolCallIds) {
+        const row = select.get(accountId, id, now) as { blocks: string } | undefined;
+        if (row) found.set(id, row.blocks);
+      }
+    });
+    return found;
   }
 
   private statement(sql: string): StatementSync {

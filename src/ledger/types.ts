@@ -300,4 +300,19 @@ export interface Store extends SpendState {
    * leaving the rollups; pending and unsettled rows stay until they are done. Returns how many went.
    */
   deleteGenerations(idBefore: string, limit: number): Promise<number>;
+
+  /**
+   * Keeps thinking the gateway returned beside tool calls, per account and tool-call id, until
+   * `expiresAt` (Unix ms); an id kept again is replaced. Expired entries of the account go at once.
+   * src/gateway/kept-thinking.ts says what is kept and why.
+   */
+  keepThinking(accountId: string, kept: KeptThinking[], expiresAt: number): Promise<void>;
+  /** What is kept for these tool-call ids of the account and not expired at `now`, by id. */
+  keptThinking(accountId: string, toolCallIds: readonly string[], now: number): Promise<Map<string, string>>;
+}
+
+/** Thinking kept for one tool call: its blocks as the JSON text the gateway wrote. */
+export interface KeptThinking {
+  toolCallId: string;
+  blocks: string;
 }

@@ -212,11 +212,15 @@ export class SpendReservations {
 }
 
 /** What a request may use: its prompt, estimated, and the most it may write. */
-export interface Estimate {
+export interface SpendEstimate {
   promptTokens: number;
   outputTokens: number;
   /** The client bounded the output (max_tokens): else `outputTokens` is the model's whole output limit. */
   outputBounded?: boolean;
+}
+
+/** …priced at its model's prices. */
+export interface Estimate extends SpendEstimate {
   model: CatalogModel;
 }
 
@@ -263,14 +267,14 @@ function refusal(
     return new GatewayError(
       "payment_required",
       `The account has $${left} of credit left after the requests in flight; ${needs}. ` +
-        "Add credits, lower max_tokens, or try again once requests in flight end.",
+        "Add credits, send a smaller request (max_tokens), or try again once requests in flight end.",
       { headers: { "retry-after": "1" } },
     );
   const budget = caller.budget!;
   return new GatewayError(
     "payment_required",
     `This key's ${budget.period} budget of $${budget.usd} has $${left} left after the requests in flight; ` +
-      `${needs}. Lower max_tokens, or try again once requests in flight end.`,
+      `${needs}. Send a smaller request (max_tokens), or try again once requests in flight end.`,
     { status: BUDGET_STATUS[face], headers: { "retry-after": "1" } },
   );
 }

@@ -13,14 +13,19 @@ export const PROTOCOL_NAMES = [
 type Names = (typeof PROTOCOL_NAMES)[number];
 /** `providers[].protocol` of an HTTP upstream (the built-in `local` is not a wire protocol). */
 export type ConfigProtocolName = Names["config"];
-/** The generation record's `api`: the style the client spoke. */
-export type Api = Names["api"];
+/**
+ * The generation record's `api`: the style the client spoke, or `embeddings` for an embedding from
+ * either face (src/gateway/embeddings.ts).
+ */
+export type Api = Names["api"] | "embeddings";
 
 export function apiOf(protocol: ProtocolName): Api {
   return row("protocol", protocol).api;
 }
 
 export function protocolOfApi(api: Api): ProtocolName {
+  // An embedding's record is read in OpenAI's words (its finish reason is `stop`).
+  if (api === "embeddings") return "openai-chat";
   return row("api", api).protocol;
 }
 

@@ -2,6 +2,7 @@
 // requests and encodes responses and streams; as an upstream it encodes requests and decodes
 // responses and streams. Protocols never import one another; they meet only in the IR.
 
+import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../ir/embeddings.ts";
 import type { GatewayError } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { FinishReason, Response } from "../ir/response.ts";
@@ -91,6 +92,13 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** The SSE text that closes the stream (chat `data: [DONE]`). */
   end(): string;
+  /**
+   * A relay wrote these bytes to the client, the upstream's own events (spelled one character per
+   * byte): what this encoder writes next must continue them, as a stream that fails is ended
+   * through the encoder (src/gateway/relay-stream.ts). Only an encoder whose events carry state
+   * across the stream needs it: the Responses API's opening and sequence numbers.
+   */
+  follow?(written: string): void;
 }
 
 export interface StreamDecoder {
@@ -216,9 +224,54 @@ export interface TokenCounting {
   decodeCount(body: unknown): number;
 }
 
+/**
+ * Embeddings as this protocol's API offers them (OpenAI `POST /embeddings`, Gemini `:embedContent`
+ * and `:batchEmbedContents`): the client face's endpoints, and the upstream's (src/gateway/embeddings.ts).
+ */
+export interface Embeddings {
+  /** Client face: an embedding body → IR. `single`: Gemini's `:embedContent`, one input. */
+  decodeEmbedRequest(body: unknown, ctx: DecodeContext & { single?: boolean }): EmbeddingRequest;
+  /** Client face: the answer, naming `model` (the catalog model that answered) and the prompt's tokens. */
+  encodeEmbedResponse(
+    response: { vectors: number[][]; promptTokens: number },
+    request: EmbeddingRequest,
+    model: string,
+  ): unknown;
+  /** Upstream face: the most inputs one call takes (OpenAI 2048, Gemini 100); more are split. */
+  batchLimit: number;
+  /** Upstream face: token-id inputs are taken (OpenAI's are); else they are a 400 naming the input field. */
+  takesTokenIds: boolean;
+  /** Upstream face: one call for a batch of the request's inputs (at most `batchLimit`). */
+  encodeEmbedRequest(
+    request: EmbeddingRequest,
+    inputs: readonly EmbeddingInput[],
+    target: { model: string },
+  ): UpstreamCall;
+  /** Upstream face: the vectors of one call's answer, in the order of its inputs. */
+  decodeEmbedResponse(body: unknown): EmbeddingResponse;
+  /**
+   * Same protocol in and out, in one call: the client's bytes go upstream and the upstream's come
+   * back with targeted edits (src/gateway/embeddings.ts), as a generation's relay does.
+   */
+  relay?: EmbeddingRelay;
+}
+
+export interface EmbeddingRelay {
+  /** The client's body for the upstream: its model name, members the upstream must not see removed. */
+  request(raw: string, request: EmbeddingRequest, target: { model: string }): { path: string; body: string };
+  /**
+   * The upstream's answer for the client: the catalog model named. `text` spells the answer's bytes
+   * one per character (latin1), never decoded; so does what it returns.
+   */
+  response(text: string, model: string): string;
+  /** The prompt tokens the answer (latin1, as above) reports, if it does; a SyntaxError when it is not a JSON object. */
+  promptTokens(text: string): number | undefined;
+}
+
 export interface Protocol extends ClientFace, UpstreamFace {
   name: ProtocolName;
   tokenCounting?: TokenCounting;
+  embeddings?: Embeddings;
 }
 
 /**

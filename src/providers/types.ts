@@ -3,6 +3,7 @@
 
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
+import type { EmbeddingRequest, EmbeddingResponse } from "../ir/embeddings.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
@@ -39,14 +40,28 @@ export interface ProviderAdapter {
     report?: CallReport,
   ): AsyncIterable<StreamEvent[]>;
   complete(request: Request, target: Target, signal: AbortSignal, report?: CallReport): Promise<Response>;
+  /**
+   * Embeds every input of the request, one vector each in order (split into as many upstream calls
+   * as its batch limit needs). Absent when the upstream serves no embeddings. A platform adapter
+   * (Bedrock's InvokeModel, Vertex's `:predict`) plugs in by implementing this alone.
+   */
+  embed?(
+    request: EmbeddingRequest,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): Promise<EmbeddingResponse>;
   /** Closes what the adapter holds open (pooled upstream connections); called once, by App.close. */
   close?(): Promise<void>;
 }
 
 /** An upstream answer relayed as bytes (same protocol in and out). */
 export interface RelayedAnswer {
-  /** The whole body (non-streamed). */
-  text(): Promise<string>;
+  /**
+   * The whole body (non-streamed), as UTF-8 text; with `latin1`, its bytes one per character, not
+   * decoded (what is written back as latin1 is then the upstream's bytes).
+   */
+  text(encoding?: "utf8" | "latin1"): Promise<string>;
   /**
    * The streamed body's bytes read by read, cut into events by the relayed route
    * (src/gateway/relay-stream.ts). A broken connection throws a GatewayError.

@@ -44,7 +44,7 @@ export class Router {
   }
 
   /** The endpoints to try for this request, in order (never empty). */
-  async plan(request: Request, model: CatalogModel): Promise<PlannedAttempt[]> {
+  async plan(request: Pick<Request, "routing">, model: CatalogModel): Promise<PlannedAttempt[]> {
     const choice = routingChoice(request.routing, model, this.settings.defaults);
     const { groups, outside, preferred } = this.candidates(model, choice);
     if (groups.length === 0) {

@@ -11,7 +11,7 @@ import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { decodePathSegment, endsInMethod, protocolOfPath } from "./paths.ts";
+import { decodePathSegment, endsInMethod, protocolOfPath, servedPath } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
 import { validStatus } from "./response-head.ts";
 
@@ -21,13 +21,16 @@ export interface InferenceRoute {
   pathStream?: boolean;
   /** A token-counting endpoint (src/gateway/token-count.ts), not an inference. */
   count?: boolean;
+  /** An embedding endpoint (src/gateway/embeddings.ts); `single`: Gemini's `:embedContent`. */
+  embed?: { single: boolean };
   /** A content-generation path with an unknown method: answered 404 in that protocol. */
   error?: GatewayError;
 }
 
 /** The inference endpoints at fixed paths (their protocol is the path's: protocolOfPath). */
-const FIXED_PATHS = new Map<string, "infer" | "count">([
+const FIXED_PATHS = new Map<string, "infer" | "count" | "embed">([
   ["/v1/chat/completions", "infer"],
+  ["/v1/embeddings", "embed"],
   ["/v1/messages", "infer"],
   ["/v1/responses", "infer"],
   ["/v1/messages/count_tokens", "count"],
@@ -41,10 +44,13 @@ export function inferenceRoute(
 ): InferenceRoute | undefined {
   if (method !== "POST" || !url) return undefined;
   const q = url.indexOf("?");
-  const path = q < 0 ? url : url.slice(0, q);
+  const path = servedPath(q < 0 ? url : url.slice(0, q));
   const fixed = FIXED_PATHS.get(path);
-  if (fixed)
-    return fixed === "count" ? { face: protocolOfPath(path), count: true } : { face: protocolOfPath(path) };
+  if (fixed) {
+    const face = protocolOfPath(path);
+    if (fixed === "count") return { face, count: true };
+    return fixed === "embed" ? { face, embed: { single: false } } : { face };
+  }
   const prefix = contentGenerationPrefix(path);
   if (!prefix) return undefined;
   let target: string;
@@ -58,11 +64,13 @@ export function inferenceRoute(
   if (verb === "generateContent" || verb === "streamGenerateContent")
     return { face: "gemini", pathModel: target.slice(0, at), pathStream: verb === "streamGenerateContent" };
   if (verb === "countTokens") return { face: "gemini", pathModel: target.slice(0, at), count: true };
+  if (verb === "embedContent" || verb === "batchEmbedContents")
+    return { face: "gemini", pathModel: target.slice(0, at), embed: { single: verb === "embedContent" } };
   return {
     face: "gemini",
     error: new GatewayError(
       "not_found",
-      `Unknown method '${verb}'; use :generateContent, :streamGenerateContent or :countTokens.`,
+      `Unknown method '${verb}'; use :generateContent, :streamGenerateContent, :countTokens, :embedContent or :batchEmbedContents.`,
     ),
   };
 }
@@ -112,6 +120,7 @@ export function serveInference(
           pathModel: route.pathModel,
           pathStream: route.pathStream,
         };
+        if (route.embed) input.embed = route.embed;
         const out = new HttpResponder(req, res);
         if (route.count) return server.counter.handle(route.face, input, out);
         return server.pipeline.handle(route.face, input, out);

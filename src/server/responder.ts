@@ -29,13 +29,13 @@ export class HttpResponder implements Responder {
     this.jsonText(status, headers, JSON.stringify(body));
   }
 
-  jsonText(status: number, headers: HeaderMap, text: string): void {
+  jsonText(status: number, headers: HeaderMap, text: string, latin1?: boolean): void {
     const head = {
       ...headers,
       "content-type": "application/json",
-      "content-length": Buffer.byteLength(text),
+      "content-length": latin1 ? text.length : Buffer.byteLength(text),
     };
-    if (writeHead(this.res, status, head)) this.res.end(text);
+    if (writeHead(this.res, status, head)) this.res.end(text, latin1 ? "latin1" : "utf8");
     // A stream has begun, so a whole answer cannot follow it: end the connection instead, which a
     // client reads as a cut-off stream rather than as a complete one.
     else this.res.destroy();

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { BUILTIN_CATALOG_DIR, loadBuiltinCatalog } from "../../src/catalog/load.ts";
+import { isEmbeddingModel } from "../../src/catalog/types.ts";
 
 const catalog = loadBuiltinCatalog();
 const byId = new Map(catalog.map((m) => [m.id, m]));
@@ -40,17 +41,26 @@ describe("the built-in catalog", () => {
     }
   });
 
-  test("every model has prompt and completion prices, a description, and an endpoint of its own provider", () => {
+  test("every model has prompt and completion prices (an embedding model: prompt only, and its vector length), a description, and an endpoint of its own provider", () => {
     for (const model of catalog) {
       assert.ok(model.pricings.prompt?.length, `${model.id}: no prompt price`);
-      assert.ok(model.pricings.completion?.length, `${model.id}: no completion price`);
+      if (isEmbeddingModel(model)) {
+        assert.equal(
+          model.pricings.completion,
+          undefined,
+          `${model.id}: an embedding model writes no tokens`,
+        );
+        assert.ok(model.dimensions! > 0, `${model.id}: no dimensions`);
+      } else assert.ok(model.pricings.completion?.length, `${model.id}: no completion price`);
       assert.ok(model.description.length > 20, `${model.id}: no description`);
       const provider = model.id.split("/")[0];
       assert.ok(
         model.endpoints.some((e) => e.provider === provider),
         `${model.id}: no endpoint on provider ${provider}`,
       );
-      assert.ok(model.created > Date.UTC(2024, 0, 1) / 1000, `${model.id}: created ${model.created}`);
+      // Current models only; an embedding model stays current longer (Mistral's is from December 2023).
+      const since = isEmbeddingModel(model) ? Date.UTC(2023, 0, 1) : Date.UTC(2024, 0, 1);
+      assert.ok(model.created > since / 1000, `${model.id}: created ${model.created}`);
     }
   });
 

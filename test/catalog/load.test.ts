@@ -30,7 +30,11 @@ describe("parseModels: a complete record", () => {
     const [model] = parseModels(
       {
         models: [
-          rawModel("acme/m-1", { routing: { type: "round_robin", fallback: "true" }, quality_rank: 7 }),
+          rawModel("acme/m-1", {
+            routing: { type: "round_robin", fallback: "true" },
+            quality_rank: 7,
+            aliases: ["m-1-20250414"],
+          }),
         ],
       },
       "catalog/test.yaml",
@@ -53,6 +57,7 @@ describe("parseModels: a complete record", () => {
       endpoints: [{ provider: "acme", model: "m-1" }],
       routing: { type: "round_robin", fallback: "true" },
       qualityRank: 7,
+      aliases: ["m-1-20250414"],
     });
   });
 
@@ -228,7 +233,7 @@ describe("parseModels: errors name the source, the key path and the problem", ()
     );
     rejects(
       bad({ output_modalities: [] }),
-      "catalog/test.yaml: models[0].output_modalities: must be a non-empty list of text, image, video, audio, file",
+      "catalog/test.yaml: models[0].output_modalities: must be a non-empty list of text, image, video, audio, file, embeddings",
     );
     rejects(
       bad({ input_modalities: ["text", "text"] }),
@@ -282,6 +287,11 @@ describe("parseModels: errors name the source, the key path and the problem", ()
       "catalog/test.yaml: models[0].routing.fallback: must be true, false or a provider id",
     );
     rejects(bad({ quality_rank: "high" }), "catalog/test.yaml: models[0].quality_rank: must be a number");
+    rejects(bad({ aliases: "m-1" }), "catalog/test.yaml: models[0].aliases: must be a list of model names");
+    rejects(
+      bad({ aliases: ["m 1"] }),
+      "catalog/test.yaml: models[0].aliases[0]: must be a model name (letters, digits, '.', '_', '-', '/'; no spaces or ':')",
+    );
   });
 
   test("a repeated id", () => {

@@ -10,10 +10,12 @@ import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { listChat, listGemini, listMessages } from "../../src/catalog/listing.ts";
 import { loadBuiltinCatalog } from "../../src/catalog/load.ts";
+import { isEmbeddingModel } from "../../src/catalog/types.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 
 const models = loadBuiltinCatalog();
 const ids = models.map((m) => m.id);
+const embeddingNames = new Set(models.filter(isEmbeddingModel).map((m) => `models/${m.id}`));
 const requests: string[] = [];
 let server: Server;
 let baseUrl: string;
@@ -116,7 +118,12 @@ describe("listing shapes through the official SDKs", () => {
     const pager = await ai.models.list({ config: { pageSize: 8 } });
     const seen: string[] = [];
     for await (const model of pager) {
-      assert.deepEqual(model.supportedActions, ["generateContent", "streamGenerateContent", "countTokens"]);
+      assert.deepEqual(
+        model.supportedActions,
+        embeddingNames.has(model.name!)
+          ? ["embedContent", "batchEmbedContents"]
+          : ["generateContent", "streamGenerateContent", "countTokens"],
+      );
       assert.equal(typeof model.thinking, "boolean");
       assert.ok(model.inputTokenLimit! > 0 && model.outputTokenLimit! > 0);
       seen.push(model.name!);

@@ -38,6 +38,13 @@ test("logging.level info: a JSON line per request with its facts, and no prompt 
     const streamed = await anthropic.messages
       .stream({ model: "local/think-1", max_tokens: 300, messages: [{ role: "user", content: PROMPT }] })
       .finalMessage();
+    const embedded = await fetch(`${gw.url}/v1beta/models/local/embed-1:embedContent`, {
+      method: "POST",
+      headers: { "x-goog-api-key": PAYG_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ content: { parts: [{ text: PROMPT }] } }),
+    });
+    const embeddingId = embedded.headers.get("x-generation-id");
+    await embedded.arrayBuffer();
     const broke = new OpenAI({ apiKey: BROKE_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     await assert.rejects(
       broke.chat.completions.create({ model: "local/echo-1", messages: [{ role: "user", content: PROMPT }] }),
@@ -88,6 +95,12 @@ test("logging.level info: a JSON line per request with its facts, and no prompt 
     assert.equal(streamLine.route, "messages");
     assert.equal(streamLine.stream, true);
     assert.equal(streamLine.tokens.completion, streamed.usage.output_tokens);
+
+    // An embedding's route is `embeddings`, whichever face it came by; its tokens are its input's.
+    const embeddingLine = lines.find((l) => l.generationId === embeddingId);
+    assert.equal(embeddingLine.route, "embeddings");
+    assert.equal(embeddingLine.model, "local/embed-1");
+    assert.ok(embeddingLine.tokens.prompt > 0 && embeddingLine.tokens.completion === 0);
 
     const refused = lines.find((l) => l.account === "broke");
     assert.deepEqual([refused.status, refused.outcome, refused.error], [402, "refused", "payment_required"]);

@@ -119,6 +119,11 @@ export interface Dialect {
    * or the native error for a body the real API refuses), or undefined for any other path.
    */
   countTokens?(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined;
+  /**
+   * The provider's embedding endpoint (embeddings.ts): its answer to a request for it (vectors, or
+   * the native error), or undefined for any other path. A scripted error status answers it too.
+   */
+  embeddings?(request: RecordedRequest, options: FakeOptions): DirectAnswer | undefined;
   /** The path prefix of the SDK-convention base URL (openai `/v1`, others none). */
   readonly basePath: string;
   /** Route, credentials and the body's required fields, checked as the real API checks them. */

@@ -15,6 +15,7 @@ import {
   type StreamPlan,
   type Verdict,
 } from "./dialect.ts";
+import { geminiEmbeddings } from "./embeddings.ts";
 import {
   argumentsObject,
   blocksOf,
@@ -316,6 +317,7 @@ export const geminiDialect: Dialect = {
   basePath: "",
   check,
   countTokens,
+  embeddings: (request, options) => geminiEmbeddings(request, options, error),
   response,
   stream,
   error,

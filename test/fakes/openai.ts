@@ -8,6 +8,7 @@
 // OpenAI-compatible endpoint).
 
 import type { Dialect, Exchange, FakeOptions, RecordedRequest, StreamPlan, Verdict } from "./dialect.ts";
+import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiRefusal, refusedMember } from "./model-refusals.ts";
 import {
   argumentsText,
@@ -567,6 +568,10 @@ export const openaiDialect: Dialect = {
   protocol: "openai",
   basePath: "/v1",
   check,
+  embeddings: (request, options) =>
+    openaiEmbeddings(request, options, (status, message, param) =>
+      error(status, message, null, param ?? null),
+    ),
   response,
   stream,
   error: (status, message) => error(status, message),

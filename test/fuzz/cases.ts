@@ -6,7 +6,14 @@
 
 import { mutateBytes, mutateTree } from "./mutate.ts";
 import { Rng } from "./prng.ts";
-import { chatRequest, type Face, geminiRequest, messagesRequest, responsesRequest } from "./templates.ts";
+import {
+  chatRequest,
+  embeddingRequest,
+  type Face,
+  geminiRequest,
+  messagesRequest,
+  responsesRequest,
+} from "./templates.ts";
 import { INJECTION_MARKER, longString, NUMBERS, oddValue, STRINGS } from "./values.ts";
 
 export interface HttpExchange {
@@ -56,6 +63,8 @@ export interface FuzzModel {
 
 export interface CaseWorld {
   models: FuzzModel[];
+  /** The embedding models served (local/embed-1, and ones behind each embedding upstream). */
+  embeddingModels: string[];
   keys: { payg: string; sub: string; other: string; broke: string; admin: string };
 }
 
@@ -72,6 +81,7 @@ const CATEGORIES: Array<[number, string]> = [
   [7, "raw"],
   [2, "huge"],
   [4, "admin"],
+  [5, "embed"],
 ];
 
 export function generateCases(seed: number, count: number, world: CaseWorld): FuzzCase[] {
@@ -112,6 +122,27 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
       exchange: inference(face, model, body, credentials(face, world.keys.payg)),
       bodyFields: mutations.map((m) => m.field),
       upstreamFails: model.failing,
+    };
+  },
+
+  /** An embedding request of either face, valid or with its tree mutated. */
+  embed(rng, world) {
+    const face = rng.pick(["chat", "gemini"] as const);
+    const model = rng.pick(world.embeddingModels);
+    const { path, body } = embeddingRequest(rng, face, model, !model.startsWith("fg/"));
+    const exchange = inference(face, { id: model, reasoning: false }, {}, credentials(face, world.keys.payg));
+    exchange.path = path;
+    if (rng.chance(0.2)) {
+      exchange.body = Buffer.from(JSON.stringify(body));
+      return { label: `valid ${face} embedding to ${model}`, face, exchange, expectStatus: [200] };
+    }
+    const { body: mutated, mutations } = mutateTree(rng, body, face);
+    exchange.body = Buffer.from(JSON.stringify(mutated));
+    return {
+      label: `${face} embedding to ${model}: ${mutations.map((m) => `${m.path} ${m.what}`).join("; ")}`,
+      face,
+      exchange,
+      bodyFields: mutations.map((m) => m.field),
     };
   },
 

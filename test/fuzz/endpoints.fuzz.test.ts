@@ -82,6 +82,21 @@ const MODELS: FuzzModel[] = [
   { id: "xr/m", reasoning: true, failing: true },
 ];
 
+/** Embedding models: the local one, and one behind each upstream that embeds (`fo`, `fg`). */
+const EMBEDDING_MODELS = ["local/embed-1", "fo/embed", "fg/embed"];
+
+/** An embedding model of the config, behind the fake `provider`, with a vector length to keep under. */
+function embeddingModel(id: string) {
+  const [provider, name] = id.split("/");
+  return {
+    id,
+    output_modalities: ["embeddings"],
+    dimensions: 64,
+    pricings: { prompt: [{ value: 0.02, unit: "perMTokens", currency: "USD" }] },
+    endpoints: [{ provider, model: name }],
+  };
+}
+
 before(async () => {
   for (const p of PROTOCOLS) {
     fakes.set(`f${LETTER[p]}`, await startFakeUpstream(p, { apiKey: UPSTREAM_KEYS[p] }));
@@ -115,7 +130,7 @@ before(async () => {
         { key: BROKE_KEY, account: "broke", credits: 0 },
       ],
       providers,
-      models,
+      models: [...models, ...EMBEDDING_MODELS.filter((id) => !id.startsWith("local/")).map(embeddingModel)],
       // The failing upstreams must keep being tried, not be skipped by an open breaker.
       routing: { health: { failure_threshold: 1_000_000 } },
     }),
@@ -184,6 +199,7 @@ test(`every endpoint survives ${ONLY ? ONLY.length : COUNT} fuzzed inputs (seed 
 }, async () => {
   const world: CaseWorld = {
     models: MODELS,
+    embeddingModels: EMBEDDING_MODELS,
     keys: { payg: PAYG_KEY, sub: SUB_KEY, other: OTHER_KEY, broke: BROKE_KEY, admin: ADMIN_KEY },
   };
   const all = generateCases(SEED, ONLY ? Math.max(...ONLY) + 1 : COUNT, world);

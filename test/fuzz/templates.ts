@@ -287,3 +287,38 @@ export function geminiRequest(rng: Rng, reasoning: boolean): Json {
   }
   return body;
 }
+
+/**
+ * A valid embedding request of the OpenAI face (`/v1/embeddings`: each input form) or Gemini's
+ * (`:embedContent` or `:batchEmbedContents`), with its path. `tokenIds`: the model's upstream takes
+ * token-id inputs (a Gemini upstream refuses them).
+ */
+export function embeddingRequest(
+  rng: Rng,
+  face: "chat" | "gemini",
+  model: string,
+  tokenIds: boolean,
+): { path: string; body: Json } {
+  const texts = ["Hello", "embed this text", "ünïcödé ✓ 漢字", "a longer text about cats and mats"];
+  if (face === "chat") {
+    const inputs: unknown[] = [rng.pick(texts), texts.slice(0, 1 + rng.int(texts.length))];
+    if (tokenIds) inputs.push([1, 2, 3, 100_000], [[1, 2], [3]]);
+    const body: Json = { model, input: rng.pick(inputs) };
+    if (rng.chance(0.3)) body.dimensions = 1 + rng.int(64);
+    if (rng.chance(0.5)) body.encoding_format = rng.pick(["float", "base64"]);
+    if (rng.chance(0.2)) body.user = "user-1";
+    return { path: "/v1/embeddings", body };
+  }
+  const one = (text: string): Json => {
+    const request: Json = { model: `models/${model}`, content: { parts: [{ text }] } };
+    if (rng.chance(0.3)) request.taskType = rng.pick(["RETRIEVAL_QUERY", "RETRIEVAL_DOCUMENT", "CLUSTERING"]);
+    return request;
+  };
+  if (rng.chance(0.4)) {
+    const body = one(rng.pick(texts));
+    if (rng.chance(0.3)) body.outputDimensionality = 1 + rng.int(64);
+    return { path: `/v1beta/models/${model}:embedContent`, body };
+  }
+  const requests = texts.slice(0, 1 + rng.int(texts.length)).map(one);
+  return { path: `/v1beta/models/${model}:batchEmbedContents`, body: { requests } };
+}

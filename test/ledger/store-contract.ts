@@ -374,6 +374,38 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }));
     });
 
+    describe("kept thinking", () => {
+      test("what is kept comes back by account and tool-call id until it expires, the last kept winning", () =>
+        withStore(async (store) => {
+          const account = unique("acct");
+          const other = unique("acct");
+          const now = Date.now();
+          const blocks = (text: string) =>
+            JSON.stringify([{ type: "thinking", text, signature: "sig\u0000" }]);
+          await store.keepThinking(account, [{ toolCallId: "toolu_a", blocks: blocks("a") }], now + 60_000);
+          await store.keepThinking(
+            account,
+            [
+              { toolCallId: "toolu_b", blocks: blocks("b") },
+              { toolCallId: "toolu_a", blocks: blocks("a again") },
+            ],
+            now + 60_000,
+          );
+          await store.keepThinking(other, [{ toolCallId: "toolu_c", blocks: blocks("c") }], now + 60_000);
+          const found = await store.keptThinking(account, ["toolu_a", "toolu_b", "toolu_c", "toolu_x"], now);
+          assert.deepEqual(
+            [...found.entries()].sort(),
+            [
+              ["toolu_a", blocks("a again")],
+              ["toolu_b", blocks("b")],
+            ],
+            "another account's entry is not this one's",
+          );
+          assert.equal((await store.keptThinking(account, ["toolu_a"], now + 60_000)).size, 0, "expired");
+          assert.equal((await store.keptThinking(account, [], now)).size, 0);
+        }));
+    });
+
     describe("accounts", () => {
       test("a new account starts at the given balance, or zero", () =>
         withStore(async (store) => {

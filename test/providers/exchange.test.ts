@@ -207,6 +207,29 @@ test("a whole body in many reads keeps a character split between two reads whole
   }
 });
 
+test("a whole body as latin1 is its bytes one per character, across reads", async () => {
+  const bytes = Buffer.from(`{"text":"${"é€😀".repeat(3000)}"}`);
+  const up = await upstream(async (req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "application/json" });
+    for (let at = 0; at < bytes.length; at += 4097) {
+      res.write(bytes.subarray(at, at + 4097));
+      await sleep(1);
+    }
+    res.end();
+  });
+  const agent = new Agent();
+  try {
+    const answer = await call(up.origin, agent);
+    const text = await answer.body.text("latin1");
+    assert.equal(text.length, bytes.length);
+    assert.ok(Buffer.from(text, "latin1").equals(bytes));
+  } finally {
+    await agent.close();
+    await up.close();
+  }
+});
+
 test("a connection cut in the middle of the body fails the read with the mapped error", async () => {
   const up = await upstream((req, res) => {
     req.resume();

@@ -268,8 +268,17 @@ function decodeToolResult(block: Json, param: string, ignored: string[]): ToolRe
         case "search_result":
           result.content.push(decodeSearchResult(inner, ip));
           return;
+        case "tool_reference":
+          // Tool search run by the client (Claude Code's): the named deferred tool is loaded. Another
+          // protocol has no such block; its tool is sent in full (decodeTools) and this says so in text.
+          result.content.push({ type: "text", text: toolReferenceText(decodeToolReference(inner, ip)) });
+          ignored.push(ip);
+          return;
         default:
-          throw invalid(`${ip}.type`, 'must be "text", "image", "document" or "search_result"');
+          throw invalid(
+            `${ip}.type`,
+            'must be "text", "image", "document", "search_result" or "tool_reference"',
+          );
       }
     });
   const isError = optionalBoolean(block.is_error, `${param}.is_error`);
@@ -277,4 +286,34 @@ function decodeToolResult(block: Json, param: string, ignored: string[]): ToolRe
   const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
   if (cacheControl) result.cacheControl = cacheControl;
   return result;
+}
+
+function decodeToolReference(block: Json, param: string): string {
+  const name = expectString(block.tool_name, `${param}.tool_name`);
+  if (name.length === 0) throw invalid(`${param}.tool_name`, "must not be empty");
+  return name;
+}
+
+/** What a model of another protocol reads where the client sent a `tool_reference`. */
+export function toolReferenceText(name: string): string {
+  return `Tool loaded: ${name}`;
+}
+
+/**
+ * The tools a conversation has loaded by tool search: each `tool_reference` in a tool result
+ * (read after decodeContent has checked every block, so the shapes hold).
+ */
+export function referencedToolNames(messages: unknown): Set<string> {
+  const names = new Set<string>();
+  if (!Array.isArray(messages)) return names;
+  for (const message of messages) {
+    if (!isObject(message) || !Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (!isObject(block) || block.type !== "tool_result" || !Array.isArray(block.content)) continue;
+      for (const inner of block.content)
+        if (isObject(inner) && inner.type === "tool_reference" && typeof inner.tool_name === "string")
+          names.add(inner.tool_name);
+    }
+  }
+  return names;
 }

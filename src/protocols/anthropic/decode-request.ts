@@ -8,6 +8,7 @@ import {
   expectNumber,
   expectObject,
   expectString,
+  isObject,
   type Json,
   optionalBoolean,
   optionalNumber,
@@ -15,7 +16,7 @@ import {
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
-import { decodeContent, decodeText } from "./decode-content.ts";
+import { decodeContent, decodeText, referencedToolNames } from "./decode-content.ts";
 import { decodeOutputConfig, decodeThinking } from "./decode-thinking.ts";
 import { decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 import { checkMessagesHeaders, INTERLEAVED_THINKING_BETA, messagesBetas } from "./headers.ts";
@@ -57,7 +58,7 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     model,
     system,
     messages,
-    tools: decodeTools(b.tools, ignored),
+    tools: decodeTools(b.tools, ignored, loadedTools(b)),
     ...withWebSearch(decodeWebSearchTool(b.tools)),
     maxOutputTokens: maxTokens,
     stopSequences: decodeStopSequences(b.stop_sequences),
@@ -100,6 +101,17 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
   }
   for (const key of Object.keys(b)) if (!TRANSLATED.has(key)) ignored.push(key);
   return request;
+}
+
+/**
+ * The deferred tools the model may see (docs/translation.md §2c): those a tool search has loaded,
+ * and one `tool_choice` names (the model is made to call it, so it must be offered).
+ */
+function loadedTools(b: Json): Set<string> {
+  const names = referencedToolNames(b.messages);
+  const choice = b.tool_choice;
+  if (isObject(choice) && choice.type === "tool" && typeof choice.name === "string") names.add(choice.name);
+  return names;
 }
 
 function decodeSystem(value: unknown): TextBlock[] {

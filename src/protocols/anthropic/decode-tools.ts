@@ -24,6 +24,11 @@ const UNTRANSLATED_TOOL_FIELDS = [
   "input_examples",
 ];
 
+/** The tool search server tools (`tool_search_tool_regex_20251119`, `…_bm25_…`), by type. */
+function isToolSearchTool(type: unknown): boolean {
+  return typeof type === "string" && /^tool_search_tool_(regex|bm25)(_\d{8})?$/.test(type);
+}
+
 /** `web_search_20250305` and later versions of Anthropic's web search server tool. */
 function isWebSearchTool(type: string): boolean {
   return /^web_search_\d{8}$/.test(type);
@@ -53,14 +58,28 @@ export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefin
 
 /**
  * Custom tools become IR tools, the web search tool the IR's webSearch. Anthropic's other server
- * tools (`bash_20250124`, `text_editor_*`, …) run inside Anthropic and cannot be translated: they are
- * dropped and named. The code-execution tool is not offered at all (its beta is refused: headers.ts):
- * a 400 on every route, relay included, rather than an upstream's refusal of a tool used without its beta.
+ * tools (`bash_20250124`, `text_editor_*`, the tool search tools, …) run inside Anthropic and cannot
+ * be translated: they are dropped and named. The code-execution tool is not offered at all (its beta
+ * is refused: headers.ts): a 400 on every route, relay included, rather than an upstream's refusal of
+ * a tool used without its beta.
+ *
+ * Tool search (docs/translation.md §2c): a tool with `defer_loading` is hidden from the model until a
+ * search loads it. Another protocol has no deferral, so the IR holds what the model may see: the
+ * deferred tools the conversation has loaded (`referenced`, its `tool_reference` blocks) in full, and
+ * the others dropped and named; with a tool search server tool, which no other upstream runs, every
+ * deferred tool in full, as nothing could load them otherwise. A relay sends the client's tools as
+ * they came.
  */
-export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[] {
+export function decodeTools(
+  value: unknown,
+  ignored: string[],
+  referenced: ReadonlySet<string> = new Set(),
+): ToolDefinition[] {
   if (value === undefined || value === null) return [];
   const tools: ToolDefinition[] = [];
-  expectArray(value, "tools").forEach((item, i) => {
+  const list = expectArray(value, "tools");
+  const searchable = list.some((tool) => isObject(tool) && isToolSearchTool(tool.type));
+  list.forEach((item, i) => {
     const param = `tools[${i}]`;
     const tool = expectObject(item, param);
     if (tool.type !== undefined && tool.type !== null && tool.type !== "custom") {
@@ -84,6 +103,11 @@ export function decodeTools(value: unknown, ignored: string[]): ToolDefinition[]
     if (strict !== undefined) definition.strict = strict;
     const cacheControl = decodeCacheControl(tool.cache_control, `${param}.cache_control`);
     if (cacheControl) definition.cacheControl = cacheControl;
+    const deferred = optionalBoolean(tool.defer_loading, `${param}.defer_loading`) === true;
+    if (deferred && !searchable && !referenced.has(name)) {
+      ignored.push(param);
+      return;
+    }
     for (const field of UNTRANSLATED_TOOL_FIELDS)
       if (tool[field] !== undefined) ignored.push(`${param}.${field}`);
     tools.push(definition);

@@ -16,7 +16,6 @@ import {
   expectArray,
   expectObject,
   expectString,
-  isObject,
   type Json,
   optionalBoolean,
   optionalNumber,
@@ -24,7 +23,7 @@ import {
 } from "../shared/validate.ts";
 import { reasoningFromThinkingConfig } from "./map-reasoning.ts";
 import { camelName, field } from "./read-field.ts";
-import { geminiSchemaToJsonSchema } from "./schema.ts";
+import { geminiSchemaToJsonSchema, readGeminiJsonSchema } from "./schema.ts";
 
 /** The most candidates Gemini answers (2.5: "the supported range is from 1 (inclusive) to 9 (exclusive)"). */
 const MAX_CANDIDATES = 8;
@@ -131,9 +130,7 @@ function decodeResponseFormat(config: Json, ignored: Set<string>): ResponseForma
     const at = `${AT}.responseJsonSchema`;
     if (hasSchema) throw invalid(at, "cannot be combined with responseSchema");
     if (mimeType !== "application/json") throw invalid(at, "requires responseMimeType application/json");
-    if (!isObject(jsonSchema)) throw invalid(at, "must be a JSON Schema object");
-    checkJsonSchema(jsonSchema, at);
-    return { type: "json_schema", schema: jsonSchema };
+    return { type: "json_schema", schema: readGeminiJsonSchema(jsonSchema, at) };
   }
   if (hasSchema) {
     const at = `${AT}.responseSchema`;

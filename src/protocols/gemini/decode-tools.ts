@@ -15,7 +15,7 @@ import { checkJsonSchema } from "../shared/json-schema.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
 import { decodeDomains } from "../shared/web-search.ts";
 import { camelName, field } from "./read-field.ts";
-import { geminiSchemaToJsonSchema } from "./schema.ts";
+import { geminiSchemaToJsonSchema, readGeminiJsonSchema } from "./schema.ts";
 
 /** `googleSearch`, and `googleSearchRetrieval`, its form for 1.5 models. */
 const SEARCH_TOOLS = new Set(["googleSearch", "googleSearchRetrieval"]);
@@ -77,9 +77,7 @@ function decodeDeclaration(value: unknown, at: string): ToolDefinition {
     // What the conversion copies as it is (keywords Schema does not know) must be sound too.
     checkJsonSchema(parameters, `${at}.parameters`);
   } else if (hasJsonSchema) {
-    if (!isObject(jsonSchema)) throw invalid(`${at}.parametersJsonSchema`, "must be a JSON Schema object");
-    checkJsonSchema(jsonSchema, `${at}.parametersJsonSchema`);
-    parameters = jsonSchema;
+    parameters = readGeminiJsonSchema(jsonSchema, `${at}.parametersJsonSchema`);
   }
   const tool: ToolDefinition = { name, parameters };
   if (description !== undefined) tool.description = description;

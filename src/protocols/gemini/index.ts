@@ -7,6 +7,7 @@ import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
 import { OPTIONAL_MEMBERS } from "./dropped-fields.ts";
+import { embeddings } from "./embeddings.ts";
 import { encodeRequest, MAX_STOP_SEQUENCES } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -36,4 +37,5 @@ export const gemini: Protocol = {
   refusedMember,
   optionalMembers: OPTIONAL_MEMBERS,
   tokenCounting,
+  embeddings,
 };

@@ -8,6 +8,7 @@
 // have no Schema form).
 
 import { invalid } from "../../ir/errors.ts";
+import { checkJsonSchema, renameSchemaTypes } from "../shared/json-schema.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { camelName } from "./read-field.ts";
 
@@ -79,6 +80,25 @@ export function geminiSchemaToJsonSchema(schema: unknown, param: string): Json {
     );
   if (nullable) addNull(out);
   return out;
+}
+
+/**
+ * A client's `parametersJsonSchema` / `responseJsonSchema` as the IR's JSON Schema. Google takes
+ * its own `Type` names there too, in any case (Gemini CLI's classifier sends `"OBJECT"`): they
+ * become JSON Schema's, then the schema is checked. A relay sends the client's bytes, not this.
+ */
+export function readGeminiJsonSchema(value: unknown, param: string): Json {
+  if (!isObject(value)) throw invalid(param, "must be a JSON Schema object");
+  const schema = renameSchemaTypes(value, jsonTypeName) as Json;
+  checkJsonSchema(schema, param);
+  return schema;
+}
+
+/** A Gemini `Type` name in any case → its JSON Schema name; TYPE_UNSPECIFIED → none; others unchanged. */
+function jsonTypeName(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper === "TYPE_UNSPECIFIED") return undefined;
+  return GEMINI_TYPES.includes(upper) ? upper.toLowerCase() : name;
 }
 
 function readType(value: unknown, at: string): string | undefined {

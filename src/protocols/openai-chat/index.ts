@@ -8,6 +8,7 @@ import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
 import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./dropped-fields.ts";
+import { embeddings } from "./embeddings.ts";
 import { encodeRequest, MAX_STOP_SEQUENCES } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
@@ -34,4 +35,5 @@ export const openaiChat: Protocol = {
   refusedMember,
   optionalMembers: OPTIONAL_MEMBERS,
   limitedMembers: LIMITED_MEMBERS,
+  embeddings,
 };

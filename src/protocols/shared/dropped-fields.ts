@@ -35,6 +35,8 @@ export const DROPPED_FIELD_NAMES = [
   "web_search.blocked_domains",
   "web_search.user_location",
   "web_search.search_context_size",
+  "taskType",
+  "title",
 ] as const;
 
 export type DroppedField = (typeof DROPPED_FIELD_NAMES)[number];

@@ -98,6 +98,41 @@ function checkType(value: unknown, at: string): void {
 }
 
 /**
+ * A copy of `schema` with each type name (`type: "X"`, `type: ["X", …]`) replaced by `rename(X)`,
+ * or removed where it gives undefined, in the schema and every schema below it; the values of
+ * other keywords (`enum`, `const`, `default`, a property named `type`) are left as they are. For a
+ * protocol whose API takes other type names than JSON Schema's (Gemini's `OBJECT`) in a JSON Schema.
+ */
+export function renameSchemaTypes(schema: unknown, rename: (name: string) => string | undefined): unknown {
+  return renameIn(schema, rename, 0);
+}
+
+function renameIn(schema: unknown, rename: (name: string) => string | undefined, depth: number): unknown {
+  // Past the depth limit the copy stops; checkJsonSchema refuses such a schema anyway.
+  if (!isObject(schema) || depth > MAX_DEPTH) return schema;
+  const below = (sub: unknown) => renameIn(sub, rename, depth + 1);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "type") {
+      const renamed = renameType(value, rename);
+      if (renamed !== undefined) out.type = renamed;
+    } else if (ONE_SCHEMA.has(key)) out[key] = below(value);
+    else if (SCHEMA_MAPS.has(key) && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, below(sub)]));
+    else if ((SCHEMA_LISTS.has(key) || key === "items") && Array.isArray(value)) out[key] = value.map(below);
+    else if (key === "items") out[key] = below(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function renameType(value: unknown, rename: (name: string) => string | undefined): unknown {
+  if (typeof value === "string") return rename(value);
+  if (!Array.isArray(value)) return value;
+  return value.map((name) => (typeof name === "string" ? (rename(name) ?? name) : name));
+}
+
+/**
  * OpenAI's named JSON Schema answer format, `{name, schema, description?, strict?}`, read from `spec`
  * at `path` (chat's `response_format.json_schema`, the Responses API's `text.format`).
  */

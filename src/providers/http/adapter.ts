@@ -4,6 +4,7 @@
 
 import type { Dispatcher } from "undici";
 import type { ProviderConfig } from "../../config/providers.ts";
+import { batchesOf, type EmbeddingRequest, type EmbeddingResponse } from "../../ir/embeddings.ts";
 import { emptyPrompt, GatewayError } from "../../ir/errors.ts";
 import type { Message, Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
@@ -96,6 +97,42 @@ export class HttpProvider implements RelayingAdapter {
     }
     const tail = forClient(decoder.end());
     if (tail.length > 0) yield tail;
+  }
+
+  /**
+   * The protocol's embedding calls: the inputs cut to its batch limit, the batches sent together and
+   * their vectors joined back in order. Its token counts are summed when every batch reports one.
+   */
+  async embed(
+    request: EmbeddingRequest,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): Promise<EmbeddingResponse> {
+    const codec = this.protocol.embeddings;
+    if (!codec) throw noEmbeddings(this.provider.id);
+    const calls = batchesOf(request.inputs, codec.batchLimit).map((inputs) => ({
+      inputs,
+      call: codec.encodeEmbedRequest(request, inputs, { model: target.upstreamModel }),
+    }));
+    if (report) report.dropped = [...new Set(calls.flatMap(({ call }) => call.dropped ?? []))];
+    const answers = await Promise.all(
+      calls.map(async ({ inputs, call }) => {
+        const res = await this.send(call.path, JSON.stringify(call.body), signal, { stream: false });
+        const text = await res.body.text();
+        let answer: EmbeddingResponse;
+        try {
+          answer = codec.decodeEmbedResponse(JSON.parse(text));
+        } catch {
+          throw malformedAnswer(this.provider.id);
+        }
+        if (answer.vectors.length !== inputs.length) throw malformedAnswer(this.provider.id);
+        return answer;
+      }),
+    );
+    const vectors = answers.flatMap((answer) => answer.vectors);
+    if (answers.some((answer) => answer.promptTokens === undefined)) return { vectors };
+    return { vectors, promptTokens: answers.reduce((sum, answer) => sum + (answer.promptTokens ?? 0), 0) };
   }
 
   async relay(
@@ -241,6 +278,11 @@ export class HttpProvider implements RelayingAdapter {
 }
 
 type UpstreamAnswer = Awaited<ReturnType<typeof post>>;
+
+/** A provider whose protocol has no embedding API (messages, Responses): the next endpoint may be tried. */
+export function noEmbeddings(provider: string): GatewayError {
+  return new GatewayError("api_error", `Provider '${provider}' serves no embeddings.`, { status: 502 });
+}
 
 /** The request has stop sequences the gateway can cut an answer at itself (src/ir/stop-sequences.ts). */
 function canCutAtStops(req: Request): boolean {

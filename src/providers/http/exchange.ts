@@ -57,8 +57,8 @@ export interface UpstreamAnswer {
 }
 
 export interface UpstreamBody {
-  /** The whole body as UTF-8 text. */
-  text(): Promise<string>;
+  /** The whole body as UTF-8 text, or with `latin1` its bytes one per character (no decoding). */
+  text(encoding?: "utf8" | "latin1"): Promise<string>;
   /** The body read by read; leaving the loop early cancels the request. */
   chunks(): AsyncIterableIterator<Buffer>;
 }
@@ -176,6 +176,8 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
   /** Read by read: a slow reader pauses the upstream (a whole body is wanted as fast as it comes). */
   private reading = false;
   private readonly wholeMaxBytes: number;
+  /** How the whole body is made text (`text`'s argument). */
+  private encoding: "utf8" | "latin1" = "utf8";
 
   constructor(
     signal: AbortSignal,
@@ -246,7 +248,8 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
 
   // ── the body ─────────────────────────────────────────────────────────────────────────────────
 
-  text(): Promise<string> {
+  text(encoding: "utf8" | "latin1" = "utf8"): Promise<string> {
+    this.encoding = encoding;
     if (this.ended)
       return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve(this.joined());
     return new Promise((resolve, reject) => {
@@ -286,7 +289,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterabl
   }
 
   private joined(): string {
-    const text = joinText(this.queue);
+    const text = joinText(this.queue, this.encoding);
     this.queue.length = 0;
     this.queued = 0;
     return text;
@@ -330,9 +333,9 @@ export class AnswerTooLarge extends Error {
   }
 }
 
-/** The reads queued so far as one UTF-8 text. */
-function joinText(parts: Buffer[]): string {
-  return parts.length === 1 ? parts[0].toString() : Buffer.concat(parts).toString();
+/** The reads queued so far as one text. */
+function joinText(parts: Buffer[], encoding: "utf8" | "latin1"): string {
+  return parts.length === 1 ? parts[0].toString(encoding) : Buffer.concat(parts).toString(encoding);
 }
 
 function toError(reason: unknown): Error {

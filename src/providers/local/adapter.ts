@@ -1,11 +1,14 @@
 // The `local` provider: the demo models answer inside the process, streamed as IR events.
 
 import { setTimeout as sleep } from "node:timers/promises";
+import type { EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
+import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { DroppedFields } from "../../protocols/shared/dropped-fields.ts";
 import type { CallReport, ProviderAdapter, Target } from "../types.ts";
+import { LOCAL_DIMENSIONS } from "./embed.ts";
 import type { LocalReply, LocalReplyOptions } from "./reply.ts";
 import { onLocalThread } from "./thread.ts";
 
@@ -82,6 +85,30 @@ export class LocalProvider implements ProviderAdapter {
     }
     yield { type: "finish", reason: reply.finishReason, stopSequence: reply.stopSequence };
     yield { type: "usage", usage: reply.usage };
+  }
+
+  /**
+   * The local embedding model's vectors (embed.ts), made on the local models' thread. It reads words,
+   * so Gemini's task types and titles change nothing and are named as dropped.
+   */
+  async embed(
+    request: EmbeddingRequest,
+    target: Target,
+    _signal?: AbortSignal,
+    report?: CallReport,
+  ): Promise<EmbeddingResponse> {
+    const dropped = new DroppedFields();
+    for (const input of request.inputs) {
+      dropped.add("taskType", input.taskType !== undefined);
+      dropped.add("title", input.title !== undefined);
+    }
+    const names = dropped.list();
+    if (report && names.length > 0) report.dropped = names;
+    const dimensions = request.dimensions ?? target.model.dimensions ?? LOCAL_DIMENSIONS;
+    // The model's own length bounds a catalog record that names none (the gateway checks the rest).
+    if (dimensions > LOCAL_DIMENSIONS)
+      throw invalid(request.fields.dimensions, `must be at most ${LOCAL_DIMENSIONS} for the local model`);
+    return (await onLocalThread({ op: "embed", inputs: request.inputs, dimensions })) as EmbeddingResponse;
   }
 
   private async pause(signal: AbortSignal): Promise<void> {

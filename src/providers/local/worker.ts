@@ -6,16 +6,19 @@
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { parentPort } from "node:worker_threads";
+import type { EmbeddingInput, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import { countEachSteps, truncateSteps } from "./bounded-bpe.ts";
+import { embedLocally } from "./embed.ts";
 import { loadTokenizer, type Tokenizer } from "./encoding.ts";
 import { type LocalReplyOptions, type LocalTokens, localReply } from "./reply.ts";
 
 export type LocalJob =
   | { id: number; op: "count"; texts: string[]; limit?: number }
   | { id: number; op: "truncate"; text: string; max: number }
-  | { id: number; op: "reply"; request: Request; options: LocalReplyOptions };
+  | { id: number; op: "reply"; request: Request; options: LocalReplyOptions }
+  | { id: number; op: "embed"; inputs: EmbeddingInput[]; dimensions: number };
 
 /** A job's outcome; a GatewayError travels as its fields and is made again on the other side. */
 export type LocalJobResult =
@@ -57,7 +60,21 @@ async function run(job: LocalJob): Promise<unknown> {
       return counter.truncate(job.text, job.max);
     case "reply":
       return localReply(job.request, job.options, counter);
+    case "embed":
+      return embed(job.inputs, job.dimensions, counter);
   }
+}
+
+/** Each input's vector, and the real token count of them all (a token-id input counts its ids). */
+async function embed(
+  inputs: EmbeddingInput[],
+  dimensions: number,
+  counter: LocalTokens,
+): Promise<Required<EmbeddingResponse>> {
+  const texts = inputs.map((input) => (input.kind === "text" ? input.text : ""));
+  let promptTokens = (await counter.countEach(texts)).total;
+  for (const input of inputs) if (input.kind === "tokens") promptTokens += input.tokens.length;
+  return { vectors: inputs.map((input) => embedLocally(input, dimensions)), promptTokens };
 }
 
 const port = parentPort;

@@ -79,8 +79,10 @@ describe("x-switchyard-ignored names what was dropped, and the upstream never se
           {
             name: "lookup",
             input_schema: { type: "object", properties: { q: { type: "string" } } },
-            defer_loading: true,
+            defer_loading: false,
           },
+          // Deferred, and no search has loaded it: hidden from the model (docs/translation.md §2c).
+          { name: "hidden", input_schema: { type: "object" }, defer_loading: true },
         ],
       }),
       headersFor("messages"),
@@ -92,6 +94,7 @@ describe("x-switchyard-ignored names what was dropped, and the upstream never se
       "service_tier",
       "thinking.display",
       "tools[1].defer_loading",
+      "tools[2]",
       // The web search tool crosses as web_search_options (docs/translation.md §13c); its limit cannot.
       "web_search.max_uses",
     ]);

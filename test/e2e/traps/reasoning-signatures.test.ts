@@ -72,6 +72,88 @@ async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>)
   return { reasoning, content, details, calls: [...calls.values()] };
 }
 
+describe("a chat client that drops reasoning_details in a tool loop on a thinking Anthropic model", () => {
+  const SIGNATURE = "EqQBCkgIBRABGAIiQLs9-tool-turn";
+  const THOUGHT = "The user wants Oslo's weather.";
+  const toolTurn = (id: string) => ({
+    blocks: [
+      { type: "thinking" as const, text: THOUGHT, signature: SIGNATURE },
+      { type: "tool_call" as const, id, name: "get_weather", args: { city: "Oslo" } },
+    ],
+  });
+  const answer = { blocks: [{ type: "text" as const, text: "It is -2C in Oslo." }] };
+  const question = { role: "user" as const, content: "Weather in Oslo?" };
+  const ask = (messages: OpenAI.ChatCompletionMessageParam[], stream = false) =>
+    stream
+      ? chat.chat.completions
+          .create({
+            model: "fa/claude",
+            reasoning_effort: "low",
+            tools: [WEATHER_TOOL_CHAT],
+            messages,
+            stream,
+          })
+          .withResponse()
+      : chat.chat.completions
+          .create({ model: "fa/claude", reasoning_effort: "low", tools: [WEATHER_TOOL_CHAT], messages })
+          .withResponse();
+  /** Turn 2 with the call sent back as `sent` makes it of turn 1's message. */
+  async function turnTwo(
+    call: { id: string; function: { name: string; arguments: string } },
+    sent: object = {},
+  ) {
+    const second = await ask([
+      question,
+      { role: "assistant", content: null, tool_calls: [{ type: "function", ...call }], ...sent },
+      { role: "tool", tool_call_id: call.id, content: "-2C" },
+    ]);
+    return { second, upstream: routes.anthropic.requests.at(-1)!.body };
+  }
+
+  for (const stream of [false, true])
+    test(`the thinking kept from turn 1 (${stream ? "streamed" : "whole"}) goes back with the call in turn 2`, async () => {
+      const id = `toolu_kept_${stream ? "s" : "w"}`;
+      routes.anthropic.script(toolTurn(id), answer);
+      const first = await ask([question], stream);
+      if (stream) for await (const _ of first.data as AsyncIterable<unknown>);
+      // The client keeps the call and drops reasoning_details (as the Agents SDK's chat model does).
+      const call = { id, function: { name: "get_weather", arguments: '{"city":"Oslo"}' } };
+      const { second, upstream } = await turnTwo(call);
+      assert.equal((second.data as OpenAI.ChatCompletion).choices[0].message.content, "It is -2C in Oslo.");
+      assert.equal(upstream.thinking?.type, "enabled", "thinking stays on");
+      assert.deepEqual(upstream.messages[1].content[0], {
+        type: "thinking",
+        thinking: THOUGHT,
+        signature: SIGNATURE,
+      });
+      assert.doesNotMatch(second.response.headers.get("x-switchyard-ignored") ?? "", /\breasoning\b/);
+    });
+
+  test("a call whose thinking was never kept goes with thinking off, named in x-switchyard-ignored, not the upstream's 400", async () => {
+    routes.anthropic.script(answer);
+    const call = {
+      id: "toolu_from_elsewhere",
+      function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+    };
+    const { second, upstream } = await turnTwo(call);
+    assert.equal((second.data as OpenAI.ChatCompletion).choices[0].message.content, "It is -2C in Oslo.");
+    assert.equal(upstream.thinking, undefined, "thinking is off for the call that could not carry it");
+    assert.match(second.response.headers.get("x-switchyard-ignored") ?? "", /\breasoning\b/);
+  });
+
+  test("sent back with its reasoning_details, turn 2 keeps thinking and the client's signed block", async () => {
+    routes.anthropic.script(toolTurn("toolu_sent"), answer);
+    const first = (await ask([question])).data as OpenAI.ChatCompletion;
+    const message = first.choices[0].message as any;
+    const { second, upstream } = await turnTwo(message.tool_calls[0], {
+      reasoning_details: message.reasoning_details,
+    });
+    assert.equal((second.data as OpenAI.ChatCompletion).choices[0].message.content, "It is -2C in Oslo.");
+    assert.equal(upstream.thinking?.type, "enabled");
+    assert.equal(upstream.messages[1].content[0].signature, SIGNATURE);
+  });
+});
+
 describe("empty-text thinking blocks that carry a signature are kept (litellm#41361)", () => {
   const reply = {
     blocks: [

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../../src/ir/errors.ts";
-import { checkJsonSchema } from "../../../src/protocols/shared/json-schema.ts";
+import { checkJsonSchema, renameSchemaTypes } from "../../../src/protocols/shared/json-schema.ts";
 import { CLAUDE_CODE_TOOLS } from "../../e2e/traps/claude-code-tools.ts";
 
 function refuses(schema: unknown, param: string) {
@@ -147,5 +147,40 @@ describe("checkJsonSchema: a schema broken in shape is a 400 naming the path", (
       () => checkJsonSchema(deep, "p"),
       /^GatewayError: p(\.properties\.a)+: this schema in the body is nested too deeply/,
     );
+  });
+});
+
+describe("renameSchemaTypes", () => {
+  const lower = (name: string) => (name === "DROP" ? undefined : name.toLowerCase());
+
+  test("renames type names in every schema below, and only there", () => {
+    const schema = {
+      type: "OBJECT",
+      properties: {
+        type: { type: "STRING", enum: ["OBJECT"], default: "STRING" },
+        list: { type: ["ARRAY", "NULL"], items: { type: "INTEGER" } },
+        tuple: { items: [{ type: "NUMBER" }, true] },
+        either: { anyOf: [{ type: "BOOLEAN" }, { type: "DROP", const: { type: "OBJECT" } }] },
+      },
+      additionalProperties: { type: "STRING" },
+      $defs: { node: { type: "OBJECT" } },
+    };
+    assert.deepEqual(renameSchemaTypes(schema, lower), {
+      type: "object",
+      properties: {
+        type: { type: "string", enum: ["OBJECT"], default: "STRING" },
+        list: { type: ["array", "null"], items: { type: "integer" } },
+        tuple: { items: [{ type: "number" }, true] },
+        either: { anyOf: [{ type: "boolean" }, { const: { type: "OBJECT" } }] },
+      },
+      additionalProperties: { type: "string" },
+      $defs: { node: { type: "object" } },
+    });
+    assert.equal(schema.type, "OBJECT", "the schema given is not changed");
+  });
+
+  test("what is not a schema is given back as it is, for checkJsonSchema to refuse", () => {
+    assert.equal(renameSchemaTypes("OBJECT", lower), "OBJECT");
+    assert.deepEqual(renameSchemaTypes({ properties: "{}" }, lower), { properties: "{}" });
   });
 });
