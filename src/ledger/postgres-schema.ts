@@ -94,14 +94,16 @@ CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (
 );
 
 -- Spend held by requests in flight (src/limits/spend-reservations.ts): key_id set when it counts
--- against the key's budget, account_id against the account's credit. Amounts are whole nano-USD; a
+-- against the key's budget, account_id against the account's credit; owner, the process holding it
+-- (dropped with its generations when it is known dead). Amounts are whole nano-USD; a
 -- hold past expires_at (the database's clock) counts no more.
 CREATE TABLE IF NOT EXISTS ${t("spend_reservations")} (
   id         TEXT PRIMARY KEY,
   key_id     TEXT,
   account_id TEXT,
   amount     BIGINT NOT NULL,
-  expires_at BIGINT NOT NULL
+  expires_at BIGINT NOT NULL,
+  owner      TEXT
 );
 CREATE INDEX IF NOT EXISTS spend_reservations_key ON ${t("spend_reservations")} (key_id) WHERE key_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS spend_reservations_account ON ${t("spend_reservations")} (account_id)

@@ -387,6 +387,10 @@ export class PostgresStore implements Store {
         [Date.now(), owners],
       );
       await client.query(`DELETE FROM ${this.t("owner_leases")} WHERE id = ANY($1::text[])`, [owners]);
+      // Their spend holds too: a dead process settles nothing (spend-reservations.ts).
+      await client.query(`DELETE FROM ${this.t("spend_reservations")} WHERE owner = ANY($1::text[])`, [
+        owners,
+      ]);
       return result.rowCount ?? 0;
     });
   }
@@ -409,6 +413,12 @@ export class PostgresStore implements Store {
          WHERE status = 'pending'
            AND (owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${cutoff}))`,
         [Date.now(), Math.max(0, Math.round(silentForMs))],
+      );
+      // Their spend holds too: a silent process settles nothing (spend-reservations.ts).
+      await client.query(
+        `DELETE FROM ${this.t("spend_reservations")}
+         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${databaseNowMs} - $1::bigint)`,
+        [Math.max(0, Math.round(silentForMs))],
       );
       await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${databaseNowMs} - $1::bigint`, [
         Math.max(0, Math.round(silentForMs)),
@@ -440,9 +450,9 @@ export class PostgresStore implements Store {
       const decision = spendDecision(r, held);
       if (decision.refused) return decision;
       await client.query(
-        `INSERT INTO ${this.t("spend_reservations")} (id, key_id, account_id, amount, expires_at)
-         VALUES ($1, $2, $3, $4, ${databaseNowMs} + $5::bigint) ON CONFLICT (id) DO NOTHING`,
-        [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs)],
+        `INSERT INTO ${this.t("spend_reservations")} (id, key_id, account_id, amount, expires_at, owner)
+         VALUES ($1, $2, $3, $4, ${databaseNowMs} + $5::bigint, $6) ON CONFLICT (id) DO NOTHING`,
+        [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs), this.owner],
       );
       return decision;
     });

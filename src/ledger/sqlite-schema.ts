@@ -77,14 +77,16 @@ CREATE TABLE IF NOT EXISTS owner_leases (
 ) WITHOUT ROWID;
 
 -- Spend held by requests in flight (src/limits/spend-reservations.ts): key_id set when it counts
--- against the key's budget, account_id against the account's credit. Amounts are whole nano-USD; a
+-- against the key's budget, account_id against the account's credit; owner, the process holding it
+-- (dropped with its generations when it is known dead). Amounts are whole nano-USD; a
 -- hold past expires_at (epoch ms) counts no more.
 CREATE TABLE IF NOT EXISTS spend_reservations (
   id         TEXT PRIMARY KEY,
   key_id     TEXT,
   account_id TEXT,
   amount     INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL
+  expires_at INTEGER NOT NULL,
+  owner      TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS spend_reservations_key ON spend_reservations (key_id) WHERE key_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS spend_reservations_account ON spend_reservations (account_id)

@@ -480,6 +480,10 @@ export class SqliteStore implements Store {
          WHERE status = 'pending' AND owner IN (SELECT value FROM json_each(?))`,
       ).run(Date.now(), list);
       this.statement("DELETE FROM owner_leases WHERE id IN (SELECT value FROM json_each(?))").run(list);
+      // Their spend holds too: a dead process settles nothing (spend-reservations.ts).
+      this.statement("DELETE FROM spend_reservations WHERE owner IN (SELECT value FROM json_each(?))").run(
+        list,
+      );
       return Number(result.changes);
     });
   }
@@ -501,6 +505,10 @@ export class SqliteStore implements Store {
          WHERE status = 'pending'
            AND (owner IS NULL OR owner NOT IN (SELECT id FROM owner_leases WHERE renewed_at > ?))`,
       ).run(now, cutoff);
+      this.statement(
+        `DELETE FROM spend_reservations
+         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owner_leases WHERE renewed_at > ?)`,
+      ).run(cutoff);
       this.statement("DELETE FROM owner_leases WHERE renewed_at <= ?").run(cutoff);
       return Number(result.changes);
     });
@@ -519,9 +527,9 @@ export class SqliteStore implements Store {
       const decision = spendDecision(r, held);
       if (decision.refused) return decision;
       this.statement(
-        `INSERT INTO spend_reservations (id, key_id, account_id, amount, expires_at)
-         VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      ).run(r.id, r.keyId ?? null, r.accountId ?? null, decision.held, now + r.ttlMs);
+        `INSERT INTO spend_reservations (id, key_id, account_id, amount, expires_at, owner)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(r.id, r.keyId ?? null, r.accountId ?? null, decision.held, now + r.ttlMs, this.owner);
       return decision;
     });
   }

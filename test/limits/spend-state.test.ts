@@ -112,6 +112,37 @@ test("in SQLite", async () => {
   }
 });
 
+/** A store drops the holds of a process known dead, and of one silent past its lease. */
+async function deadProcesses(store: SqliteStore | PostgresStore): Promise<void> {
+  const accountId = `dead-${randomUUID().slice(0, 8)}`;
+  const hold = (id: string) => ({
+    id: `${accountId}-${id}`,
+    accountId,
+    amount: 10,
+    accountRoom: 100,
+    ttlMs: TTL,
+  });
+  await store.reserveSpend(hold("h1"));
+  await store.markInterrupted([store.owner]);
+  assert.deepEqual(await store.heldSpend({ accountId }), { reserved: 0, settling: 0 });
+  await store.reserveSpend(hold("h2"));
+  await store.renewLease();
+  await store.markAbandoned(60_000);
+  assert.deepEqual(await store.heldSpend({ accountId }), { reserved: 10, settling: 0 });
+  await store.markAbandoned(0);
+  assert.deepEqual(await store.heldSpend({ accountId }), { reserved: 0, settling: 0 });
+}
+
+test("a store drops a dead process's holds (SQLite)", async () => {
+  const store = new SqliteStore(":memory:");
+  await store.migrate();
+  try {
+    await deadProcesses(store);
+  } finally {
+    await store.close();
+  }
+});
+
 test("in PostgreSQL", async (t) => {
   if (!(await requirePostgres(t))) return;
   const schema = uniqueSchema("switchyard_spend");
@@ -119,6 +150,7 @@ test("in PostgreSQL", async (t) => {
   try {
     await store.migrate();
     await rule(store);
+    await deadProcesses(store);
   } finally {
     await store.close();
     await dropSchema(schema);
