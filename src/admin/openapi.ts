@@ -163,6 +163,10 @@ export const openApiDocument = {
           settling: { ...money, description: "Settled lately (in the balance), still held a few seconds." },
           discount: { type: ["string", "null"] },
           createdAt: { type: "string" },
+          storedResponseBytes: {
+            type: "integer",
+            description: "Bytes of the account's stored responses (one account's view only).",
+          },
         },
       },
     },

@@ -179,7 +179,11 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       const id = param(req, "id");
       const account = await store.getAccount(id);
       if (!account) throw new GatewayError("not_found", `No account '${id}'.`, { param: "id" });
-      return adminAccount(account, await heldBy(deps, { accountId: id }));
+      // What its stored responses hold (docs/responses.md), as the store keeps it (sealed or not).
+      return {
+        ...adminAccount(account, await heldBy(deps, { accountId: id })),
+        storedResponseBytes: await store.responses.storedBytes(id),
+      };
     }),
   );
   fastify.post(
@@ -361,6 +365,7 @@ async function providerHealth(provider: ProviderConfig, deps: AdminDeps): Promis
   return {
     id: provider.id,
     protocol: provider.protocol,
+    ...(provider.platform ? { platform: provider.platform.kind } : {}),
     enabled: provider.enabled,
     baseUrl: provider.baseUrl,
     endpoints: readings,

@@ -39,6 +39,7 @@ export function toEntry(record: ModelRecord, source: string, path: string): Mode
     const endpoints: Endpoint[] = record.endpoints.map((e) => ({
       provider: e.provider,
       model: e.model ?? name,
+      ...(e.pricings ? { pricings: e.pricings } : {}),
     }));
     refuseRepeatedEndpoint(endpoints, source, `${path}.endpoints`);
     fields.endpoints = endpoints;

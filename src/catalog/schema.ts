@@ -217,6 +217,12 @@ const endpointSchema = z.strictObject(
       description: "The name the upstream knows it by.",
       defaultText: "the id's part after the first `/`",
     }),
+    pricings: pricingsSchema.optional().meta({
+      description:
+        "This endpoint's own prices, where they differ from the model's (a cloud platform's, docs/clouds.md): a " +
+        "generation it answers is rated with them. Same keys as the model's `pricings`.",
+      defaultText: "the model's",
+    }),
   },
   { error: notAMapping("must be a mapping {provider, model}") },
 );

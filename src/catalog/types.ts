@@ -46,6 +46,8 @@ export interface Endpoint {
   provider: string;
   /** The model name the upstream knows. */
   model: string;
+  /** Its own prices, when they differ from the model's: a generation it answers is rated with them. */
+  pricings?: Pricings;
 }
 
 export interface RoutingDefaults {

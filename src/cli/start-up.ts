@@ -27,12 +27,19 @@ export interface StartUp {
  * installs the bootstrap keys and, on the embedded default, the demo key.
  */
 export async function startUpOnce(config: Config, store: Store, settlement: Settlement): Promise<StartUp> {
+  // Background runs first: their process's lease is still there to judge them by.
+  const abandonedRuns = await store.responses.markAbandonedRuns(startUpSilenceMs(store));
   const interrupted = await store.markAbandoned(startUpSilenceMs(store));
   await settleLeftovers(store, settlement, config);
   for (const key of config.keys) await installKey(store, key);
   const demo = config.embeddedDefault ? await demoKey(store, dataDir(config.storage.url)) : undefined;
   const admin = config.embeddedDefault ? embeddedAdminKey(dataDir(config.storage.url)) : undefined;
-  return { interrupted, demo, admin, notes: startNotes(config.models, config.providers) };
+  let notes = startNotes(config.models, config.providers);
+  if (config.storage.encryptionKeys.length === 0)
+    notes +=
+      "note: stored responses (the Responses API's store) are kept in clear; set storage.encryption_key to encrypt them\n";
+  if (abandonedRuns > 0) notes += `marked ${abandonedRuns} unfinished background response(s) as failed\n`;
+  return { interrupted, demo, admin, notes };
 }
 
 /**

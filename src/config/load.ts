@@ -12,12 +12,20 @@ import { closestKey, parseWith } from "../catalog/schema-kit.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { RequestFields } from "../protocols/openai-chat/request-fields.ts";
 import type { RoutingSettings } from "../routing/settings.ts";
+import { platformOf } from "./platforms.ts";
 import { DEFAULT_HTTP2_MAX_STREAMS, type ProviderConfig, providersFromEnv } from "./providers.ts";
 import { type ConfigFile, configSchema } from "./schema.ts";
 
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number };
-  storage: { url: string; retentionDays?: number };
+  storage: {
+    url: string;
+    retentionDays?: number;
+    /** Days a stored response is kept (docs/responses.md). */
+    responsesRetentionDays: number;
+    /** Base64 keys sealing stored responses, the first sealing; empty: kept in clear. */
+    encryptionKeys: string[];
+  };
   redis?: { url: string; prefix: string };
   /** Log level; undefined: `SWITCHYARD_LOG_LEVEL`, else warn. */
   logging: { level?: string };
@@ -152,10 +160,7 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
   };
   return {
     server: { host: file.server.host, port: file.server.port, bodyLimitBytes: file.server.body_limit_bytes },
-    storage:
-      file.storage.retention_days === undefined
-        ? { url: file.storage.url }
-        : { url: file.storage.url, retentionDays: file.storage.retention_days },
+    storage: storageOf(file.storage),
     redis: file.redis?.url ? { url: file.redis.url, prefix: file.redis.prefix } : undefined,
     logging: { level: file.logging.level },
     telemetry: file.telemetry.otlp
@@ -170,6 +175,17 @@ function buildConfig(file: ConfigFile, name: string, env: NodeJS.ProcessEnv): Co
     routing,
     embeddedDefault: false,
   };
+}
+
+function storageOf(storage: ConfigFile["storage"]): Config["storage"] {
+  const key = storage.encryption_key;
+  const config: Config["storage"] = {
+    url: storage.url,
+    responsesRetentionDays: storage.responses_retention_days,
+    encryptionKeys: key === undefined ? [] : typeof key === "string" ? [key] : key,
+  };
+  if (storage.retention_days !== undefined) config.retentionDays = storage.retention_days;
+  return config;
 }
 
 /** Admin keys, hashed; one that is also an API key would be both, so it is refused. */
@@ -192,18 +208,22 @@ function buildProviders(
   for (const [i, p] of list.entries()) {
     const path = `providers[${i}]`;
     const known = byId.get(p.id);
-    const protocol = p.protocol ?? known?.protocol;
+    const cloud = platformOf(p, path, fail);
+    const protocol = cloud.protocol ?? p.protocol ?? known?.protocol;
     if (protocol === undefined)
       fail(`${path}.protocol`, `is required for a provider Switchyard does not know ("${p.id}")`);
-    const baseUrl = p.base_url ?? known?.baseUrl;
+    const baseUrl = cloud.baseUrl ?? p.base_url ?? known?.baseUrl;
     if (protocol !== "local") {
       if (baseUrl === undefined) fail(`${path}.base_url`, "is required");
       if (!/^https?:\/\//.test(baseUrl!)) fail(`${path}.base_url`, "must be an http(s) URL");
     }
     const apiKey = p.api_key || known?.apiKey;
     // A provider in the file is on unless switched off; without a key (e.g. `${OPENAI_API_KEY}` unset)
-    // a remote provider cannot be called, so it stays off rather than failing every request.
-    const enabled = p.enabled ?? (protocol === "local" || (apiKey !== undefined && apiKey !== ""));
+    // a remote provider cannot be called, so it stays off rather than failing every request. A
+    // platform finds its credentials itself (docs/clouds.md), so it is on.
+    const enabled =
+      p.enabled ??
+      (protocol === "local" || cloud.platform !== undefined || (apiKey !== undefined && apiKey !== ""));
     byId.set(p.id, {
       id: p.id,
       protocol,
@@ -221,6 +241,7 @@ function buildProviders(
       ...(streamUsageUnasked(p.stream_usage, known) ? { streamUsageUnasked: true } : {}),
       ...requestFields(p.request_fields, known),
       ...http2Of(p, protocol, path, fail),
+      ...(cloud.platform ? { platform: cloud.platform } : {}),
     });
   }
   return [...byId.values()];

@@ -33,7 +33,27 @@ export interface ProviderConfig {
   requestFields?: RequestFields;
   /** Set: call the upstream over HTTP/2 (h2 by ALPN over https, h2c over http), this many streams a connection. */
   http2?: { maxStreams: number };
+  /**
+   * A cloud platform (docs/clouds.md): it picks each model family's wire protocol, the URLs and the
+   * authentication; `protocol` is then the protocol of the platform's main family.
+   */
+  platform?: PlatformConfig;
 }
+
+export type PlatformName = PlatformConfig["kind"];
+
+/** Credentials named in the file; each absent one comes from the platform's standard sources. */
+export interface AwsCredentialsConfig {
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  profile?: string;
+}
+
+export type PlatformConfig =
+  | { kind: "aws-bedrock"; region: string; aws?: AwsCredentialsConfig }
+  | { kind: "google-vertex"; project: string; location: string; credentialsFile?: string }
+  | { kind: "azure-openai"; apiVersion?: string };
 
 /** Streams one HTTP/2 connection carries: Node's and most servers' SETTINGS_MAX_CONCURRENT_STREAMS. */
 export const DEFAULT_HTTP2_MAX_STREAMS = 100;

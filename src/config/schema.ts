@@ -25,6 +25,10 @@ const server = section({
     .meta({ description: "Larger request bodies get a 413 in the caller's protocol." }),
 });
 
+const encryptionKey = z.string().refine((key) => Buffer.from(key, "base64").length === 32, {
+  error: "must be 32 bytes, base64 (`openssl rand -base64 32`)",
+});
+
 const storage = section({
   url: z
     .string()
@@ -40,6 +44,23 @@ const storage = section({
         "Raw generation rows older than this many days are deleted, in small batches off the request path; " +
         "the per-day rollups the usage API and dashboard read are kept. A deleted generation's lookup is a 404.",
       defaultText: "kept forever",
+    }),
+  responses_retention_days: int({ min: 1 })
+    .default(30)
+    .meta({
+      description:
+        "Stored responses (the Responses API's `store`, docs/responses.md) older than this many days are " +
+        "deleted, in small batches off the request path.",
+    }),
+  encryption_key: z
+    .union([encryptionKey, z.array(encryptionKey).min(1)])
+    .optional()
+    .meta({
+      description:
+        "32 bytes, base64, or a list of them: stored responses are encrypted at rest with AES-256-GCM. " +
+        "The first key encrypts; every key listed decrypts (rotation).",
+      type: "string or list of strings",
+      defaultText: "stored responses kept in clear (serve says so at start)",
     }),
 });
 
@@ -140,8 +161,17 @@ const provider = z.strictObject(
           "`openai` (chat-completions: any OpenAI-compatible vendor), `openai-responses` (OpenAI's Responses " +
           "API, `POST {base_url}/responses`; `{ id: openai, protocol: openai-responses }` switches the built-in " +
           "OpenAI provider to it), `anthropic`, `gemini` or `local` (the demo models). " +
-          "Required for a provider that is not built in.",
+          "Required for a provider that is not built in, unless it has a `platform` (which replaces it).",
         defaultText: "the built-in's",
+      }),
+    platform: z
+      .enum(["aws-bedrock", "google-vertex", "azure-openai"])
+      .optional()
+      .meta({
+        description:
+          "A cloud platform instead of a `protocol` (docs/clouds.md): it picks the URLs, the wire protocol of each " +
+          "model family and the authentication, with credentials from the platform's standard sources.",
+        defaultText: "none",
       }),
     base_url: z
       .string()
@@ -149,7 +179,8 @@ const provider = z.strictObject(
       .meta({
         description:
           "An http(s) URL as the official SDK takes it: OpenAI's includes `/v1`, Anthropic's and Gemini's do not. " +
-          "Required for a provider that is not built in, unless `local`.",
+          "Required for a provider that is not built in, unless `local`; with `platform`: required for " +
+          "`azure-openai` (`https://RESOURCE.openai.azure.com`), else made from `region` or `location`.",
         defaultText: "the built-in's",
       }),
     api_key: z
@@ -157,9 +188,57 @@ const provider = z.strictObject(
       .optional()
       .meta({
         description:
-          "Sent as `Authorization: Bearer` (openai, openai-responses), `x-api-key` (anthropic), `x-goog-api-key` (gemini). Empty: the " +
-          "built-in's environment variable.",
+          "Sent as `Authorization: Bearer` (openai, openai-responses), `x-api-key` (anthropic), `x-goog-api-key` (gemini), " +
+          "`api-key` (`azure-openai`; absent: an Entra ID token), `Authorization: Bearer` (`aws-bedrock`: a Bedrock API " +
+          "key, instead of `AWS_BEARER_TOKEN_BEDROCK`). Empty: the built-in's environment variable.",
         defaultText: "from the environment",
+      }),
+    region: text()
+      .optional()
+      .meta({ description: "`aws-bedrock`, required: the AWS region (`us-east-1`).", defaultText: "none" }),
+    project: text()
+      .optional()
+      .meta({ description: "`google-vertex`, required: the Google Cloud project id.", defaultText: "none" }),
+    location: text().optional().meta({
+      description:
+        "`google-vertex`, required: the Vertex AI location (`us-east5`, `europe-west1`, `global`).",
+      defaultText: "none",
+    }),
+    api_version: text()
+      .optional()
+      .meta({
+        description:
+          "`azure-openai`: call the deployments API (`/openai/deployments/{deployment}/…?api-version=`) with this " +
+          "version; absent: the v1 API (`/openai/v1/…`, the model field being the deployment name).",
+        defaultText: "the v1 API",
+      }),
+    aws: section({
+      access_key_id: text()
+        .optional()
+        .meta({ description: "With `secret_access_key`: used instead of the default chain." }),
+      secret_access_key: text().optional().meta({ description: "The secret of `access_key_id`." }),
+      session_token: text().optional().meta({ description: "The session token of temporary credentials." }),
+      profile: text()
+        .optional()
+        .meta({ description: "A profile of the shared AWS config and credentials files." }),
+    })
+      .optional()
+      .meta({
+        description:
+          "`aws-bedrock`: credentials named in the file, which win over the environment. Absent: " +
+          "`AWS_BEARER_TOKEN_BEDROCK` (a Bedrock API key) when set, else the AWS default credential chain.",
+        defaultText: "the default chain",
+      }),
+    google: section({
+      credentials_file: text().optional().meta({
+        description:
+          "A service-account or authorized-user JSON file, instead of Application Default Credentials.",
+      }),
+    })
+      .optional()
+      .meta({
+        description: "`google-vertex`: where its access tokens come from.",
+        defaultText: "Application Default Credentials",
       }),
     enabled: flag().optional().meta({
       description:

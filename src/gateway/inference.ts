@@ -33,6 +33,7 @@ import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
 import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
+import { memoryContext, queuedResponse, type ResponseMemory, type Turn } from "./response-memory.ts";
 import { type Piece, type Route, type RouteCall, routeFor, type WholeAnswer } from "./route.ts";
 import { sessionIdOf } from "./session-id.ts";
 import type { Settlement } from "./settlement.ts";
@@ -76,6 +77,8 @@ export interface GatewayDeps {
   requestLog?: RequestLog;
   /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
   tracing?: Tracing;
+  /** The Responses API's stored responses; the Responses API keeps nothing when absent. */
+  memory?: ResponseMemory;
 }
 
 /** The status logged for a request whose client left before it was answered (nginx's convention). */
@@ -113,11 +116,22 @@ export class InferencePipeline {
       input.body = undefined;
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
+      // A continuation becomes the whole input here, before decoding: every route sends it alike.
+      const turn = face === "openai-responses" && !input.embed ? this.deps.memory?.turnOf(json) : undefined;
+      // Only a request that refers to stored state waits for the store.
+      if (turn?.refers)
+        await this.deps.memory?.resolve(turn, json as Record<string, unknown>, caller.accountId);
+      if (turn?.rewritten) {
+        json = turn.rewritten;
+        rawBody = JSON.stringify(json);
+      }
       const job = input.embed
         ? embeddingJob(protocol, json, { headers: input.headers, pathModel: input.pathModel, ...input.embed })
-        : this.generationJob(face, protocol, json, input);
+        : this.generationJob(face, protocol, json, input, id, turn);
       const model = this.deps.models.resolve(job.model);
       job.resolved(model);
+      const fitted = await job.fit?.(model);
+      if (fitted !== undefined) rawBody = fitted;
       facts.model = model.id;
       facts.stream = job.stream;
       if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
@@ -136,7 +150,8 @@ export class InferencePipeline {
           hold = await this.deps.spend.reserve(caller, face, id, { ...job.spendEstimate(model), model });
         if (admission) Object.assign(headers, admission.headers);
         const api = job.api ?? apiOf(face);
-        await job.prepare?.(caller.accountId);
+        // A background run answers now (queued) and goes on into a stand-in for the client.
+        out = (await job.prepare?.(caller.accountId, out, headers)) ?? out;
         generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
@@ -185,17 +200,32 @@ export class InferencePipeline {
    * A generation's own steps: its protocol's decoding, its model checks (content-generation's
    * thinking settings; an embedding model is not a generation's) and its relayed or translated route.
    */
-  private generationJob(face: ProtocolName, protocol: Protocol, json: unknown, input: InferenceInput): Job {
-    const request = protocol.decodeRequest(json, {
+  private generationJob(
+    face: ProtocolName,
+    protocol: Protocol,
+    json: unknown,
+    input: InferenceInput,
+    id: string,
+    turn: Turn | undefined,
+  ): Job {
+    const decodeContext = {
       headers: input.headers,
       pathModel: input.pathModel,
       pathStream: input.pathStream,
       anthropicVersions: this.deps.anthropicVersions,
-    });
-    const { store, log } = this.deps;
+    };
+    let request = protocol.decodeRequest(json, decodeContext);
+    const { store, log, memory } = this.deps;
     let thinking: ThinkingCollector | undefined;
     let promptTokens: number | undefined;
     const promptEstimate = () => (promptTokens ??= estimatePromptTokens(request));
+    let ctx: EncodeContext | undefined;
+    // Made once the model is resolved (request.model names it), by a background run's answer or the call.
+    const context = (): EncodeContext => {
+      ctx ??= { id, model: request.model, created: Math.floor(Date.now() / 1000), request };
+      if (turn) ctx.memory = memoryContext(turn);
+      return ctx;
+    };
     return {
       model: request.model,
       stream: request.stream,
@@ -212,21 +242,33 @@ export class InferencePipeline {
         outputTokens: maxOutput(request, model) * (request.candidateCount ?? 1),
         outputBounded: request.maxOutputTokens !== undefined,
       }),
-      async prepare(accountId) {
+      async fit(model) {
+        // truncation: "auto" — a stored chain longer than the context window loses its oldest items.
+        if (!turn?.truncate || !memory) return undefined;
+        const fitted = await memory.fit(json, model.contextLength, request, (body) =>
+          protocol.decodeRequest(body, decodeContext),
+        );
+        if (!fitted) return undefined;
+        request = fitted.request;
+        request.model = model.id;
+        return JSON.stringify(fitted.body);
+      },
+      async prepare(accountId, out, headers) {
         if (thinking) await restoreKeptThinking(store, accountId, request, log);
+        if (!turn?.background || !memory) return undefined;
+        const queued = queuedResponse(context());
+        return memory.background.accept(turn, queued, accountId, out, headers, request.stream);
       },
       call(fields) {
-        const ctx: EncodeContext = {
-          id: fields.id,
-          model: fields.model.id,
-          created: Math.floor(Date.now() / 1000),
-          request,
-        };
         const call: GenerationCall = {
           ...fields,
           request,
-          ctx,
+          ctx: context(),
           thinking,
+          kept:
+            (turn?.store || turn?.conversationId) && memory
+              ? { memory, turn, accountId: fields.accountId }
+              : undefined,
           routeFor: (adapter, target) => routeFor(adapter, target, call),
         };
         if (request.stream) call.stream = call;
@@ -257,7 +299,9 @@ export class InferencePipeline {
       call.thinking.add(answer.content);
       call.thinking.keep(this.deps.store, call.accountId, this.deps.log);
     }
-    answer.send(out, headers);
+    if (call.kept)
+      await call.kept.memory.sendWhole(call.kept.turn, answer, out, headers, call.kept.accountId);
+    else answer.send(out, headers);
     generation.end(meter, { status: "completed" });
     this.report(answered, { sample: { durationMs: performance.now() - answered.startedAt } });
   }
@@ -295,6 +339,9 @@ export class InferencePipeline {
     // A translated answer's thinking beside its tool calls, for a client that drops it (kept-thinking.ts).
     const thinking = answered.value.route.relayed ? undefined : call.thinking;
     // Synchronous unless the socket is full: a promise per piece would cost microtasks per read.
+    const write = (piece: Piece): Promise<void> | undefined =>
+      piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
+    const kept = call.kept;
     const send = (piece: Piece): Promise<void> | undefined => {
       if (piece.content) meter.contentArrived();
       for (const event of piece.events) {
@@ -302,7 +349,13 @@ export class InferencePipeline {
         thinking?.observe(event);
         if (event.type === "error") failed = event.error;
       }
-      return piece.text && !out.signal.aborted ? out.write(piece.text, piece.latin1) : undefined;
+      // A stored response's last event waits until it is stored (read-your-writes); content never does.
+      const storing =
+        kept &&
+        !piece.content &&
+        !out.signal.aborted &&
+        kept.memory.beforePiece(kept.turn, piece, kept.accountId);
+      return storing ? storing.then(() => write(piece)) : write(piece);
     };
     const { pieces, head } = answered.value;
     try {
@@ -385,7 +438,11 @@ export class InferencePipeline {
           return traced(span, send(route, signal));
         },
       );
-      if (answered.attempt.model.id !== model.id) generation.pricedAs(answered.attempt.model);
+      const { attempt } = answered;
+      // An endpoint with prices of its own (a cloud platform's) rates what it answered with them.
+      if (attempt.endpoint.pricings)
+        generation.pricedAs({ ...attempt.model, pricings: attempt.endpoint.pricings });
+      else if (attempt.model.id !== model.id) generation.pricedAs(attempt.model);
       // No attempt follows an answer: the client's body is not needed for the rest of the generation.
       call.rawBody = undefined;
       return answered;
@@ -454,8 +511,13 @@ export interface Job {
   api?: Api;
   /** The model resolved: the request names it, and the rules that need it are checked (400s). */
   resolved(model: CatalogModel): void;
-  /** What the job must look up for the caller's account once admitted (a generation's kept thinking). */
-  prepare?(accountId: string): Promise<void>;
+  /** Before admission: the request cut to fit the model (a stored chain's `truncation: "auto"`); its new body. */
+  fit?(model: CatalogModel): Promise<string | undefined>;
+  /**
+   * Once admitted, what the job must look up for the caller's account (a generation's kept thinking);
+   * a background run answers the client here, and the stand-in it returns is written to instead.
+   */
+  prepare?(accountId: string, out: Responder, headers: HeaderMap): Promise<Responder | undefined>;
   /** What the request may use of a tokens-per-minute limit, asked before it is admitted. */
   tokenEstimate(model: CatalogModel): number;
   /** What its spend hold is priced from (src/limits/spend-reservations.ts). */
@@ -485,6 +547,8 @@ export interface CallFields {
   /** Collects the answer's thinking beside tool calls, when a chat client may drop it. */
   thinking?: ThinkingCollector;
   accountId: string;
+  /** A Responses request whose answer is stored (`store`, default true). */
+  kept?: { memory: ResponseMemory; turn: Turn; accountId: string };
 }
 
 /** Everything one inference carries from step to step. */

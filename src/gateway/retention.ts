@@ -1,5 +1,6 @@
 // storage.retention_days: raw generation rows older than that are deleted, a small batch at a time
-// with a pause between batches, from a timer (never on a request's path); the rollups stay. Several
+// with a pause between batches, from a timer (never on a request's path); the rollups stay. Stored
+// responses (storage.responses_retention_days) go the same way, by their own `remove`. Several
 // processes may run it on one store: each batch is its own short transaction and skips rows another
 // holds. docs/operations.md, "Retention".
 
@@ -16,18 +17,21 @@ export interface RetentionOptions {
   /** How often a sweep starts, ms; the first soon after start. */
   everyMs?: number;
   log?: { warn(obj: unknown, msg?: string): void };
+  /** Deletes up to `limit` rows whose id is below the bound; the generations when not given. */
+  remove?: (idBefore: string, limit: number) => Promise<number>;
 }
 
 export class Retention {
-  private readonly store: Store;
-  private readonly opts: Required<Omit<RetentionOptions, "log">> & Pick<RetentionOptions, "log">;
+  private readonly opts: Required<Omit<RetentionOptions, "log" | "remove">> & Pick<RetentionOptions, "log">;
+  private readonly remove: (idBefore: string, limit: number) => Promise<number>;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
   private stopped = false;
 
   constructor(store: Store, opts: RetentionOptions) {
-    this.store = store;
-    this.opts = { batch: 500, pauseMs: 20, everyMs: 3_600_000, ...opts };
+    const { remove, ...rest } = opts;
+    this.opts = { batch: 500, pauseMs: 20, everyMs: 3_600_000, ...rest };
+    this.remove = remove ?? ((idBefore, limit) => store.deleteGenerations(idBefore, limit));
   }
 
   start(firstInMs = 1_000): void {
@@ -64,7 +68,7 @@ export class Retention {
     const bound = generationIdBound(now - this.opts.days * 86_400_000);
     let total = 0;
     while (!this.stopped) {
-      const deleted = await this.store.deleteGenerations(bound, this.opts.batch);
+      const deleted = await this.remove(bound, this.opts.batch);
       total += deleted;
       if (deleted < this.opts.batch) break;
       await new Promise((resolve) => setTimeout(resolve, this.opts.pauseMs));

@@ -98,7 +98,8 @@ export interface Route {
   failStream(error: GatewayError): Piece;
 }
 
-export function routeFor(adapter: ProviderAdapter, target: Target, call: RouteCall): Route {
+export function routeFor(platformOrAdapter: ProviderAdapter, target: Target, call: RouteCall): Route {
+  const adapter = platformOrAdapter.select?.(target.upstreamModel, call.face) ?? platformOrAdapter;
   return canRelay(adapter, call.face)
     ? new RelayedRoute(adapter, target, call, relays[call.face])
     : new TranslatedRoute(adapter, target, call);

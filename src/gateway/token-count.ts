@@ -13,8 +13,8 @@ import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import { protocolOfConfig } from "../protocols/names.ts";
-import type { Protocol, ProtocolName } from "../protocols/types.ts";
-import { canRelay, type ProviderAdapter } from "../providers/types.ts";
+import type { Protocol, ProtocolName, UpstreamCounting } from "../protocols/types.ts";
+import { canRelay, type ProviderAdapter, type RelayingAdapter } from "../providers/types.ts";
 import { errorAnswer } from "./error-answer.ts";
 import { asGatewayError, type InferenceInput } from "./inference.ts";
 import type { WarningLogger } from "./logger.ts";
@@ -87,18 +87,19 @@ export class TokenCounter {
     for (const endpoint of model.endpoints) {
       const provider = this.deps.providers.get(endpoint.provider);
       if (!provider?.enabled || provider.protocol === "local") continue;
-      const upstream = this.deps.protocols[protocolOfConfig(provider.protocol)];
-      const counting = upstream.tokenCounting;
-      const adapter = this.deps.adapterFor(provider);
-      if (!counting || !canRelay(adapter, upstream.name)) continue;
+      const providerAdapter = this.deps.adapterFor(provider);
+      // A cloud platform's adapter for this model (src/providers/platforms/) speaks its family's protocol.
+      const adapter = providerAdapter.select?.(endpoint.model) ?? providerAdapter;
+      const counting = this.countingOf(adapter, provider);
+      if (!counting) continue;
       try {
-        const call = counting.encodeCountRequest(request, { model: endpoint.model });
+        const call = counting.counter.encodeCountRequest(request, { model: endpoint.model });
         const signal = AbortSignal.any([clientGone, AbortSignal.timeout(UPSTREAM_COUNT_MS)]);
-        const answer = await adapter.relay(
+        const answer = await counting.adapter.relay(
           { path: call.path, body: JSON.stringify(call.body), headers: {}, stream: false },
           signal,
         );
-        const count = counting.decodeCount(JSON.parse(await answer.text()));
+        const count = counting.counter.decodeCount(JSON.parse(await answer.text()));
         headers["x-switchyard-provider"] = provider.id;
         return count;
       } catch (err) {
@@ -111,5 +112,18 @@ export class TokenCounter {
       }
     }
     return undefined;
+  }
+
+  /** The upstream's token counter, called through the adapter's relay; undefined when it has none. */
+  private countingOf(
+    adapter: ProviderAdapter,
+    provider: ProviderConfig,
+  ): { counter: UpstreamCounting; adapter: RelayingAdapter } | undefined {
+    const own = (adapter as Partial<RelayingAdapter>).counting;
+    if (own) return { counter: own, adapter: adapter as RelayingAdapter };
+    if (provider.protocol === "local") return undefined;
+    const upstream = this.deps.protocols[protocolOfConfig(provider.protocol)];
+    const counting = upstream.tokenCounting;
+    return counting && canRelay(adapter, upstream.name) ? { counter: counting, adapter } : undefined;
   }
 }

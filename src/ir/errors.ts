@@ -34,11 +34,19 @@ export class GatewayError extends Error {
   readonly retryAfter?: number;
   /** Response headers that go with the error (a rate limit's `x-ratelimit-*`). */
   readonly headers?: Record<string, string>;
+  /** A machine-readable code clients key on, where the API defines one (`previous_response_not_found`). */
+  readonly code?: string;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { status?: number; param?: string; retryAfter?: number; headers?: Record<string, string> } = {},
+    opts: {
+      status?: number;
+      param?: string;
+      retryAfter?: number;
+      headers?: Record<string, string>;
+      code?: string;
+    } = {},
   ) {
     super(message);
     this.name = "GatewayError";
@@ -47,6 +55,7 @@ export class GatewayError extends Error {
     this.param = opts.param;
     this.retryAfter = opts.retryAfter;
     this.headers = opts.headers;
+    this.code = opts.code;
   }
 }
 

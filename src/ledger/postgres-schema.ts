@@ -3,6 +3,9 @@
 
 import { ROLLUP_TABLES, rollupTableSql } from "./rollups.ts";
 
+/** The database's clock in epoch ms: leases are compared on one clock, whatever the gateways' clocks say. */
+export const DATABASE_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
 /** `qualify("keys")` → `"schema".keys`, or just `keys` when no schema was chosen. */
 export type Qualify = (table: string) => string;
 

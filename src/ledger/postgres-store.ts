@@ -26,6 +26,7 @@ import {
   usageColumn,
   wholeMs,
 } from "./columns.ts";
+import { PostgresConversations } from "./conversations-postgres.ts";
 import { canonicalDecimal, DebitsByAccount, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import {
   accountNotFound,
@@ -36,8 +37,9 @@ import {
 } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
-import { postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
+import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
+import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
 import {
   COUNTER_COLUMNS,
   counterSums,
@@ -104,8 +106,6 @@ const uniqueViolation = "23505";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
 const QUERY_TIMEOUT_MS = 30_000;
-/** The database's clock in epoch ms: leases are compared on one clock, whatever the gateways' clocks say. */
-const databaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** pg is loaded with the first PostgreSQL store: a gateway on SQLite does not carry its modules. */
@@ -120,6 +120,8 @@ export class PostgresStore implements Store {
   private readonly schema: string | undefined;
   private readonly t: Qualify;
   private closed = false;
+  readonly responses: PostgresResponses;
+  readonly conversations: PostgresConversations;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
     if (options.schema !== undefined && !identifierPattern.test(options.schema)) {
@@ -138,6 +140,12 @@ export class PostgresStore implements Store {
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
+    const access: PostgresAccess = {
+      query: (sql, params) => this.query(sql, params),
+      transaction: (work) => this.transaction(work),
+    };
+    this.responses = new PostgresResponses(access, this.t);
+    this.conversations = new PostgresConversations(access, this.t);
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -151,6 +159,8 @@ export class PostgresStore implements Store {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
       await client.query(postgresSchema(this.schema));
     });
+    await this.responses.migrate();
+    await this.conversations.migrate();
   }
 
   async ping(): Promise<boolean> {
@@ -397,7 +407,7 @@ export class PostgresStore implements Store {
 
   async renewLease(): Promise<void> {
     await this.query(
-      `INSERT INTO ${this.t("owner_leases")} (id, renewed_at) VALUES ($1, ${databaseNowMs})
+      `INSERT INTO ${this.t("owner_leases")} (id, renewed_at) VALUES ($1, ${DATABASE_NOW_MS})
        ON CONFLICT (id) DO UPDATE SET renewed_at = excluded.renewed_at`,
       [this.owner],
     );
@@ -407,7 +417,7 @@ export class PostgresStore implements Store {
     await this.writes.flush();
     return this.transaction(async (client) => {
       const leases = this.t("owner_leases");
-      const cutoff = `${databaseNowMs} - $2::bigint`;
+      const cutoff = `${DATABASE_NOW_MS} - $2::bigint`;
       const result = await client.query(
         `UPDATE ${this.t("generations")} SET status = 'interrupted', completed_at = $1
          WHERE status = 'pending'
@@ -417,10 +427,10 @@ export class PostgresStore implements Store {
       // Their spend holds too: a silent process settles nothing (spend-reservations.ts).
       await client.query(
         `DELETE FROM ${this.t("spend_reservations")}
-         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${databaseNowMs} - $1::bigint)`,
+         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${DATABASE_NOW_MS} - $1::bigint)`,
         [Math.max(0, Math.round(silentForMs))],
       );
-      await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${databaseNowMs} - $1::bigint`, [
+      await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${DATABASE_NOW_MS} - $1::bigint`, [
         Math.max(0, Math.round(silentForMs)),
       ]);
       return result.rowCount ?? 0;
@@ -451,7 +461,7 @@ export class PostgresStore implements Store {
       if (decision.refused) return decision;
       await client.query(
         `INSERT INTO ${this.t("spend_reservations")} (id, key_id, account_id, amount, expires_at, owner)
-         VALUES ($1, $2, $3, $4, ${databaseNowMs} + $5::bigint, $6) ON CONFLICT (id) DO NOTHING`,
+         VALUES ($1, $2, $3, $4, ${DATABASE_NOW_MS} + $5::bigint, $6) ON CONFLICT (id) DO NOTHING`,
         [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs), this.owner],
       );
       return decision;
@@ -481,7 +491,7 @@ export class PostgresStore implements Store {
   async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
     if (holds.length === 0) return;
     await this.query(
-      `UPDATE ${this.t("spend_reservations")} SET expires_at = ${databaseNowMs} + $1::bigint
+      `UPDATE ${this.t("spend_reservations")} SET expires_at = ${DATABASE_NOW_MS} + $1::bigint
        WHERE id = ANY($2::text[])`,
       [Math.round(ttlMs), holds.map((h) => h.id)],
     );
@@ -511,18 +521,18 @@ export class PostgresStore implements Store {
     try {
       if (prune) {
         await client.query(
-          `DELETE FROM ${reservations} WHERE ${column} = $1 AND expires_at <= ${databaseNowMs}`,
+          `DELETE FROM ${reservations} WHERE ${column} = $1 AND expires_at <= ${DATABASE_NOW_MS}`,
           [id],
         );
-        await client.query(`DELETE FROM ${settled} WHERE scope = $1 AND expires_at <= ${databaseNowMs}`, [
+        await client.query(`DELETE FROM ${settled} WHERE scope = $1 AND expires_at <= ${DATABASE_NOW_MS}`, [
           scope,
         ]);
       }
       const sums = await client.query(
         `SELECT (SELECT coalesce(sum(amount), 0) FROM ${reservations}
-                  WHERE ${column} = $1 AND expires_at > ${databaseNowMs})::text AS reserved,
+                  WHERE ${column} = $1 AND expires_at > ${DATABASE_NOW_MS})::text AS reserved,
                 (SELECT coalesce(sum(amount), 0) FROM ${settled}
-                  WHERE scope = $2 AND expires_at > ${databaseNowMs} AND last_at >= $3::bigint)::text AS settling`,
+                  WHERE scope = $2 AND expires_at > ${DATABASE_NOW_MS} AND last_at >= $3::bigint)::text AS settling`,
         [id, scope, Math.round(readAt)],
       );
       const reserved = Number(sums.rows[0].reserved);

@@ -23,9 +23,11 @@ import {
   ratingColumn,
   wholeMs,
 } from "./columns.ts";
+import { SqliteConversations } from "./conversations-sqlite.ts";
 import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
 import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
+import { SqliteResponses } from "./responses-sqlite.ts";
 import {
   COUNTER_COLUMNS,
   counterSums,
@@ -174,6 +176,8 @@ export class SqliteStore implements Store {
   private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
+  readonly responses: SqliteResponses;
+  readonly conversations: SqliteConversations;
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -211,6 +215,8 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
+    this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
+    this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
     this.writes = new WriteQueue((writes, mayLeave) => {
       const paused = this.checkpointer?.writesMayGo();
       return paused
@@ -234,6 +240,8 @@ export class SqliteStore implements Store {
           this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
       }
     });
+    await this.responses.migrate();
+    await this.conversations.migrate();
     this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.busyTimeoutMs))}`);
   }
 

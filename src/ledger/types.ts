@@ -4,6 +4,8 @@
 import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
+import type { ConversationStore } from "./conversations-types.ts";
+import type { ResponseStore } from "./responses-types.ts";
 import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
 /** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
@@ -226,6 +228,10 @@ export interface Store extends SpendState {
   readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
+  /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
+  readonly responses: ResponseStore;
+  /** The Responses API's conversations (conversations-types.ts), migrated with the rest. */
+  readonly conversations: ConversationStore;
   ping(): Promise<boolean>;
   /** Flushes pending writes, then releases the database. */
   close(): Promise<void>;

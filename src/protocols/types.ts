@@ -40,6 +40,14 @@ export interface EncodeContext {
   created: number;
   /** The decoded client request (for `streamUsage`, reasoning exclusion, tool names…). */
   request: Request;
+  /** The Responses API's memory: whether the answer is stored, and the response or conversation it continues. */
+  memory?: {
+    store: boolean;
+    previousResponseId?: string;
+    conversationId?: string;
+    truncation: "auto" | "disabled";
+    background?: boolean;
+  };
   /**
    * A relay's id/model edits, made once per generation and model, and the opening of the stream's
    * last event with them applied (src/protocols/shared/identity.ts).
@@ -267,6 +275,9 @@ export interface EmbeddingRelay {
   /** The prompt tokens the answer (latin1, as above) reports, if it does; a SyntaxError when it is not a JSON object. */
   promptTokens(text: string): number | undefined;
 }
+
+/** The upstream face of a token counter: the call to make, the count in its answer. */
+export type UpstreamCounting = Pick<TokenCounting, "encodeCountRequest" | "decodeCount">;
 
 export interface Protocol extends ClientFace, UpstreamFace {
   name: ProtocolName;

@@ -7,7 +7,7 @@ import type { EmbeddingRequest, EmbeddingResponse } from "../ir/embeddings.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { ProtocolName } from "../protocols/types.ts";
+import type { ProtocolName, UpstreamCounting } from "../protocols/types.ts";
 
 export interface Target {
   provider: ProviderConfig;
@@ -53,6 +53,11 @@ export interface ProviderAdapter {
   ): Promise<EmbeddingResponse>;
   /** Closes what the adapter holds open (pooled upstream connections); called once, by App.close. */
   close?(): Promise<void>;
+  /**
+   * A cloud platform's adapter serves each model family in its own protocol (src/providers/platforms/):
+   * the adapter for this model and client protocol, which may relay. Absent: this adapter serves all.
+   */
+  select?(upstreamModel: string, face?: ProtocolName): ProviderAdapter;
 }
 
 /** An upstream answer relayed as bytes (same protocol in and out). */
@@ -71,7 +76,10 @@ export interface RelayedAnswer {
 
 /** An adapter that can also relay bytes for clients of its own protocol. */
 export interface RelayingAdapter extends ProviderAdapter {
-  readonly relayProtocol: ProtocolName;
+  /** The protocol relayed (a ProtocolName; an upstream-only protocol's name never matches a client's). */
+  readonly relayProtocol: string;
+  /** The upstream's token counter, when it has one: its calls go through `relay`. */
+  readonly counting?: UpstreamCounting;
   relay(
     call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
     signal: AbortSignal,

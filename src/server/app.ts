@@ -27,10 +27,12 @@ import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { RequestLog } from "../gateway/request-log.ts";
+import { ResponseMemory } from "../gateway/response-memory.ts";
 import { Retention } from "../gateway/retention.ts";
 import { Settlement } from "../gateway/settlement.ts";
 import { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError, kindForStatus } from "../ir/errors.ts";
+import { ContentSeal } from "../ledger/content-seal.ts";
 import type { Store } from "../ledger/types.ts";
 import { BudgetCheck } from "../limits/budget.ts";
 import { RateLimiter } from "../limits/rate-limiter.ts";
@@ -47,6 +49,7 @@ import { Router } from "../routing/router.ts";
 import type { Tracing } from "../telemetry/tracing.ts";
 import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
+import { registerResponseRoutes } from "./response-routes.ts";
 
 /** How long start-up waits for the shared state's Redis (limits, routing) before serving without it. */
 const SHARED_STATE_WAIT_MS = 2_000;
@@ -129,10 +132,11 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     onSettled: (accounts) => credit.forget(accounts),
   });
   // The adapters the app makes are its own: close() closes their upstream connections.
-  const registry = adapterRegistry();
+  const registry = adapterRegistry({ warn: (fields, message) => log.warn(fields, message) });
   const adapters = options.adapterFor ?? registry.adapterFor;
   const anthropicVersions = new Set(config.clients.anthropicVersions);
   const metrics = new Metrics();
+  const memory = new ResponseMemory(store, new ContentSeal(config.storage.encryptionKeys), log);
   const router = new Router({ models, settings: config.routing, state: routingState });
   const pipeline = new InferencePipeline({
     protocols,
@@ -152,6 +156,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     spend,
     requestLog: new RequestLog(log),
     tracing: options.tracing,
+    memory,
   });
 
   const counter = new TokenCounter({
@@ -208,9 +213,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   fastify.get("/readyz", async (_req, reply) => {
     const reachable = await store.ping().catch(() => false);
     const status = !reachable ? "store unreachable" : store.acceptsGenerations ? "ok" : "ledger backlog full";
+    // Platform providers without credentials are named, but the gateway still serves the others.
+    const credentials = registry.credentialProblems();
+    const failing = Object.keys(credentials).length > 0 ? { provider_credentials: credentials } : {};
     return reply
       .code(status === "ok" ? 200 : 503)
-      .send({ status, pending_generation_writes: store.pendingGenerationWrites });
+      .send({ status, pending_generation_writes: store.pendingGenerationWrites, ...failing });
   });
 
   // Listings answer without a credential. `GET /v1/models` is shared: a Gemini client (it sends
@@ -262,6 +270,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
+  registerResponseRoutes(fastify, { auth, memory, conversations: memory.conversations });
+
   registerAdminApi(fastify, {
     store,
     admins,
@@ -278,6 +288,12 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       ? undefined
       : new Retention(store, { days: config.storage.retentionDays, log });
   retention?.start();
+  const responsesRetention = new Retention(store, {
+    days: config.storage.responsesRetentionDays,
+    remove: (idBefore, limit) => store.responses.deleteResponses(idBefore, limit),
+    log,
+  });
+  responsesRetention.start();
 
   return {
     fastify,
@@ -287,6 +303,8 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     async close() {
       if (measuringLag) eventLoopLag.stop();
       await retention?.stop();
+      await responsesRetention.stop();
+      await memory.background.close();
       settlement.stop();
       await fastify.close();
       await settlement.flush();

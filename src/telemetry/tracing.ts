@@ -44,6 +44,10 @@ const PROVIDER_NAME: Record<string, string> = {
   "openai-responses": "openai",
   anthropic: "anthropic",
   gemini: "gcp.gemini",
+  // Cloud platforms, by the semantic conventions' names for them.
+  "aws-bedrock": "aws.bedrock",
+  "google-vertex": "gcp.vertex_ai",
+  "azure-openai": "azure.ai.openai",
 };
 
 export class Tracing {
@@ -121,7 +125,11 @@ export class RequestTrace {
   }
 
   /** The span of one upstream attempt; ended by `failed`, or with the request when it answered. */
-  attempt(n: number, provider: { id: string; protocol: string }, upstreamModel: string): AttemptTrace {
+  attempt(
+    n: number,
+    provider: { id: string; protocol: string; platform?: { kind: string } },
+    upstreamModel: string,
+  ): AttemptTrace {
     const operation = OPERATION[this.face];
     const span = this.tracer.startSpan(
       `${operation} ${upstreamModel}`,
@@ -129,7 +137,7 @@ export class RequestTrace {
         kind: SpanKind.CLIENT,
         attributes: {
           "gen_ai.operation.name": operation,
-          "gen_ai.provider.name": PROVIDER_NAME[provider.protocol] ?? provider.id,
+          "gen_ai.provider.name": PROVIDER_NAME[provider.platform?.kind ?? provider.protocol] ?? provider.id,
           "gen_ai.request.model": upstreamModel,
           "switchyard.provider": provider.id,
           "switchyard.attempt": n,

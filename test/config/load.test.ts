@@ -272,11 +272,26 @@ describe("what is left out gets its documented default", () => {
     );
   });
 
+  test("storage.encryption_key: one key or a list, each 32 bytes of base64", () => {
+    const [a, b] = [Buffer.alloc(32, 1).toString("base64"), Buffer.alloc(32, 2).toString("base64")];
+    assert.deepEqual(load({ storage: { encryption_key: a } }).storage.encryptionKeys, [a]);
+    assert.deepEqual(load({ storage: { encryption_key: [a, b] } }).storage.encryptionKeys, [a, b]);
+    assert.equal(load({ storage: { responses_retention_days: 7 } }).storage.responsesRetentionDays, 7);
+    assert.throws(
+      () => load({ storage: { encryption_key: "c2hvcnQ=" } }),
+      /storage\.encryption_key.*32 bytes/,
+    );
+  });
+
   test("an empty file is the built-in setup on a file-given store", () => {
     const config = load("");
     const embedded = loadConfig(undefined, {});
     assert.deepEqual(config.server, { host: "127.0.0.1", port: 8080, bodyLimitBytes: 32 * 1024 * 1024 });
-    assert.deepEqual(config.storage, { url: "sqlite:./.switchyard/switchyard.db" });
+    assert.deepEqual(config.storage, {
+      url: "sqlite:./.switchyard/switchyard.db",
+      responsesRetentionDays: 30,
+      encryptionKeys: [],
+    });
     assert.equal(config.redis, undefined);
     assert.deepEqual(config.billing, { settleDelayMs: 0, priceVersion: "builtin" });
     assert.deepEqual(config.keys, []);
@@ -475,5 +490,76 @@ describe("${VAR} substitution", () => {
     refused({ server: { port: "${SY_PORT}" } }, "server.port: must be an integer between 0 and 65535", {
       SY_PORT: "eighty",
     });
+  });
+});
+
+describe("cloud platforms: `platform` replaces `protocol`; each refuses a start without its keys", () => {
+  const provider = (p: object) => ({ providers: [{ id: "cloud", ...p }] });
+
+  test("each platform's required key is named; exit 2", () => {
+    refused(
+      provider({ platform: "aws-bedrock" }),
+      "providers[0].region: is required for platform aws-bedrock",
+    );
+    refused(
+      provider({ platform: "google-vertex", location: "us-east5" }),
+      "providers[0].project: is required for platform google-vertex",
+    );
+    refused(
+      provider({ platform: "google-vertex", project: "p" }),
+      "providers[0].location: is required for platform google-vertex",
+    );
+    refused(
+      provider({ platform: "azure-openai" }),
+      "providers[0].base_url: is required for platform azure-openai",
+    );
+  });
+
+  test("a key of another platform, or a protocol beside the platform, is refused", () => {
+    refused(
+      provider({ platform: "azure-openai", base_url: "https://r.openai.azure.com", region: "us-east-1" }),
+      "providers[0].region: applies only to platform aws-bedrock",
+    );
+    refused(
+      provider({ protocol: "openai", base_url: "https://x", project: "p" }),
+      "providers[0].project: applies only to platform google-vertex",
+    );
+    refused(
+      provider({ platform: "aws-bedrock", region: "us-east-1", protocol: "anthropic" }),
+      "providers[0].protocol: cannot be set with platform (aws-bedrock picks it)",
+    );
+    refused(
+      provider({ platform: "aws-bedrock", region: "us-east-1", aws: { access_key_id: "AKID" } }),
+      "providers[0].aws: needs both access_key_id and secret_access_key, or neither",
+    );
+    refused(
+      provider({ platform: "google-vertex", project: "p", location: "global", api_key: "k" }),
+      "providers[0].api_key: does not apply to platform google-vertex (its credentials are Google's: google.credentials_file or ADC)",
+    );
+  });
+
+  test("base URLs come from the region and location; a platform provider is on without a key", () => {
+    const cloud = (p: object) => load(provider(p)).providers.find((x) => x.id === "cloud")!;
+    const bedrock = cloud({ platform: "aws-bedrock", region: "eu-west-1", aws: { profile: "prod" } });
+    assert.equal(bedrock.baseUrl, "https://bedrock-runtime.eu-west-1.amazonaws.com");
+    assert.deepEqual(bedrock.platform, {
+      kind: "aws-bedrock",
+      region: "eu-west-1",
+      aws: { profile: "prod" },
+    });
+    assert.equal(bedrock.enabled, true);
+    assert.equal(
+      cloud({ platform: "google-vertex", project: "p", location: "us-east5" }).baseUrl,
+      "https://us-east5-aiplatform.googleapis.com",
+    );
+    const global = cloud({ platform: "google-vertex", project: "p", location: "global" });
+    assert.equal(global.baseUrl, "https://aiplatform.googleapis.com");
+    const azure = cloud({
+      platform: "azure-openai",
+      base_url: "https://r.openai.azure.com/",
+      api_version: "2024-10-21",
+    });
+    assert.equal(azure.baseUrl, "https://r.openai.azure.com");
+    assert.deepEqual(azure.platform, { kind: "azure-openai", apiVersion: "2024-10-21" });
   });
 });

@@ -53,8 +53,8 @@ export function agentsSdkDriver(): ClientDriver {
       return (await runner(gw).run(agent(model, { tools: [weather] }), WEATHER_PROMPT)).finalOutput;
     },
     async reasoning(gw, model) {
-      // Stateless, as the SDK's docs say for an endpoint that keeps no responses: `store: false` and
-      // the reasoning's encrypted content asked for, so that it can go back whole.
+      // Stateless, as the SDK's docs describe it: `store: false` and the reasoning's encrypted
+      // content asked for, so that it can go back whole.
       const reasoner = agent(model, {
         modelSettings: {
           reasoning: { effort: "low", summary: "auto" },

@@ -28,7 +28,7 @@ function modelOf(provider: Provider, gw: Gateway, id: string): LanguageModel {
 /** Reasoning asked in each provider's own words. */
 function reasoningOptions(provider: Provider): any {
   if (provider === "openai") return { openai: { reasoningEffort: "low" } };
-  // `store: false`: whole reasoning items go back (the gateway keeps no responses); `forceReasoning`:
+  // `store: false`: whole reasoning items go back, not references to stored ones; `forceReasoning`:
   // the provider sends reasoning settings only to model ids it knows.
   if (provider === "openai-responses")
     return {

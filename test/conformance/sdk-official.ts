@@ -70,7 +70,7 @@ export const openaiChat: ClientDriver = {
   },
 };
 
-/** The Responses API, stateless (`store: false`): each turn sends the whole conversation. */
+/** The Responses API with `store: false`: each turn sends the whole conversation. */
 export const openaiResponses: ClientDriver = {
   name: "openai (Responses API)",
   packages: ["openai-7"],

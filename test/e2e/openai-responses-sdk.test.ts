@@ -186,16 +186,6 @@ describe("bad input as the SDK's typed errors, in OpenAI's error shape", () => {
     );
   });
 
-  test("previous_response_id is a BadRequestError that says to send the whole input", async () => {
-    const first = await client.responses.create({ model: "local/echo-1", input: "x" });
-    const err = await client.responses
-      .create({ model: "local/echo-1", input: "y", previous_response_id: first.id })
-      .catch((e: unknown) => e);
-    assert.ok(err instanceof OpenAI.BadRequestError);
-    assert.equal((err as any).param, "previous_response_id");
-    assert.match(err.message, /send the whole conversation in `input`/);
-  });
-
   test("a bad temperature is a BadRequestError naming it", async () => {
     const err = await client.responses
       .create({ model: "local/echo-1", input: "x", temperature: 7 })

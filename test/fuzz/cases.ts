@@ -82,6 +82,7 @@ const CATEGORIES: Array<[number, string]> = [
   [2, "huge"],
   [4, "admin"],
   [5, "embed"],
+  [4, "memory"],
 ];
 
 export function generateCases(seed: number, count: number, world: CaseWorld): FuzzCase[] {
@@ -352,6 +353,66 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
         kind: "http",
         method,
         path: `/api/v1/admin${path}`,
+        headers,
+        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+      },
+    };
+  },
+
+  /** The Responses API's memory: stored responses, background runs and conversations. */
+  memory(rng, world) {
+    const id = () =>
+      rng.chance(0.4) ? encodeURIComponent(rng.pick(STRINGS).toWellFormed()) : rng.pick(MEMORY_IDS);
+    const query = () =>
+      Array.from(
+        { length: rng.range(0, 3) },
+        () => `${rng.pick(["after", "limit", "order", "stream", "starting_after", "include"])}=${id()}`,
+      ).join("&");
+    const items = () =>
+      rng.chance(0.5)
+        ? oddValue(rng)
+        : [rng.chance(0.5) ? oddValue(rng) : { type: "message", role: "user", content: oddValue(rng) }];
+    const continuation = () => ({
+      model: "local/echo-1",
+      input: rng.chance(0.7)
+        ? "hi"
+        : [{ type: "item_reference", id: rng.chance(0.5) ? id() : oddValue(rng) }],
+      ...rng.pick([
+        { previous_response_id: rng.chance(0.5) ? rng.pick(STRINGS) : oddValue(rng) },
+        { conversation: rng.chance(0.5) ? { id: oddValue(rng) } : oddValue(rng) },
+        { background: oddValue(rng), store: oddValue(rng) },
+        { truncation: oddValue(rng) },
+      ]),
+    });
+    const [method, path, body] = rng.pick<[string, string, unknown]>([
+      ["POST", "/v1/responses", continuation()],
+      ["GET", `/v1/responses/${id()}?${query()}`, undefined],
+      ["DELETE", `/v1/responses/${id()}`, undefined],
+      ["POST", `/v1/responses/${id()}/cancel`, undefined],
+      ["GET", `/v1/responses/${id()}/input_items?${query()}`, undefined],
+      [
+        "POST",
+        "/v1/conversations",
+        rng.chance(0.8) ? { items: items(), metadata: oddValue(rng) } : oddValue(rng),
+      ],
+      ["GET", `/v1/conversations/${id()}`, undefined],
+      ["POST", `/v1/conversations/${id()}`, { metadata: oddValue(rng) }],
+      ["DELETE", `/v1/conversations/${id()}`, undefined],
+      ["GET", `/v1/conversations/${id()}/items?${query()}`, undefined],
+      ["POST", `/v1/conversations/${id()}/items`, { items: items() }],
+      ["GET", `/v1/conversations/${id()}/items/${id()}`, undefined],
+      ["DELETE", `/v1/conversations/${id()}/items/${id()}`, undefined],
+    ]);
+    const key = rng.pick([world.keys.payg, world.keys.payg, world.keys.other, "sk-wrong"]);
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return {
+      label: `memory ${method} ${short(path)}`,
+      face: "chat",
+      exchange: {
+        kind: "http",
+        method,
+        path,
         headers,
         body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
       },
@@ -926,6 +987,7 @@ const ADMIN_PARAMS = [
   "limit",
   "group",
 ];
+const MEMORY_IDS = ["{GEN_ID}", "{GEN_ID}", "", "%00", "gen-%00", "conv_x", "msg_1", "%FF", "x".repeat(300)];
 const ADMIN_VALUES = ["", "%00", "gen-%00", "acme", "0", "-1", "1e999", "2026-13-45", "%FF", "x".repeat(300)];
 
 /** A new key's body for a made-up account, some of its members odd. */

@@ -36,3 +36,11 @@ export function fakeModel(
     ...(opts.routing ? { routing: opts.routing } : {}),
   };
 }
+
+/** A catalog model served by the given endpoints, each its own provider and upstream name (a cloud platform's model ids). */
+export function endpointsModel(
+  id: string,
+  endpoints: Array<{ provider: string; model: string; pricings?: object }>,
+) {
+  return { ...fakeModel(id, []), endpoints };
+}

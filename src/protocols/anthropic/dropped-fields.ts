@@ -6,7 +6,9 @@
 // beside tool choice `none` (no calls to make). A temperature above 1 is clamped, not dropped.
 
 import type { Request } from "../../ir/request.ts";
+import type { WireThinking } from "../shared/claude-thinking.ts";
 import {
+  asksForReasoning,
   DroppedFields,
   isUnsignedThinking,
   requestBlocks,
@@ -16,7 +18,6 @@ import {
 } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
 import type { LimitedMember, OptionalMember } from "../types.ts";
-import type { WireThinking } from "./encode-thinking.ts";
 
 /** `thinking`: what the encoder sent as `thinking`, if anything. */
 export function droppedFields(request: Request, thinking: WireThinking | undefined): DroppedFields {
@@ -37,6 +38,8 @@ export function droppedFields(request: Request, thinking: WireThinking | undefin
   dropped.add("presence_penalty", request.presencePenalty !== undefined);
   dropped.add("seed", request.seed !== undefined);
   dropped.add("logprobs", request.logprobs !== undefined);
+  // claude-thinking.ts sends a setting for each such request except when `max_tokens` leaves no room
+  // for the smallest budget, which is the case named here.
   dropped.add("reasoning", thinking === undefined && asksForReasoning(request));
   dropped.add("verbosity", request.verbosity !== undefined);
   dropped.add("response_format.json_schema.description", usesSchemaDescription(request));
@@ -46,18 +49,6 @@ export function droppedFields(request: Request, thinking: WireThinking | undefin
     dropped.add("thinking", isUnsignedThinking(block));
   }
   return dropped;
-}
-
-/**
- * The request asks for some reasoning setting. encode-thinking.ts sends one for each such request
- * except when `max_tokens` leaves no room for the smallest budget, which is the case named here.
- */
-function asksForReasoning(request: Request): boolean {
-  const r = request.reasoning;
-  if (!r) return false;
-  return (
-    r.enabled !== undefined || r.effort !== undefined || r.budgetTokens !== undefined || r.adaptive === true
-  );
 }
 
 /**

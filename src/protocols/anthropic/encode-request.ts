@@ -6,13 +6,13 @@
 // client asked for and the upstream does not get is named in the call's `dropped` (dropped-fields.ts).
 
 import type { Message, Request, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
+import { encodeThinking, type WireThinking } from "../shared/claude-thinking.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
 import { cacheControlField } from "./cache-control.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-content.ts";
-import { encodeThinking, type WireThinking } from "./encode-thinking.ts";
 import { JSON_TOOL, JSON_TOOL_NAME } from "./json-mode.ts";
 
 /** Used only when neither the client nor the catalog gives an output limit (the protocol requires one). */

@@ -7,7 +7,8 @@
 //
 // Items that only OpenAI's hosted tools produce (web_search_call, computer_call, compaction…) have
 // no IR form: they are dropped and named in `ignored` (a relay to a Responses upstream still sends
-// them). An `item_reference` points at stored state, which a stateless gateway does not have: 400.
+// them). An `item_reference` is resolved to the stored item before decoding (src/gateway/response-memory.ts);
+// one that reaches the decoder had no memory to resolve it: 400.
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
 import type {
@@ -36,17 +37,16 @@ export interface Conversation {
 type Json = Record<string, unknown>;
 type UserBlock = TextBlock | ImageBlock | AudioBlock | DocumentBlock;
 
-/** The message a client gets when it refers to state the gateway does not keep. */
-export const STATELESS =
-  "the gateway keeps no responses or conversations: send the whole conversation in `input` " +
-  "(with `store: false`, reasoning items and their `encrypted_content` included)";
+/** The message a client gets when it asks for state the gateway does not serve. */
+export const NOT_SERVED =
+  "not served here: continue with `previous_response_id` or `conversation`, or send the whole " +
+  "conversation in `input`";
 
 export function decodeInput(input: unknown, instructions: unknown, ignored: string[]): Conversation {
   const conversation: Conversation = { system: [], messages: [] };
   const text = optionalString(instructions, "instructions");
   if (text) conversation.system.push({ type: "text", text });
-  if (input === undefined || input === null)
-    throw invalid("input", "is required (the gateway keeps no stored prompts)");
+  if (input === undefined || input === null) throw invalid("input", "is required");
   if (typeof input === "string") {
     if (input) conversation.messages.push({ role: "user", content: [{ type: "text", text: input }] });
     return conversation;
@@ -94,7 +94,7 @@ class InputReader {
         return;
       }
       case "item_reference":
-        throw new GatewayError("invalid_request", `${at}: ${STATELESS}.`, { param: at });
+        throw new GatewayError("invalid_request", `${at}: no stored item to refer to.`, { param: at });
       default:
         if (typeof type !== "string") throw invalid(`${at}.type`, "is required");
         // An item of OpenAI's hosted tools (web search, computer use, compaction…): no other

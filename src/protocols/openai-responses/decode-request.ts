@@ -1,10 +1,11 @@
 // Client → IR: the body of `POST /v1/responses`, as the openai SDK types `ResponseCreateParams`.
-// Wrong types and out-of-range values are 400s naming the field. The gateway is stateless:
-// `previous_response_id`, `conversation` and `background` refer to responses it would have to keep,
-// so they are 400s that say to send the whole input (Codex CLI and the Agents SDK do by default).
+// Wrong types and out-of-range values are 400s naming the field. `store`, `previous_response_id`,
+// `conversation` and `item_reference` inputs are the gateway's memory (src/gateway/response-memory.ts),
+// resolved before this decoder sees the body (a `conversation` that reaches it had no memory to
+// resolve it: 400); so is `background` (src/gateway/background.ts), a 400 here without it.
 //
 // `ignored` names what a translation to another protocol cannot carry (→ `x-switchyard-ignored`):
-// hosted tools, `metadata`, `store: true`, prompt-cache settings, `text.verbosity`… A relay to a
+// hosted tools, `metadata`, prompt-cache settings, `text.verbosity`… A relay to a
 // Responses upstream forwards every byte of the body, so nothing is lost there. Fields nobody
 // defined are ignored silently (Codex sends `client_metadata`).
 
@@ -20,7 +21,7 @@ import {
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
-import { decodeInput, STATELESS } from "./decode-input.ts";
+import { decodeInput, NOT_SERVED } from "./decode-input.ts";
 import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
@@ -43,14 +44,13 @@ const VERBOSITIES: readonly string[] = ["low", "medium", "high"];
 
 export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   const b = expectObject(body, "body");
-  for (const field of ["previous_response_id", "conversation"]) {
-    if (present(b[field]))
-      throw new GatewayError("invalid_request", `${field}: ${STATELESS}.`, { param: field });
-  }
+  if (present(b.conversation))
+    throw new GatewayError("invalid_request", `conversation: ${NOT_SERVED}.`, { param: "conversation" });
   if (optionalBoolean(b.background, "background"))
-    throw new GatewayError("invalid_request", `background: ${STATELESS}; stream the response instead.`, {
+    throw new GatewayError("invalid_request", `background: ${NOT_SERVED}; stream the response instead.`, {
       param: "background",
     });
+  optionalString(b.previous_response_id, "previous_response_id");
   const model = expectString(b.model, "model");
   if (!model) throw invalid("model", "must not be empty");
   const ignored: string[] = [];
@@ -147,29 +147,30 @@ function decodeReasoningSummary(value: unknown): Request["reasoningSummary"] {
 }
 
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
-  if (present(b.metadata)) {
-    const metadata = expectObject(b.metadata, "metadata");
-    const entries = Object.entries(metadata);
-    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-    for (const [key, value] of entries) {
-      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-      const text = expectString(value, `metadata.${key}`);
-      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
-    }
-    if (entries.length > 0) ignored.push("metadata");
-  }
-  // Only an explicit `store: true` asks for something a translation cannot do.
-  if (optionalBoolean(b.store, "store")) ignored.push("store");
+  if (Object.keys(decodeMetadata(b.metadata)).length > 0) ignored.push("metadata");
+  optionalBoolean(b.store, "store");
   const truncation = optionalString(b.truncation, "truncation");
   if (truncation !== undefined && truncation !== "auto" && truncation !== "disabled")
     throw invalid("truncation", "must be one of auto, disabled");
-  if (truncation === "auto") ignored.push("truncation");
   if (present(b.include))
     expectArray(b.include, "include").forEach((item, i) => {
       expectString(item, `include[${i}]`);
     });
   if (present(b.stream_options)) expectObject(b.stream_options, "stream_options");
   for (const field of NAMED_WHEN_PRESENT) if (present(b[field])) ignored.push(field);
+}
+
+/** OpenAI's `metadata`: at most 16 pairs, keys up to 64 characters, string values up to 512. */
+export function decodeMetadata(value: unknown): Record<string, string> {
+  if (!present(value)) return {};
+  const entries = Object.entries(expectObject(value, "metadata"));
+  if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
+  for (const [key, text] of entries) {
+    if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
+    if (expectString(text, `metadata.${key}`).length > 512)
+      throw invalid(`metadata.${key}`, "must be at most 512 characters");
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function present(value: unknown): boolean {

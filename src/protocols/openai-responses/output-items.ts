@@ -38,7 +38,7 @@ export function responseObject(
     object: "response",
     created_at: ctx.created,
     status: fields.status,
-    background: false,
+    background: ctx.memory?.background ?? false,
     completed_at: fields.completed_at ?? null,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete_details ?? null,
@@ -47,9 +47,9 @@ export function responseObject(
     model: ctx.model,
     output: fields.output,
     parallel_tool_calls: request.parallelToolCalls ?? true,
-    previous_response_id: null,
+    previous_response_id: ctx.memory?.previousResponseId ?? null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoningSummary ?? null },
-    store: false,
+    store: ctx.memory?.store ?? false,
     temperature: request.temperature ?? null,
     // The Responses API takes no penalties, and its answers say 0 for each (OpenRouter's SDK
     // requires both members).
@@ -59,9 +59,10 @@ export function responseObject(
     tool_choice: toolChoice(request),
     tools: toolsEcho(request),
     top_p: request.topP ?? null,
-    truncation: "disabled",
+    truncation: ctx.memory?.truncation ?? "disabled",
     usage: fields.usage,
     metadata: {},
+    ...(ctx.memory?.conversationId ? { conversation: { id: ctx.memory.conversationId } } : {}),
   };
 }
 

@@ -92,7 +92,7 @@ export interface WireResponse {
   object: "response";
   created_at: number;
   status: WireStatus;
-  background: false;
+  background: boolean;
   /** Unix seconds when the response completed; null while in progress, failed or incomplete. */
   completed_at: number | null;
   error: { code: string; message: string } | null;
@@ -102,9 +102,11 @@ export interface WireResponse {
   model: string;
   output: WireOutputItem[];
   parallel_tool_calls: boolean;
-  previous_response_id: null;
+  previous_response_id: string | null;
   reasoning: { effort: string | null; summary: string | null };
-  store: false;
+  store: boolean;
+  /** The conversation the response belongs to, when it has one. */
+  conversation?: { id: string };
   temperature: number | null;
   frequency_penalty: number;
   presence_penalty: number;
@@ -112,7 +114,7 @@ export interface WireResponse {
   tool_choice: unknown;
   tools: unknown[];
   top_p: number | null;
-  truncation: "disabled";
+  truncation: "auto" | "disabled";
   usage: WireUsage | null;
   metadata: Record<string, string>;
 }

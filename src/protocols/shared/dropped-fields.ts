@@ -109,3 +109,12 @@ export function usesSchemaDescription(request: Request): boolean {
   const format = request.responseFormat;
   return format?.type === "json_schema" && format.description !== undefined;
 }
+
+/** The request asks for some reasoning setting (on, off, an effort, a budget or adaptive). */
+export function asksForReasoning(request: Request): boolean {
+  const r = request.reasoning;
+  if (!r) return false;
+  return (
+    r.enabled !== undefined || r.effort !== undefined || r.budgetTokens !== undefined || r.adaptive === true
+  );
+}

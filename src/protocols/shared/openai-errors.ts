@@ -40,7 +40,7 @@ export function errorBody(error: GatewayError): WireErrorBody {
       message: error.message,
       type: typeForKind[error.kind],
       param: error.param ?? null,
-      code: codeForKind[error.kind] ?? null,
+      code: error.code ?? codeForKind[error.kind] ?? null,
     },
   };
 }

@@ -18,12 +18,15 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { ToolNames } from "../../ir/tool-names.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
+  Embeddings,
   IncomingHeaders,
-  Protocol,
-  ProtocolName,
   SseEvent,
   UpstreamCall,
+  UpstreamCounting,
+  UpstreamFace,
 } from "../../protocols/types.ts";
+import type { UpstreamAuth } from "../auth/types.ts";
+import type { PlatformHooks } from "../platforms/types.ts";
 import type { CallReport, RelayedAnswer, RelayingAdapter, Target } from "../types.ts";
 import { upstreamHeaders } from "./auth-headers.ts";
 import { upstreamDispatcher } from "./dispatcher.ts";
@@ -31,21 +34,43 @@ import { invalidUrl, post, type UpstreamBody } from "./exchange.ts";
 import { FittedBody, MAX_REFITS, ModelRefusals } from "./refusals.ts";
 import { malformedAnswer, transportError } from "./transport-errors.ts";
 
+/**
+ * The protocol an upstream speaks: its upstream face, named (`anthropic`, `bedrock-converse`…), and
+ * its token counter (a client protocol's `tokenCounting`, the upstream-only Converse's `countTokens`)
+ * and its embedding calls, when its API has them.
+ */
+export type UpstreamProtocol = UpstreamFace & {
+  readonly name: string;
+  readonly tokenCounting?: UpstreamCounting;
+  readonly countTokens?: UpstreamCounting;
+  readonly embeddings?: Embeddings;
+};
+
 export class HttpProvider implements RelayingAdapter {
   readonly provider: ProviderConfig;
-  readonly protocol: Protocol;
-  readonly relayProtocol: ProtocolName;
+  readonly protocol: UpstreamProtocol;
+  readonly relayProtocol: string;
+  readonly counting?: UpstreamCounting;
   readonly dispatcher: Dispatcher;
   private readonly headers: Record<string, string>;
   private readonly targets = new Map<string, { origin: string; path: string } | null>();
   /** What each of this provider's models refused (refusals.ts). */
   private readonly refusals = new ModelRefusals();
+  /** A cloud platform's: its paths, bodies and answers (src/providers/platforms/), its authorization (src/providers/auth/). */
+  private readonly platform?: PlatformHooks & { auth: UpstreamAuth };
 
-  constructor(provider: ProviderConfig, protocol: Protocol) {
+  constructor(
+    provider: ProviderConfig,
+    protocol: UpstreamProtocol,
+    platform?: PlatformHooks & { auth: UpstreamAuth },
+  ) {
     this.provider = provider;
     this.protocol = protocol;
     this.relayProtocol = protocol.name;
-    this.headers = upstreamHeaders(provider);
+    this.counting = protocol.tokenCounting ?? protocol.countTokens;
+    this.platform = platform;
+    // A platform's authorization is its auth's; the protocol's key headers would not apply.
+    this.headers = platform ? { "content-type": "application/json" } : upstreamHeaders(provider);
     this.dispatcher = upstreamDispatcher(provider);
   }
 
@@ -210,13 +235,16 @@ export class HttpProvider implements RelayingAdapter {
    * provider, and never the upstream's message (it may quote part of that credential).
    */
   private upstreamError(status: number, body: unknown, headers: IncomingHeaders): GatewayError {
-    if (status === 401 || status === 403)
+    const platformError = this.platform?.decodeError?.(status, body, headers);
+    if (platformError ? platformError.kind === "authentication" : status === 401 || status === 403) {
+      this.platform?.auth.refused?.();
       return new GatewayError(
         "api_error",
-        `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its api_key.`,
+        `Provider '${this.provider.id}' refused the gateway's credentials (HTTP ${status}); check its ${this.platform ? "credentials (docs/clouds.md)" : "api_key"}.`,
         { status: 502 },
       );
-    const error = this.protocol.decodeError(status, body, headers);
+    }
+    const error = platformError ?? this.protocol.decodeError(status, body, headers);
     const key = this.provider.apiKey;
     if (!key || !error.message.includes(key)) return error;
     return new GatewayError(error.kind, error.message.replaceAll(key, "[redacted]"), {
@@ -263,14 +291,38 @@ export class HttpProvider implements RelayingAdapter {
     signal: AbortSignal,
     opts: { stream: boolean; headers?: Record<string, string> },
   ): Promise<UpstreamAnswer> {
-    const url = this.provider.baseUrl + path;
     const headers =
       opts.headers && hasAny(opts.headers) ? { ...opts.headers, ...this.headers } : this.headers;
+    if (this.platform)
+      return this.postToPlatform(this.platform, { path, body, headers, stream: opts.stream }, signal);
+    return this.postNow(this.provider.baseUrl + path, headers, body, opts.stream, signal);
+  }
+
+  /** A cloud platform's call: on its paths, in its bodies, then authorized over exactly what is sent. */
+  private async postToPlatform(
+    platform: PlatformHooks & { auth: UpstreamAuth },
+    call: { path: string; body: string; headers: Record<string, string>; stream: boolean },
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
+    const shaped = platform.shape(call);
+    const url = this.provider.baseUrl + shaped.path;
+    const headers = await platform.auth.authorize({ url, headers: shaped.headers, body: shaped.body });
+    const answer = await this.postNow(url, headers, shaped.body, call.stream, signal);
+    // A platform that writes answers otherwise (Bedrock's event stream) gives them as the protocol's.
+    if (!platform.answer || answer.statusCode >= 400) return answer;
+    return { ...answer, body: platform.answer(call, answer.body) };
+  }
+
+  private postNow(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    stream: boolean,
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
     // A whole answer comes when the generation is done (minutes for a reasoning model); a stream's
     // first byte comes early.
-    const headersTimeout = opts.stream
-      ? this.provider.timeouts.firstByteMs
-      : this.provider.timeouts.requestMs;
+    const headersTimeout = stream ? this.provider.timeouts.firstByteMs : this.provider.timeouts.requestMs;
     const target = this.targetOf(url);
     if (!target) throw this.transportError(invalidUrl());
     return post(this.dispatcher, { ...target, headers, body, headersTimeout }, signal, this.transportError);

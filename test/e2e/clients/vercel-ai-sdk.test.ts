@@ -39,9 +39,9 @@ function modelFor(provider: ProviderName, id: string): LanguageModel {
 /** Reasoning switched on in each provider's own words (the local think model reasons only when asked). */
 function reasoningOptions(provider: ProviderName) {
   if (provider === "openai") return { openai: { reasoningEffort: "low" } };
-  // The gateway keeps no responses: with `store: false` the SDK sends whole items (reasoning with
-  // its encrypted content) instead of references to stored ones. `forceReasoning`: the SDK sends
-  // reasoning settings only to model ids it knows reason.
+  // `store: false`: the SDK sends whole items (reasoning with its encrypted content) instead of
+  // references to stored ones (those are test/e2e/responses/stored-responses.test.ts's).
+  // `forceReasoning`: the SDK sends reasoning settings only to model ids it knows reason.
   if (provider === "openai-responses")
     return {
       openai: { reasoningEffort: "low", reasoningSummary: "auto", store: false, forceReasoning: true },

@@ -132,8 +132,8 @@ export function checkEnvelope(req: RecordedRequest, route: Route, maxTokens: num
       assert.equal(body.model, UPSTREAM_MODEL["openai-responses"]);
       if (route.stream) assert.equal(body.stream, true);
       else assert.ok(body.stream === undefined || body.stream === false, `stream: ${body.stream}`);
-      // The gateway keeps nothing, and asks the upstream to keep nothing either (a relay sends the
-      // client's own body, which says the same).
+      // The gateway keeps the state itself and asks the upstream to keep nothing (a relay sends the
+      // client's own body, whose `store: false` says the same).
       assert.equal(body.store, false);
       // OpenAI takes no limit below 16: a translation raises a smaller one; a relay sends the client's.
       const expected = maxTokens === undefined || relayed(route) ? maxTokens : Math.max(maxTokens, 16);

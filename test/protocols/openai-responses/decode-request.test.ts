@@ -222,24 +222,21 @@ describe("input", () => {
   });
 });
 
-describe("stateless: what refers to stored responses is a 400 that says to send the whole input", () => {
-  test("previous_response_id, conversation, background, item_reference", () => {
-    rejects(
-      { model: "m", input: "x", previous_response_id: "resp_1" },
-      "previous_response_id",
-      /send the whole conversation in `input`/,
-    );
-    rejects(
-      { model: "m", input: "x", conversation: "conv_1" },
-      "conversation",
-      /keeps no responses or conversations/,
-    );
+describe("what the decoder does not serve is a 400 naming it; memory is resolved before it", () => {
+  test("conversation, background, an unresolved item_reference, a previous_response_id not a string", () => {
+    rejects({ model: "m", input: "x", conversation: "conv_1" }, "conversation", /not served/);
     rejects({ model: "m", input: "x", background: true }, "background", /stream the response instead/);
     rejects(
       { model: "m", input: [{ type: "item_reference", id: "msg_1" }] },
       "input[0]",
-      /send the whole conversation/,
+      /no stored item to refer to/,
     );
+    rejects({ model: "m", input: "x", previous_response_id: 7 }, "previous_response_id", /string/);
+  });
+
+  test("store is checked, never named as ignored", () => {
+    assert.deepEqual(decode({ model: "m", input: "x", store: true }).ignored, []);
+    rejects({ model: "m", input: "x", store: "yes" }, "store", /boolean/);
   });
 
   test("null previous_response_id and background false are fine (SDKs send them)", () => {
@@ -404,8 +401,6 @@ describe("settings", () => {
       "top_logprobs",
       "text.verbosity",
       "metadata",
-      "store",
-      "truncation",
       "prompt_cache_key",
       "service_tier",
     ]);

@@ -1,4 +1,5 @@
-// IR reasoning settings → the messages-protocol `thinking` object (and `output_config.effort`).
+// IR reasoning settings → Claude's `thinking` object (and `output_config.effort`): the messages protocol
+// sends it as is, and Bedrock's Converse API among its `additionalModelRequestFields` for Claude models.
 
 import type { ReasoningEffort, ReasoningSettings } from "../../ir/request.ts";
 

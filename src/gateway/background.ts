@@ -1,0 +1,224 @@
+// Background runs (`background: true`, docs/responses.md §9): the request is answered at once with
+// the response queued, and its generation runs on in this process, detached from the client's
+// connection, into a Run that stands in for the client (a Responder). The stored response is its
+// state for every process: polled with GET, cancelled with POST …/cancel (here, or by its status
+// column, which the process running it watches). A streamed run keeps its events in order while
+// it runs and a while after, for GET …?stream=true&starting_after=N.
+
+import { GatewayError, invalid } from "../ir/errors.ts";
+import { RUNNING_STATUSES } from "../ledger/responses-types.ts";
+import { isObject } from "../protocols/shared/validate.ts";
+import type { WarningLogger } from "./logger.ts";
+import type { HeaderMap, Responder } from "./responder.ts";
+import type { ResponseMemory, Turn } from "./response-memory.ts";
+
+type Json = Record<string, unknown>;
+
+/** How often a run asks the store whether another process cancelled it. */
+const CANCEL_POLL_MS = 1_000;
+/** How long a finished streamed run's events stay for a resume. */
+const EVENTS_KEPT_MS = 10 * 60_000;
+const TERMINAL_EVENT = /^event: response\.(completed|incomplete|failed)\s*$/m;
+
+export class BackgroundRuns {
+  private readonly memory: ResponseMemory;
+  private readonly owner: string;
+  private readonly log: WarningLogger;
+  private readonly runs = new Map<string, Run>();
+
+  constructor(memory: ResponseMemory, owner: string, log: WarningLogger) {
+    this.memory = memory;
+    this.owner = owner;
+    this.log = log;
+  }
+
+  /**
+   * The queued response is stored (any process can poll it from now on) and, unless the run
+   * streams to the client, answered; the returned Run is what the generation writes to.
+   */
+  async accept(
+    turn: Turn,
+    queued: Json,
+    accountId: string,
+    client: Responder,
+    headers: HeaderMap,
+    stream: boolean,
+  ): Promise<Responder> {
+    if (!turn.store)
+      throw invalid("background", "needs `store: true`: a background response is polled from the store");
+    await this.memory.save(turn, queued, accountId, this.owner);
+    // In progress from here; the client, answered last, is told it was queued (as OpenAI says it).
+    await this.memory.store.setStatus(String(queued.id), accountId, "in_progress", ["queued"]);
+    const run = new Run(this, turn, queued, accountId, stream ? client : undefined);
+    this.runs.set(run.id, run);
+    if (!stream) client.json(200, headers, queued);
+    return run;
+  }
+
+  /** A run of this process, while it runs and a while after (its events, for a resume). */
+  running(id: string): Run | undefined {
+    return this.runs.get(id);
+  }
+
+  /** `POST /v1/responses/{id}/cancel`: the run aborted (the upstream call with it), recorded cancelled. */
+  async cancel(id: string, accountId: string): Promise<Json> {
+    const stored = await this.memory.read(id, accountId);
+    if (!stored)
+      throw new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
+    if (stored.response.background !== true)
+      throw invalid("response_id", "only a background response can be cancelled");
+    if (!(await this.memory.store.setStatus(id, accountId, "cancelled", RUNNING_STATUSES)))
+      return this.memory.current(id, accountId);
+    const cancelled = { ...stored.response, status: "cancelled" };
+    this.runs.get(id)?.cancel();
+    await this.memory.replace(stored, cancelled, accountId, this.owner);
+    return cancelled;
+  }
+
+  /** Stores what the run ended with when the pipeline answered an error (the response failed). */
+  failed(run: Run, body: unknown): Promise<void> {
+    const error = isObject(body) && isObject(body.error) ? body.error : {};
+    const response = {
+      ...run.queued,
+      status: "failed",
+      error: {
+        code: String(error.code ?? error.type ?? "server_error"),
+        message: String(error.message ?? ""),
+      },
+    };
+    return this.memory.save(run.turn, response, run.accountId, this.owner).catch((err: unknown) => {
+      this.log.warn({ err, generationId: run.id }, "failed background response not written");
+    });
+  }
+
+  /**
+   * The process stops: the runs still going are aborted (their generations cancelled) and stored
+   * failed now, rather than at the next start.
+   */
+  async close(): Promise<void> {
+    const going = [...this.runs.values()].filter((run) => !run.done);
+    for (const run of going) run.cancel();
+    const stopped = { error: { code: "server_error", message: "The gateway stopped before it ended." } };
+    await Promise.all(going.map((run) => this.failed(run, stopped)));
+  }
+
+  /** Whether another process set the run's status to cancelled. */
+  async cancelledElsewhere(run: Run): Promise<boolean> {
+    return (await this.memory.store.getResponse(run.id, run.accountId))?.status === "cancelled";
+  }
+
+  ended(run: Run): void {
+    setTimeout(() => this.runs.delete(run.id), EVENTS_KEPT_MS).unref();
+  }
+}
+
+/** One SSE event of a streamed run, with its sequence number. */
+export interface RunEvent {
+  sequence: number;
+  text: string;
+}
+
+/** The client's stand-in for a background generation. */
+export class Run implements Responder {
+  readonly id: string;
+  readonly turn: Turn;
+  readonly queued: Json;
+  readonly accountId: string;
+  readonly signal: AbortSignal;
+  readonly events: RunEvent[] = [];
+  done = false;
+  /** A last event (completed, incomplete, failed) went by: its response was stored before it. */
+  private ended = false;
+  private readonly runs: BackgroundRuns;
+  private readonly controller = new AbortController();
+  private readonly listeners = new Set<() => void>();
+  /** The client that started a streamed run, while it stays. */
+  private client: Responder | undefined;
+  private readonly watch: NodeJS.Timeout;
+
+  constructor(runs: BackgroundRuns, turn: Turn, queued: Json, accountId: string, client?: Responder) {
+    this.runs = runs;
+    this.id = String(queued.id);
+    this.turn = turn;
+    this.queued = queued;
+    this.accountId = accountId;
+    this.client = client;
+    this.signal = this.controller.signal;
+    this.watch = setInterval(() => {
+      this.runs
+        .cancelledElsewhere(this)
+        .then((cancelled) => cancelled && this.cancel())
+        .catch(() => {});
+    }, CANCEL_POLL_MS);
+    this.watch.unref();
+  }
+
+  cancel(): void {
+    this.controller.abort();
+    // The pipeline ends nothing once aborted: a client still following the stream is let go here.
+    if (this.connected()) this.client?.end();
+    this.finish();
+  }
+
+  json(status: number, headers: HeaderMap, body: unknown): void {
+    if (status !== 200) this.runs.failed(this, body);
+    if (this.connected()) this.client?.json(status, headers, body);
+    this.finish();
+  }
+
+  jsonText(status: number, headers: HeaderMap, text: string): void {
+    this.json(status, headers, JSON.parse(text));
+  }
+
+  startStream(status: number, headers: HeaderMap): void {
+    if (this.connected()) this.client?.startStream(status, headers);
+  }
+
+  write(chunk: string | Buffer, latin1?: boolean): Promise<void> | undefined {
+    const text =
+      typeof chunk !== "string"
+        ? chunk.toString("utf8")
+        : latin1
+          ? Buffer.from(chunk, "latin1").toString("utf8")
+          : chunk;
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const sequence = /"sequence_number":(\d+)/.exec(event)?.[1];
+      if (sequence !== undefined) this.events.push({ sequence: Number(sequence), text: `${event}\n\n` });
+      if (TERMINAL_EVENT.test(event)) this.ended = true;
+    }
+    this.notify();
+    return this.connected() ? this.client?.write(chunk, latin1) : undefined;
+  }
+
+  end(): void {
+    if (this.connected()) this.client?.end();
+    // A stream cut before its last event: nothing stored its end, so the run would stay in progress.
+    if (!this.ended)
+      this.runs.failed(this, { error: { code: "server_error", message: "The stream ended early." } });
+    this.finish();
+  }
+
+  /** Calls `listener` on every new event and at the end; returns how to stop. */
+  follow(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private connected(): boolean {
+    if (this.client?.signal.aborted) this.client = undefined;
+    return this.client !== undefined;
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.client = undefined;
+    clearInterval(this.watch);
+    this.notify();
+    this.runs.ended(this);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,136 @@
+// The stored responses' own endpoints, in OpenAI's shapes (docs/responses.md): GET and DELETE
+// /v1/responses/{id} and GET /v1/responses/{id}/input_items. Only the key's account's responses
+// exist for it: another account's id is a 404 exactly like an unknown one.
+
+import type { Authenticator } from "../auth/authenticator.ts";
+import { presentedKey } from "../auth/credentials.ts";
+import { GatewayError, invalid } from "../ir/errors.ts";
+import type { IncomingHeaders } from "../protocols/types.ts";
+import type { Run } from "./background.ts";
+import type { ResponseMemory, StoredContent } from "./response-memory.ts";
+
+type Json = Record<string, unknown>;
+
+export interface StoredResponsesDeps {
+  auth: Authenticator;
+  memory: ResponseMemory;
+}
+
+/** `GET /v1/responses/{id}`: the response object as it was answered, or as a background run stands. */
+export async function retrieveResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
+  return deps.memory.current(id, await accountOf(deps, headers));
+}
+
+/** `POST /v1/responses/{id}/cancel`: a background run aborted and recorded cancelled. */
+export async function cancelResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
+  return deps.memory.background.cancel(id, await accountOf(deps, headers));
+}
+
+/**
+ * `GET /v1/responses/{id}?stream=true&starting_after=N`: a streamed background run's events after
+ * N, then the rest as they come. Checked before anything is written: an error is still an answer.
+ */
+export async function resumableRun(
+  deps: StoredResponsesDeps,
+  headers: IncomingHeaders,
+  id: string,
+  query: Record<string, unknown>,
+): Promise<{ run: Run; after: number }> {
+  await readOwn(deps, headers, id);
+  const after = query.starting_after === undefined ? -1 : Number(query.starting_after);
+  if (!Number.isInteger(after) || after < -1) throw invalid("starting_after", "must be a whole number");
+  const run = deps.memory.background.running(id);
+  if (!run || (run.events.length === 0 && run.done))
+    throw invalid(
+      "stream",
+      "this response's events are kept only by the gateway process that runs it, and for 10 minutes after; retrieve it without stream",
+    );
+  return { run, after };
+}
+
+/** Writes a run's events after `after` to `sink`, following it until it ends or the client leaves. */
+export function followRun(
+  run: Run,
+  after: number,
+  sink: { write(text: string): void; end(): void; onClose(listener: () => void): void },
+): void {
+  let next = run.events.findIndex((event) => event.sequence > after);
+  if (next < 0) next = run.events.length;
+  const flush = () => {
+    for (; next < run.events.length; next++) sink.write(run.events[next]!.text);
+    if (run.done) {
+      stop();
+      sink.end();
+    }
+  };
+  const stop = run.follow(flush);
+  sink.onClose(stop);
+  flush();
+}
+
+/** `DELETE /v1/responses/{id}`. */
+export async function deleteResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
+  const accountId = await accountOf(deps, headers);
+  if (!(await deps.memory.store.deleteResponse(id, accountId))) throw notFound(id);
+  return { id, object: "response.deleted", deleted: true };
+}
+
+/** `GET /v1/responses/{id}/input_items?after&limit&order`: the turn's own input items, paged. */
+export async function listInputItems(
+  deps: StoredResponsesDeps,
+  headers: IncomingHeaders,
+  id: string,
+  query: Record<string, unknown>,
+) {
+  const { stored } = await readOwn(deps, headers, id);
+  return listPage(stored.input, query);
+}
+
+/** A list of items (oldest first) as OpenAI pages it: `after` an id, `limit` 1–100, `order` (desc by default). */
+export function listPage(all: Json[], query: Record<string, unknown>) {
+  const { after, limit, order } = pageQuery(query);
+  const items = order === "asc" ? all : [...all].reverse();
+  let start = 0;
+  if (after !== undefined) {
+    const at = items.findIndex((item) => item.id === after);
+    if (at < 0) throw invalid("after", `no item '${after}' in this list`);
+    start = at + 1;
+  }
+  const data = items.slice(start, start + limit);
+  return {
+    object: "list",
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: start + limit < items.length,
+  };
+}
+
+async function readOwn(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
+  const accountId = await accountOf(deps, headers);
+  const stored: StoredContent | undefined = await deps.memory.read(id, accountId);
+  if (!stored) throw notFound(id);
+  return { stored };
+}
+
+async function accountOf(deps: StoredResponsesDeps, headers: IncomingHeaders): Promise<string> {
+  return (await deps.auth.authenticate(presentedKey("openai-responses", headers, {}))).accountId;
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
+}
+
+function pageQuery(query: Record<string, unknown>): { after?: string; limit: number; order: "asc" | "desc" } {
+  const order = query.order ?? "desc";
+  if (order !== "asc" && order !== "desc") throw invalid("order", "must be one of asc, desc");
+  let limit = 20;
+  if (query.limit !== undefined) {
+    limit = Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw invalid("limit", "must be an integer from 1 to 100");
+  }
+  const after = query.after;
+  if (after !== undefined && typeof after !== "string") throw invalid("after", "must be a string");
+  return { after: after || undefined, limit, order };
+}

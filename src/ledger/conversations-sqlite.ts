@@ -1,0 +1,133 @@
+// Conversations in the embedded store (conversations-types.ts), written straight like stored
+// responses: an item appended by a response is committed before its answer is released.
+
+import type { DatabaseSync } from "node:sqlite";
+import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+
+/** A migration step of its own, after the ledger's tables. */
+export const sqliteConversationsSchema = `
+CREATE TABLE IF NOT EXISTS conversations (
+  id         TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  metadata   TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS conversation_items (
+  conversation_id TEXT NOT NULL,
+  seq             INTEGER NOT NULL,
+  account_id      TEXT NOT NULL,
+  id              TEXT NOT NULL,
+  content         TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS conversation_items_id ON conversation_items (account_id, id);
+`;
+
+type Transaction = <T>(work: () => T) => T;
+
+export class SqliteConversations implements ConversationStore {
+  private readonly db: DatabaseSync;
+  private readonly transaction: Transaction;
+
+  constructor(db: DatabaseSync, transaction: Transaction) {
+    this.db = db;
+    this.transaction = transaction;
+  }
+
+  async migrate(): Promise<void> {
+    this.transaction(() => this.db.exec(sqliteConversationsSchema));
+  }
+
+  async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
+    this.transaction(() => {
+      this.db
+        .prepare("INSERT INTO conversations (id, account_id, created_at, metadata) VALUES (?, ?, ?, ?)")
+        .run(row.id, row.accountId, row.createdAt, row.metadata);
+      this.insertItems(row.id, row.accountId, items, 0);
+    });
+  }
+
+  async getConversation(id: string, accountId: string): Promise<ConversationRow | undefined> {
+    const row = this.db
+      .prepare(
+        "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
+      )
+      .get(id, accountId);
+    return row && conversationRow(row);
+  }
+
+  async updateConversation(id: string, accountId: string, metadata: string): Promise<boolean> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare("UPDATE conversations SET metadata = ? WHERE id = ? AND account_id = ?")
+          .run(metadata, id, accountId).changes > 0,
+    );
+  }
+
+  async deleteConversation(id: string, accountId: string): Promise<boolean> {
+    return this.transaction(() => {
+      const gone = this.db
+        .prepare("DELETE FROM conversations WHERE id = ? AND account_id = ?")
+        .run(id, accountId);
+      if (gone.changes === 0) return false;
+      this.db.prepare("DELETE FROM conversation_items WHERE conversation_id = ?").run(id);
+      return true;
+    });
+  }
+
+  async appendItems(id: string, accountId: string, items: ConversationItemRow[]): Promise<boolean> {
+    return this.transaction(() => {
+      if (!this.db.prepare("SELECT 1 FROM conversations WHERE id = ? AND account_id = ?").get(id, accountId))
+        return false;
+      const last = this.db
+        .prepare("SELECT COALESCE(MAX(seq), -1) AS seq FROM conversation_items WHERE conversation_id = ?")
+        .get(id);
+      this.insertItems(id, accountId, items, Number(last?.seq) + 1);
+      return true;
+    });
+  }
+
+  async listItems(id: string, accountId: string): Promise<ConversationItemRow[] | undefined> {
+    if (!(await this.getConversation(id, accountId))) return undefined;
+    return this.db
+      .prepare("SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq")
+      .all(id)
+      .map((r) => ({ id: String(r.id), content: String(r.content) }));
+  }
+
+  async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare("DELETE FROM conversation_items WHERE conversation_id = ? AND account_id = ? AND id = ?")
+          .run(id, accountId, itemId).changes > 0,
+    );
+  }
+
+  async findItem(itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const row = this.db
+      .prepare("SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1")
+      .get(accountId, itemId);
+    return row && { id: String(row.id), content: String(row.content) };
+  }
+
+  private insertItems(id: string, accountId: string, items: ConversationItemRow[], firstSeq: number): void {
+    const insert = this.db.prepare(
+      "INSERT INTO conversation_items (conversation_id, seq, account_id, id, content) VALUES (?, ?, ?, ?, ?)",
+    );
+    items.forEach((item, i) => {
+      insert.run(id, firstSeq + i, accountId, item.id, item.content);
+    });
+  }
+}
+
+/** A row of either store (pg gives BIGINT as a string) → ConversationRow. */
+export function conversationRow(row: Record<string, unknown>): ConversationRow {
+  return {
+    id: String(row.id),
+    accountId: String(row.account_id),
+    createdAt: Number(row.created_at),
+    metadata: String(row.metadata),
+  };
+}

@@ -1,0 +1,163 @@
+// Stored responses in the shared store (responses-types.ts). Each write is its own transaction,
+// committed before the gateway releases the answer, so another gateway process reads it at once.
+
+import type { PoolClient, QueryResult, QueryResultRow } from "pg";
+import { DATABASE_NOW_MS, type Qualify } from "./postgres-schema.ts";
+import {
+  indexableItemIds,
+  type ResponseStore,
+  RUNNING_STATUSES,
+  type StoredResponseRow,
+  storedResponse,
+} from "./responses-types.ts";
+
+/** A migration step of its own, after the ledger's tables (postgres-schema.ts). */
+export function postgresResponsesSchema(t: Qualify): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${t("stored_responses")} (
+  id                   TEXT PRIMARY KEY,
+  account_id           TEXT NOT NULL,
+  created_at           BIGINT NOT NULL,
+  model                TEXT NOT NULL,
+  status               TEXT NOT NULL,
+  previous_response_id TEXT,
+  content              TEXT NOT NULL,
+  owner                TEXT
+);
+CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
+  account_id  TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  response_id TEXT NOT NULL,
+  PRIMARY KEY (account_id, id)
+);
+CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+`;
+}
+
+export interface PostgresAccess {
+  query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+}
+
+export class PostgresResponses implements ResponseStore {
+  private readonly db: PostgresAccess;
+  private readonly t: Qualify;
+
+  constructor(db: PostgresAccess, t: Qualify) {
+    this.db = db;
+    this.t = t;
+  }
+
+  async migrate(): Promise<void> {
+    await this.db.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
+      await client.query(postgresResponsesSchema(this.t));
+    });
+  }
+
+  async saveResponse(row: StoredResponseRow): Promise<void> {
+    const ids = indexableItemIds(row.itemIds);
+    await this.db.transaction(async (client) => {
+      await client.query(
+        `INSERT INTO ${this.t("stored_responses")}
+           (id, account_id, created_at, model, status, previous_response_id, content, owner)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, content = EXCLUDED.content`,
+        [
+          row.id,
+          row.accountId,
+          row.createdAt,
+          row.model,
+          row.status,
+          row.previousResponseId ?? null,
+          row.content,
+          row.owner ?? null,
+        ],
+      );
+      if (ids.length === 0) return;
+      await client.query(
+        `INSERT INTO ${this.t("stored_response_items")} (account_id, id, response_id)
+         SELECT $1, unnest($2::text[]), $3 ON CONFLICT DO NOTHING`,
+        [row.accountId, ids, row.id],
+      );
+    });
+  }
+
+  async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
+    const result = await this.db.query(
+      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
+         FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
+    const row = result.rows[0];
+    return row && storedResponse(row);
+  }
+
+  async deleteResponse(id: string, accountId: string): Promise<boolean> {
+    return this.db.transaction(async (client) => {
+      const result = await client.query(
+        `DELETE FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $2`,
+        [id, accountId],
+      );
+      if (!result.rowCount) return false;
+      await client.query(`DELETE FROM ${this.t("stored_response_items")} WHERE response_id = $1`, [id]);
+      return true;
+    });
+  }
+
+  async responseOfItem(itemId: string, accountId: string): Promise<string | undefined> {
+    const result = await this.db.query(
+      `SELECT response_id FROM ${this.t("stored_response_items")} WHERE account_id = $1 AND id = $2`,
+      [accountId, itemId],
+    );
+    const row = result.rows[0];
+    return row ? String(row.response_id) : undefined;
+  }
+
+  async deleteResponses(idBefore: string, limit: number): Promise<number> {
+    const responses = this.t("stored_responses");
+    return this.db.transaction(async (client) => {
+      // SKIP LOCKED: processes sharing the store delete apart.
+      const gone = await client.query(
+        `DELETE FROM ${responses} WHERE id IN (
+           SELECT id FROM ${responses} WHERE id < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING id`,
+        [idBefore, limit],
+      );
+      const ids = gone.rows.map((r) => String(r.id));
+      if (ids.length > 0)
+        await client.query(
+          `DELETE FROM ${this.t("stored_response_items")} WHERE response_id = ANY($1::text[])`,
+          [ids],
+        );
+      return ids.length;
+    });
+  }
+
+  async setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = $1 WHERE id = $2 AND account_id = $3 AND status = ANY($4::text[])`,
+      [status, id, accountId, from],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async markAbandonedRuns(silentForMs: number): Promise<number> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
+        WHERE status = ANY($1::text[])
+          AND (owner IS NULL OR owner NOT IN (
+            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $2::bigint))`,
+      [RUNNING_STATUSES, Math.max(0, Math.round(silentForMs))],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async storedBytes(accountId: string): Promise<number> {
+    const result = await this.db.query(
+      `SELECT COALESCE(SUM(octet_length(content)), 0) AS bytes FROM ${this.t("stored_responses")} WHERE account_id = $1`,
+      [accountId],
+    );
+    return Number(result.rows[0]?.bytes ?? 0);
+  }
+}

@@ -1,0 +1,149 @@
+// Stored responses in the embedded store (responses-types.ts). Written straight, not through the
+// generation write queue: a stored response must be committed before its answer is released.
+
+import type { DatabaseSync } from "node:sqlite";
+import {
+  indexableItemIds,
+  type ResponseStore,
+  RUNNING_STATUSES,
+  type StoredResponseRow,
+  storedResponse,
+} from "./responses-types.ts";
+
+/** A migration step of its own, after the ledger's tables (sqlite-schema.ts). */
+export const sqliteResponsesSchema = `
+CREATE TABLE IF NOT EXISTS stored_responses (
+  id                   TEXT PRIMARY KEY,
+  account_id           TEXT NOT NULL,
+  created_at           INTEGER NOT NULL,
+  model                TEXT NOT NULL,
+  status               TEXT NOT NULL,
+  previous_response_id TEXT,
+  content              TEXT NOT NULL,
+  owner                TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS stored_response_items (
+  account_id  TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  response_id TEXT NOT NULL,
+  PRIMARY KEY (account_id, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
+`;
+
+type Transaction = <T>(work: () => T) => T;
+
+export class SqliteResponses implements ResponseStore {
+  private readonly db: DatabaseSync;
+  private readonly transaction: Transaction;
+
+  constructor(db: DatabaseSync, transaction: Transaction) {
+    this.db = db;
+    this.transaction = transaction;
+  }
+
+  async migrate(): Promise<void> {
+    this.transaction(() => this.db.exec(sqliteResponsesSchema));
+  }
+
+  async saveResponse(row: StoredResponseRow): Promise<void> {
+    this.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO stored_responses
+             (id, account_id, created_at, model, status, previous_response_id, content, owner)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          row.id,
+          row.accountId,
+          row.createdAt,
+          row.model,
+          row.status,
+          row.previousResponseId ?? null,
+          row.content,
+          row.owner ?? null,
+        );
+      const item = this.db.prepare(
+        "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
+      );
+      for (const id of indexableItemIds(row.itemIds)) item.run(row.accountId, id, row.id);
+    });
+  }
+
+  async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
+    const row = this.db
+      .prepare(
+        `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
+           FROM stored_responses WHERE id = ? AND account_id = ?`,
+      )
+      .get(id, accountId);
+    return row && storedResponse(row);
+  }
+
+  async deleteResponse(id: string, accountId: string): Promise<boolean> {
+    return this.transaction(() => {
+      const { changes } = this.db
+        .prepare("DELETE FROM stored_responses WHERE id = ? AND account_id = ?")
+        .run(id, accountId);
+      if (changes === 0) return false;
+      this.db.prepare("DELETE FROM stored_response_items WHERE response_id = ?").run(id);
+      return true;
+    });
+  }
+
+  async responseOfItem(itemId: string, accountId: string): Promise<string | undefined> {
+    const row = this.db
+      .prepare("SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?")
+      .get(accountId, itemId);
+    return row ? String(row.response_id) : undefined;
+  }
+
+  async deleteResponses(idBefore: string, limit: number): Promise<number> {
+    return this.transaction(() => {
+      const gone = this.db
+        .prepare(
+          `DELETE FROM stored_responses WHERE id IN (
+             SELECT id FROM stored_responses WHERE id < ? ORDER BY id LIMIT ?) RETURNING id`,
+        )
+        .all(idBefore, limit);
+      const items = this.db.prepare("DELETE FROM stored_response_items WHERE response_id = ?");
+      for (const { id } of gone) items.run(String(id));
+      return gone.length;
+    });
+  }
+
+  async setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE stored_responses SET status = ? WHERE id = ? AND account_id = ?
+               AND status IN (${from.map(() => "?").join(", ")})`,
+          )
+          .run(status, id, accountId, ...from).changes > 0,
+    );
+  }
+
+  /** The file belongs to one `serve`: at its start every run still going was left by a process now gone. */
+  async markAbandonedRuns(): Promise<number> {
+    return this.transaction(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE stored_responses SET status = 'failed'
+              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})`,
+          )
+          .run(...RUNNING_STATUSES).changes as number,
+    );
+  }
+
+  async storedBytes(accountId: string): Promise<number> {
+    const row = this.db
+      .prepare(
+        "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
+      )
+      .get(accountId);
+    return Number(row?.bytes ?? 0);
+  }
+}

@@ -1,0 +1,69 @@
+// Stored responses (the Responses API's memory): one row per stored response, its content one
+// opaque text the gateway seals (src/ledger/content-seal.ts) before the store sees it, and an index of
+// the item ids it holds so that an `item_reference` finds its response. Both stores implement it
+// (responses-sqlite.ts, responses-postgres.ts) and share one contract test.
+
+export interface StoredResponseRow {
+  /** The generation id: the response's `id`. */
+  id: string;
+  accountId: string;
+  /** Epoch ms. */
+  createdAt: number;
+  model: string;
+  status: string;
+  previousResponseId?: string;
+  /** The input items and the response object: JSON (never a raw NUL, which PostgreSQL refuses), maybe sealed. */
+  content: string;
+  /** Ids of the items it holds (input and output), for item_reference. */
+  itemIds: string[];
+  /** A background run's process (src/ledger/owner.ts): its runs are failed once it is gone. */
+  owner?: string;
+}
+
+/** A background run not yet ended. */
+export const RUNNING_STATUSES = ["queued", "in_progress"] as const;
+
+export interface ResponseStore {
+  /** Creates its tables: a migration step of its own, run after the ledger's. */
+  migrate(): Promise<void>;
+  /** Committed when it resolves (read-your-writes through any process). Replaces a row of the same id. */
+  saveResponse(row: StoredResponseRow): Promise<void>;
+  /** Only the account's own: another account's id is undefined, like an unknown one. */
+  getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined>;
+  /** False when the account has no such response. */
+  deleteResponse(id: string, accountId: string): Promise<boolean>;
+  /** The id of the account's stored response that holds the item, if any. */
+  responseOfItem(itemId: string, accountId: string): Promise<string | undefined>;
+  /** Deletes up to `limit` responses whose id is < `idBefore` (retention); returns how many went. */
+  deleteResponses(idBefore: string, limit: number): Promise<number>;
+  /** Stored content per account, in bytes of its stored text. */
+  storedBytes(accountId: string): Promise<number>;
+  /** The status column, set only while it is one of `from`; false when it was not. */
+  setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean>;
+  /**
+   * Background runs still queued or in progress whose process has not renewed its lease for
+   * `silentForMs` (owner_leases, by the database's clock), or never did, are failed; returns how many.
+   */
+  markAbandonedRuns(silentForMs: number): Promise<number>;
+}
+
+/** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */
+export function indexableItemIds(ids: Iterable<string>): string[] {
+  return [...new Set([...ids].filter((id) => id.length > 0 && id.length <= 256 && !id.includes("\u0000")))];
+}
+
+/** A row of either store (pg gives BIGINT as a string) → StoredResponseRow; item ids are not read back. */
+export function storedResponse(row: Record<string, unknown>): StoredResponseRow {
+  const stored: StoredResponseRow = {
+    id: String(row.id),
+    accountId: String(row.account_id),
+    createdAt: Number(row.created_at),
+    model: String(row.model),
+    status: String(row.status),
+    content: String(row.content),
+    itemIds: [],
+  };
+  if (row.previous_response_id != null) stored.previousResponseId = String(row.previous_response_id);
+  if (row.owner != null) stored.owner = String(row.owner);
+  return stored;
+}

@@ -1,0 +1,60 @@
+// IR request → the body of Bedrock's Converse (`POST /model/{modelId}/converse`) or ConverseStream
+// (`…/converse-stream`) call. The model travels in the path, URL-encoded (an ARN's `:` and `/`
+// included), never in the body.
+//
+// `inferenceConfig` holds the output limit, temperature, top-p and stop sequences; the model-specific
+// rest (reasoning, top-k) goes in `additionalModelRequestFields` (model-fields.ts). What the client
+// asked for and the upstream does not get is named in the call's `dropped` (dropped-fields.ts).
+
+import type { Request } from "../../ir/request.ts";
+import { upstreamCall } from "../shared/dropped-fields.ts";
+import type { UpstreamCall } from "../types.ts";
+import { droppedFields } from "./dropped-fields.ts";
+import { encodeMessages, encodeSystem } from "./encode-content.ts";
+import { encodeOutputFormat, encodeToolConfig } from "./encode-tools.ts";
+import { type ModelFamily, modelFamily, modelFields, takesToolResultStatus } from "./model-fields.ts";
+
+/** Claude's thinking budget needs an output limit to stay below when neither client nor catalog gives one. */
+const FALLBACK_MAX_TOKENS = 4096;
+
+/** `/model/{modelId}/{operation}` with the model id encoded as one path segment. */
+export function modelPath(model: string, operation: string): string {
+  return `/model/${encodeURIComponent(model)}/${operation}`;
+}
+
+export function encodeRequest(
+  req: Request,
+  target: { model: string; stream: boolean; maxOutputTokens?: number },
+): UpstreamCall {
+  const family = modelFamily(target.model);
+  const maxTokens = req.maxOutputTokens ?? target.maxOutputTokens;
+  const fields = modelFields(req, family, maxTokens ?? FALLBACK_MAX_TOKENS);
+  const body: Record<string, unknown> = { ...encodePrompt(req, family) };
+  const toolConfig = encodeToolConfig(req);
+  if (toolConfig) body.toolConfig = toolConfig;
+
+  const inference: Record<string, unknown> = {};
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  else if (fields.thinkingOn) inference.maxTokens = FALLBACK_MAX_TOKENS;
+  if (req.temperature !== undefined && !fields.thinkingOn)
+    inference.temperature = family === "claude" ? Math.min(1, Math.max(0, req.temperature)) : req.temperature;
+  if (req.topP !== undefined && (!fields.thinkingOn || req.topP >= 0.95)) inference.topP = req.topP;
+  if (req.stopSequences.length > 0) inference.stopSequences = req.stopSequences;
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+
+  if (Object.keys(fields.additional).length > 0) body.additionalModelRequestFields = fields.additional;
+  // Claude says which stop sequence matched only among its own response fields.
+  if (family === "claude" && req.stopSequences.length > 0)
+    body.additionalModelResponseFieldPaths = ["/stop_sequence"];
+  const textFormat = encodeOutputFormat(req);
+  if (textFormat) body.outputConfig = { textFormat };
+  const path = modelPath(target.model, target.stream ? "converse-stream" : "converse");
+  return upstreamCall(path, body, droppedFields(req, fields, family));
+}
+
+/** `system` and `messages`: the prompt part of a body, which CountTokens takes too. */
+export function encodePrompt(req: Request, family: ModelFamily): { system?: object[]; messages: object[] } {
+  const system = encodeSystem(req.system);
+  const messages = encodeMessages(req.messages, { toolResultStatus: takesToolResultStatus(family) });
+  return system.length > 0 ? { system, messages } : { messages };
+}

@@ -1,0 +1,276 @@
+// Stored responses and conversations, one contract on both stores (src/ledger/responses-types.ts,
+// src/ledger/conversations-types.ts): read-your-writes, isolation by account, the item index behind
+// item_reference, order of appended items, deletion, retention batches, stored bytes; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { newGenerationId } from "../../src/gateway/ids.ts";
+import { Retention } from "../../src/gateway/retention.ts";
+import { ContentSeal } from "../../src/ledger/content-seal.ts";
+import { PostgresStore } from "../../src/ledger/postgres-store.ts";
+import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
+import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
+import type { Store } from "../../src/ledger/types.ts";
+import { dropSchema, PG_URL, postgresUnreachable, uniqueSchema } from "../support/postgres.ts";
+
+function row(accountId: string, overrides: Partial<StoredResponseRow> = {}): StoredResponseRow {
+  const id = overrides.id ?? newGenerationId();
+  return {
+    id,
+    accountId,
+    createdAt: Date.now(),
+    model: "local/echo-1",
+    status: "completed",
+    content: JSON.stringify({ input: [], response: { id } }),
+    itemIds: [`msg_${id}_0`, `rs_${id}_1`],
+    ...overrides,
+  };
+}
+
+function contract(name: string, open: () => Promise<Store>): void {
+  describe(`stored responses on ${name}`, () => {
+    test("a run's status moves only from the statuses given; runs of a process gone are failed", async () => {
+      const store = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const queued = row(account, { status: "queued", owner: store.owner });
+        const orphan = row(account, { status: "in_progress", owner: "owner-long-gone" });
+        for (const r of [queued, orphan]) await store.responses.saveResponse(r);
+        assert.equal(await store.responses.setStatus(queued.id, account, "in_progress", ["queued"]), true);
+        assert.equal(await store.responses.setStatus(queued.id, account, "in_progress", ["queued"]), false);
+        assert.equal(
+          await store.responses.setStatus(queued.id, "acct-other", "cancelled", ["in_progress"]),
+          false,
+        );
+        await store.renewLease();
+        await store.responses.markAbandonedRuns(60_000);
+        const status = async (id: string) => (await store.responses.getResponse(id, account))?.status;
+        assert.equal(await status(orphan.id), "failed");
+        // A shared store keeps a live process's runs; a file of one serve has none alive at its start.
+        assert.equal(await status(queued.id), store.sharedByGateways ? "in_progress" : "failed");
+        assert.equal((await store.responses.getResponse(queued.id, account))?.owner, store.owner);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a saved response reads back at once, from another store on the same data too", async () => {
+      const store = await open();
+      const saved = row("acct-a", { previousResponseId: "gen-earlier", content: "it\u00e9s \\u0000" });
+      await store.responses.saveResponse(saved);
+      const other = await open();
+      try {
+        assert.deepEqual(await other.responses.getResponse(saved.id, "acct-a"), { ...saved, itemIds: [] });
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    test("another account's id is unknown: no read, no item, no delete", async () => {
+      const store = await open();
+      try {
+        const saved = row("acct-a");
+        await store.responses.saveResponse(saved);
+        assert.equal(await store.responses.getResponse(saved.id, "acct-b"), undefined);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[0]!, "acct-b"), undefined);
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-b"), false);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[1]!, "acct-a"), saved.id);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a deleted response and its items are gone; saving again replaces", async () => {
+      const store = await open();
+      try {
+        const saved = row("acct-a");
+        await store.responses.saveResponse(saved);
+        await store.responses.saveResponse({ ...saved, status: "failed", content: "second" });
+        assert.equal((await store.responses.getResponse(saved.id, "acct-a"))?.content, "second");
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-a"), true);
+        assert.equal(await store.responses.getResponse(saved.id, "acct-a"), undefined);
+        assert.equal(await store.responses.responseOfItem(saved.itemIds[0]!, "acct-a"), undefined);
+        assert.equal(await store.responses.deleteResponse(saved.id, "acct-a"), false);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("retention deletes the oldest in batches of at most the limit, by id", async () => {
+      const store = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const old = [1, 2, 3].map((i) => row(account, { id: newGenerationId(Date.UTC(2001, 0, i)) }));
+        const fresh = row(account);
+        for (const r of [...old, fresh]) await store.responses.saveResponse(r);
+        const bound = newGenerationId(Date.UTC(2001, 0, 10)).slice(0, 13);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 2);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 1);
+        assert.equal(await store.responses.deleteResponses(bound, 2), 0);
+        assert.equal(await store.responses.getResponse(old[2]!.id, account), undefined);
+        assert.equal(await store.responses.responseOfItem(old[2]!.itemIds[0]!, account), undefined);
+        assert.ok(await store.responses.getResponse(fresh.id, account));
+        assert.equal(await store.responses.storedBytes(account), Buffer.byteLength(fresh.content));
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+function conversationContract(name: string, open: () => Promise<Store>): void {
+  describe(`conversations on ${name}`, () => {
+    const item = (id: string) => ({ id, content: JSON.stringify({ id, type: "message" }) });
+    const conversation = (accountId: string) => ({
+      id: `conv_${randomBytes(8).toString("hex")}`,
+      accountId,
+      createdAt: Date.now(),
+      metadata: '{"topic":"t"}',
+    });
+
+    test("items stay in order across appends, read from another store at once", async () => {
+      const store = await open();
+      const other = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_1"), item("msg_2")]);
+        assert.equal(
+          await store.conversations.appendItems(conv.id, "acct-a", [item("msg_3"), item("rs_4")]),
+          true,
+        );
+        assert.equal(await other.conversations.appendItems(conv.id, "acct-a", [item("msg_5")]), true);
+        const items = await other.conversations.listItems(conv.id, "acct-a");
+        assert.deepEqual(
+          items?.map((i) => i.id),
+          ["msg_1", "msg_2", "msg_3", "rs_4", "msg_5"],
+        );
+        assert.deepEqual(await other.conversations.getConversation(conv.id, "acct-a"), conv);
+        assert.deepEqual(await other.conversations.findItem("rs_4", "acct-a"), item("rs_4"));
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    test("another account's conversation is unknown to every call", async () => {
+      const store = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_x")]);
+        assert.equal(await store.conversations.getConversation(conv.id, "acct-b"), undefined);
+        assert.equal(await store.conversations.listItems(conv.id, "acct-b"), undefined);
+        assert.equal(await store.conversations.appendItems(conv.id, "acct-b", [item("msg_y")]), false);
+        assert.equal(await store.conversations.updateConversation(conv.id, "acct-b", "{}"), false);
+        assert.equal(await store.conversations.deleteItem(conv.id, "msg_x", "acct-b"), false);
+        assert.equal(await store.conversations.findItem("msg_x", "acct-b"), undefined);
+        assert.equal(await store.conversations.deleteConversation(conv.id, "acct-b"), false);
+        assert.equal((await store.conversations.listItems(conv.id, "acct-a"))?.length, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("update, delete an item, delete the conversation with its items", async () => {
+      const store = await open();
+      try {
+        const conv = conversation("acct-a");
+        await store.conversations.createConversation(conv, [item("msg_a"), item("msg_b")]);
+        assert.equal(await store.conversations.updateConversation(conv.id, "acct-a", '{"x":"1"}'), true);
+        assert.equal((await store.conversations.getConversation(conv.id, "acct-a"))?.metadata, '{"x":"1"}');
+        assert.equal(await store.conversations.deleteItem(conv.id, "msg_a", "acct-a"), true);
+        assert.deepEqual(
+          (await store.conversations.listItems(conv.id, "acct-a"))?.map((i) => i.id),
+          ["msg_b"],
+        );
+        assert.equal(await store.conversations.deleteConversation(conv.id, "acct-a"), true);
+        assert.equal(await store.conversations.getConversation(conv.id, "acct-a"), undefined);
+        assert.equal(await store.conversations.findItem("msg_b", "acct-a"), undefined);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "switchyard-responses-store-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const openSqlite = async () => {
+  const store = new SqliteStore(join(dir, "s.db"), { sharedByProcesses: true });
+  await store.migrate();
+  return store;
+};
+contract("sqlite", openSqlite);
+conversationContract("sqlite", openSqlite);
+
+if ((await postgresUnreachable()) === undefined) {
+  const schema = uniqueSchema("switchyard_responses");
+  after(() => dropSchema(schema));
+  const openPostgres = async () => {
+    const store = new PostgresStore(PG_URL, { schema });
+    await store.migrate();
+    return store;
+  };
+  contract("postgres", openPostgres);
+  conversationContract("postgres", openPostgres);
+}
+
+describe("retention of stored responses (storage.responses_retention_days)", () => {
+  test("a sweep deletes those older than the days, batch by batch, and keeps the rest", async () => {
+    const store = await openSqlite();
+    try {
+      const account = `acct-${randomBytes(4).toString("hex")}`;
+      const now = Date.now();
+      const old = [41, 40, 31].map((days) => row(account, { id: newGenerationId(now - days * 86_400_000) }));
+      const kept = row(account, { id: newGenerationId(now - 29 * 86_400_000) });
+      for (const r of [...old, kept]) await store.responses.saveResponse(r);
+      const retention = new Retention(store, {
+        days: 30,
+        batch: 2,
+        pauseMs: 0,
+        remove: (idBefore, limit) => store.responses.deleteResponses(idBefore, limit),
+      });
+      assert.equal(await retention.sweep(now), 3);
+      assert.ok(await store.responses.getResponse(kept.id, account));
+      assert.equal(await store.responses.getResponse(old[2]!.id, account), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("content seal (storage.encryption_key)", () => {
+  const key = () => randomBytes(32).toString("base64");
+
+  test("sealed text is not the text, and opens back exactly; each seal differs", () => {
+    const seal = new ContentSeal([key()]);
+    const text = JSON.stringify({ input: [{ text: "secret ünïcode" }] });
+    const sealed = seal.seal(text);
+    assert.ok(!sealed.includes("secret"));
+    assert.notEqual(seal.seal(text), sealed);
+    assert.equal(seal.open(sealed), text);
+  });
+
+  test("rotation: a new first key seals, the old one still opens what it sealed", () => {
+    const [oldKey, newKey] = [key(), key()];
+    const sealedBefore = new ContentSeal([oldKey]).seal("before");
+    const rotated = new ContentSeal([newKey, oldKey]);
+    assert.equal(rotated.open(sealedBefore), "before");
+    assert.throws(() => new ContentSeal([oldKey]).open(rotated.seal("after")), /does not hold/);
+  });
+
+  test("without keys text stays in clear; sealed text without its key, or tampered, fails loudly", () => {
+    const clear = new ContentSeal();
+    assert.equal(clear.seal("plain"), "plain");
+    const k = key();
+    const sealed = new ContentSeal([k]).seal("plain");
+    assert.throws(() => clear.open(sealed), /does not hold/);
+    const tampered = `${sealed.slice(0, -4)}AAAA`;
+    assert.throws(() => new ContentSeal([k]).open(tampered));
+    assert.throws(() => new ContentSeal(["c2hvcnQ="]), /32 bytes/);
+  });
+});
