@@ -13,7 +13,7 @@
 import type { Caller } from "../auth/authenticator.ts";
 import { Decimal, formatDecimal, parseDecimal } from "../billing/money.ts";
 import { rate } from "../billing/rate.ts";
-import type { CatalogModel } from "../catalog/types.ts";
+import type { CatalogModel, Pricings } from "../catalog/types.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { emptyUsage } from "../ir/usage.ts";
 import type {
@@ -225,12 +225,21 @@ export interface Estimate extends SpendEstimate {
 }
 
 /**
- * The most a request may cost, at its model's prices (no discount): its prompt as estimated plus
- * the most it may write. Exact: rated as its usage would be (billing/rate.ts).
+ * The most a request may cost (no discount): its prompt as estimated plus the most it may write, at
+ * its model's prices or, where an endpoint has prices of its own (a cloud region's), the dearest of
+ * them. Exact: rated as its usage would be (billing/rate.ts).
  */
 export function costEstimate(e: Estimate): Decimal {
   const usage = { ...emptyUsage(), promptTokens: e.promptTokens, completionTokens: e.outputTokens };
-  return parseDecimal(rate(usage, e.model.pricings, { priceVersion: "estimate" }).usage, "cost");
+  const costAt = (pricings: Pricings) =>
+    parseDecimal(rate(usage, pricings, { priceVersion: "estimate" }).usage, "cost");
+  let cost = costAt(e.model.pricings);
+  for (const endpoint of e.model.endpoints ?? [])
+    if (endpoint.pricings) {
+      const at = costAt(endpoint.pricings);
+      if (at.gt(cost)) cost = at;
+    }
+  return cost;
 }
 
 /** USD as whole nano-USD, rounded `up` (what is held) or `down` (what is left), within doubles' exact range. */

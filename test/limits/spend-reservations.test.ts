@@ -48,6 +48,20 @@ test("the estimate is priced exactly: prompt and the most it may write", () => {
   assert.equal(formatDecimal(costEstimate({ promptTokens: 1000, outputTokens: 500, model })), "0.0105");
 });
 
+test("an endpoint with prices of its own: the dearest prices are held", () => {
+  const regional = {
+    ...model,
+    endpoints: [
+      { provider: "a", model: "m" },
+      { provider: "b", model: "m", pricings: { prompt: perMillion(6), completion: perMillion(30) } },
+    ],
+  } as unknown as CatalogModel;
+  assert.equal(
+    formatDecimal(costEstimate({ promptTokens: 1000, outputTokens: 500, model: regional })),
+    "0.021",
+  );
+});
+
 test("holds against credit: fits, refused naming what is left, given back once", async () => {
   const { store, spend } = await setUp("0.02");
   try {
