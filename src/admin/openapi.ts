@@ -128,7 +128,13 @@ export const openApiDocument = {
           revokedAt: { type: ["string", "null"] },
           limits: { oneOf: [ref("KeyLimits"), { type: "null" }] },
           budget: { oneOf: [ref("KeyBudget"), { type: "null" }] },
-          spend: { type: "object", properties: { today: money, month: money, total: money } },
+          spend: {
+            type: "object",
+            description:
+              "Settled cost today, this month (UTC) and in total; with a budget, what requests in flight " +
+              "hold against it (`reserved`) and settled cost still held a few seconds (`settling`).",
+            properties: { today: money, month: money, total: money, reserved: money, settling: money },
+          },
         },
       },
       KeyLimits: {
@@ -153,6 +159,8 @@ export const openApiDocument = {
         properties: {
           id: { type: "string" },
           balance: money,
+          reserved: { ...money, description: "Held against the balance by requests in flight." },
+          settling: { ...money, description: "Settled lately (in the balance), still held a few seconds." },
           discount: { type: ["string", "null"] },
           createdAt: { type: "string" },
           storedResponseBytes: {

@@ -44,7 +44,18 @@ export interface KeySpend {
   total: string;
 }
 
-export function adminKey(row: KeyRow, spend?: KeySpend): Record<string, unknown> {
+/**
+ * Spend held against a budget or credit (src/limits/spend-reservations.ts), exact USD strings:
+ * `reserved` by requests in flight, `settling` settled lately and held a few seconds more.
+ */
+export interface HeldUsd {
+  reserved: string;
+  settling: string;
+}
+
+const NOTHING_HELD: HeldUsd = { reserved: "0", settling: "0" };
+
+export function adminKey(row: KeyRow, spend?: KeySpend, held?: HeldUsd): Record<string, unknown> {
   return {
     id: row.id,
     prefix: row.prefix,
@@ -55,12 +66,19 @@ export function adminKey(row: KeyRow, spend?: KeySpend): Record<string, unknown>
     revokedAt: iso(row.revokedAt),
     limits: row.limits ?? null,
     budget: row.budget ?? null,
-    spend: spend ?? { today: "0", month: "0", total: "0" },
+    spend: { ...(spend ?? { today: "0", month: "0", total: "0" }), ...(held ?? NOTHING_HELD) },
   };
 }
 
-export function adminAccount(row: AccountRow): Record<string, unknown> {
-  return { id: row.id, balance: row.balance, discount: row.discount ?? null, createdAt: iso(row.createdAt) };
+/** `balance` is settled; `reserved` and `settling` are held against it (a payg account's, else "0"). */
+export function adminAccount(row: AccountRow, held?: HeldUsd): Record<string, unknown> {
+  return {
+    id: row.id,
+    balance: row.balance,
+    ...(held ?? NOTHING_HELD),
+    discount: row.discount ?? null,
+    createdAt: iso(row.createdAt),
+  };
 }
 
 export function dayName(day: number): string {

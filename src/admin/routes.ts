@@ -29,6 +29,7 @@ import {
   adminGeneration,
   adminKey,
   dayName,
+  type HeldUsd,
   type KeySpend,
   totalOf,
   usageRow,
@@ -44,6 +45,8 @@ export interface AdminDeps {
   models: ModelIndex;
   providers: readonly ProviderConfig[];
   health: EndpointHealth;
+  /** Spend held against budgets and credit (src/limits/spend-reservations.ts); none shown when absent. */
+  spend?: { held(on: { keyId: string } | { accountId: string }): Promise<HeldUsd> };
 }
 
 export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): void {
@@ -119,7 +122,8 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     admin(async (req) => {
       const account = text(query(req), "account");
       const [keys, spend] = await Promise.all([store.listKeys(account), spendByKey(store, account)]);
-      return { data: keys.map((k) => adminKey(k, spend.get(k.id))) };
+      const held = await Promise.all(keys.map((k) => (k.budget ? heldBy(deps, { keyId: k.id }) : undefined)));
+      return { data: keys.map((k, i) => adminKey(k, spend.get(k.id), held[i])) };
     }),
   );
   fastify.post(
@@ -163,7 +167,11 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
 
   fastify.get(
     `${ADMIN_PREFIX}/accounts`,
-    admin(async () => ({ data: (await store.listAccounts()).map(adminAccount) })),
+    admin(async () => {
+      const accounts = await store.listAccounts();
+      const held = await Promise.all(accounts.map((a) => heldBy(deps, { accountId: a.id })));
+      return { data: accounts.map((a, i) => adminAccount(a, held[i])) };
+    }),
   );
   fastify.get(
     `${ADMIN_PREFIX}/accounts/:id`,
@@ -172,7 +180,10 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       const account = await store.getAccount(id);
       if (!account) throw new GatewayError("not_found", `No account '${id}'.`, { param: "id" });
       // What its stored responses hold (docs/responses.md), as the store keeps it (sealed or not).
-      return { ...adminAccount(account), storedResponseBytes: await store.responses.storedBytes(id) };
+      return {
+        ...adminAccount(account, await heldBy(deps, { accountId: id })),
+        storedResponseBytes: await store.responses.storedBytes(id),
+      };
     }),
   );
   fastify.post(
@@ -290,6 +301,14 @@ function checked<S extends z.ZodType>(schema: S, value: unknown, field: string):
   if (parsed.ok) return parsed.value;
   const { path, problem } = parsed.problem;
   throw invalid(path ? `${field}.${path}` : field, problem);
+}
+
+/** What a key or account holds now; none when the gateway holds no spend. */
+function heldBy(
+  deps: AdminDeps,
+  on: { keyId: string } | { accountId: string },
+): Promise<HeldUsd | undefined> {
+  return deps.spend ? deps.spend.held(on) : Promise.resolve(undefined);
 }
 
 /** Each key's cost today, this month (UTC) and in total, from the rollups (what its budget counts). */

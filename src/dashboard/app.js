@@ -71,7 +71,7 @@ $("#logout").addEventListener("click", async () => {
 
 // ── pages ───────────────────────────────────────────────────────────────────────────────────────
 
-const pages = { overview, generations, keys, models, providers };
+const pages = { overview, generations, keys, accounts, models, providers };
 
 async function show() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : "overview";
@@ -310,7 +310,8 @@ function limitsOf(k) {
   if (k.budget) {
     const spent = { day: k.spend.today, month: k.spend.month, total: k.spend.total }[k.budget.period];
     parts.push(
-      `$${spent} of $${k.budget.usd} ${k.budget.period === "total" ? "in total" : `per ${k.budget.period}`}`,
+      `$${spent} settled + $${k.spend.reserved} reserved of $${k.budget.usd} ` +
+        (k.budget.period === "total" ? "in total" : `per ${k.budget.period}`),
     );
   }
   return parts.length ? parts.join(", ") : "none";
@@ -345,6 +346,27 @@ $("#new-key").addEventListener("submit", async (event) => {
     $("#keys-error").textContent = err.message;
   }
 });
+
+// ── accounts ────────────────────────────────────────────────────────────────────────────────────
+
+/** Each account's settled balance and the spend held against it by requests in flight. */
+async function accounts() {
+  const { data } = await api("/accounts");
+  $("#accounts tbody").replaceChildren(
+    ...data.map((a) =>
+      el(
+        "tr",
+        { "data-id": a.id },
+        el("td", { class: "mono" }, a.id),
+        el("td", {}, fmt.usd(a.balance)),
+        el("td", {}, fmt.usd(a.reserved)),
+        el("td", {}, fmt.usd(a.settling)),
+        el("td", {}, a.discount ?? "—"),
+        el("td", {}, fmt.time(a.createdAt)),
+      ),
+    ),
+  );
+}
 
 // ── models ──────────────────────────────────────────────────────────────────────────────────────
 

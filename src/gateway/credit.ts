@@ -16,7 +16,10 @@ const OUTAGE_RECHECK_MS = 1_000;
 
 export class CreditCheck {
   private readonly store: Store;
-  private readonly hasCredit = new Map<string, { ok: boolean; until: number; readAt: number }>();
+  private readonly hasCredit = new Map<
+    string,
+    { ok: boolean; balance?: string; until: number; readAt: number }
+  >();
 
   constructor(store: Store) {
     this.store = store;
@@ -37,6 +40,7 @@ export class CreditCheck {
         // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
         entry = {
           ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
+          balance,
           until: now + CACHE_MS,
           readAt: now,
         };
@@ -49,6 +53,12 @@ export class CreditCheck {
     }
     if (!entry.ok)
       throw new GatewayError("payment_required", "The account has no credit left. Add credits to continue.");
+  }
+
+  /** The balance `admit` last read, and when (spend reservations: src/limits/spend-reservations.ts). */
+  balanceOf(accountId: string): { balance: string; readAt: number } | undefined {
+    const entry = this.hasCredit.get(accountId);
+    return entry?.balance === undefined ? undefined : { balance: entry.balance, readAt: entry.readAt };
   }
 
   /**

@@ -43,6 +43,12 @@ export function embeddingJob(
       checkEmbeddingModel(request, model);
     },
     tokenEstimate: () => estimateTextTokens(inputTexts(request)) + tokenIdCount(request),
+    // An embedding's cost is its input alone.
+    spendEstimate: () => ({
+      promptTokens: estimateTextTokens(inputTexts(request)) + tokenIdCount(request),
+      outputTokens: 0,
+      outputBounded: true,
+    }),
     call(fields: CallFields): Call {
       const call: Call = {
         ...fields,

@@ -10,6 +10,7 @@ import { totalTokens } from "../ir/usage.ts";
 import type { Store } from "../ledger/types.ts";
 import type { BudgetCheck } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
+import type { SpendEstimate, SpendHandle, SpendReservations } from "../limits/spend-reservations.ts";
 import { type Api, apiOf } from "../protocols/names.ts";
 import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName } from "../protocols/types.ts";
 import type { ProviderAdapter, Target } from "../providers/types.ts";
@@ -70,6 +71,8 @@ export interface GatewayDeps {
   limiter?: RateLimiter;
   /** Per-key budgets (src/limits/); none when absent. */
   budget?: BudgetCheck;
+  /** Spend held at admission against budgets and credit (src/limits/spend-reservations.ts); none when absent. */
+  spend?: SpendReservations;
   /** One line per request (`logging.level: info`); none when absent. */
   requestLog?: RequestLog;
   /** OpenTelemetry traces (`telemetry.otlp`); none when absent. */
@@ -138,13 +141,18 @@ export class InferencePipeline {
       const admission = caller.limits
         ? await this.deps.limiter?.admit(caller, face, () => job.tokenEstimate(model))
         : undefined;
-      // Its slot and token estimate are given back however the request ends, exactly once.
+      let hold: SpendHandle | undefined;
+      let generation: GenerationRecorder | undefined;
+      // Its slot and token estimate are given back however the request ends, exactly once; its spend
+      // hold is settled when its generation is (recorder.ts), or released if it never ends one.
       try {
+        if (this.deps.spend?.applies(caller))
+          hold = await this.deps.spend.reserve(caller, face, id, { ...job.spendEstimate(model), model });
         if (admission) Object.assign(headers, admission.headers);
         const api = job.api ?? apiOf(face);
         // A background run answers now (queued) and goes on into a stand-in for the client.
         out = (await job.prepare?.(caller.accountId, out, headers)) ?? out;
-        const generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
+        generation = new GenerationRecorder(this.deps, this.unwrittenStarts, {
           id,
           caller,
           model,
@@ -153,6 +161,7 @@ export class InferencePipeline {
           arrivedAt,
           sessionId: sessionIdOf(input.headers),
         });
+        generation.spendHold = hold;
         const call = job.call({
           face,
           protocol,
@@ -176,6 +185,7 @@ export class InferencePipeline {
         else await this.complete(call);
       } finally {
         admission?.end(usedTokens(facts.meter));
+        if (generation?.status === undefined) hold?.released();
       }
     } catch (err) {
       const error = this.sendError(protocol, err, headers, out, id);
@@ -207,6 +217,8 @@ export class InferencePipeline {
     let request = protocol.decodeRequest(json, decodeContext);
     const { store, log, memory } = this.deps;
     let thinking: ThinkingCollector | undefined;
+    let promptTokens: number | undefined;
+    const promptEstimate = () => (promptTokens ??= estimatePromptTokens(request));
     let ctx: EncodeContext | undefined;
     // Made once the model is resolved (request.model names it), by a background run's answer or the call.
     const context = (): EncodeContext => {
@@ -224,7 +236,12 @@ export class InferencePipeline {
           throw invalid("model", `'${model.id}' is an embedding model; call the embeddings endpoint with it`);
         protocol.checkModel?.(request, model);
       },
-      tokenEstimate: (model) => tokenEstimate(request, model),
+      tokenEstimate: (model) => promptEstimate() + maxOutput(request, model),
+      spendEstimate: (model) => ({
+        promptTokens: promptEstimate(),
+        outputTokens: maxOutput(request, model) * (request.candidateCount ?? 1),
+        outputBounded: request.maxOutputTokens !== undefined,
+      }),
       async fit(model) {
         // truncation: "auto" — a stored chain longer than the context window loses its oldest items.
         if (!turn?.truncate || !memory) return undefined;
@@ -468,11 +485,11 @@ export class InferencePipeline {
 }
 
 /**
- * What a request may use of a tokens-per-minute limit, asked before it is admitted: its prompt,
- * estimated, and the most it may write.
+ * The most a request may write, for its tokens-per-minute limit and its spend hold (with its prompt,
+ * estimated): its max_tokens, else the model's output limit.
  */
-function tokenEstimate(request: Request, model: CatalogModel): number {
-  return estimatePromptTokens(request) + (request.maxOutputTokens ?? model.maxOutputTokens);
+function maxOutput(request: Request, model: CatalogModel): number {
+  return request.maxOutputTokens ?? model.maxOutputTokens;
 }
 
 /**
@@ -503,6 +520,8 @@ export interface Job {
   prepare?(accountId: string, out: Responder, headers: HeaderMap): Promise<Responder | undefined>;
   /** What the request may use of a tokens-per-minute limit, asked before it is admitted. */
   tokenEstimate(model: CatalogModel): number;
+  /** What its spend hold is priced from (src/limits/spend-reservations.ts). */
+  spendEstimate(model: CatalogModel): SpendEstimate;
   call(fields: CallFields): Call;
 }
 

@@ -6,6 +6,7 @@ import type { CatalogModel } from "../catalog/types.ts";
 import type { Request } from "../ir/request.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import type { Api, GenerationEnd, GenerationStart, Store } from "../ledger/types.ts";
+import type { SpendHandle } from "../limits/spend-reservations.ts";
 import type { AttemptReport } from "../routing/attempts.ts";
 import type { Logger } from "./logger.ts";
 import type { Meter } from "./meter.ts";
@@ -100,6 +101,8 @@ export class GenerationRecorder {
   private readonly model: CatalogModel;
   private readonly api: Api;
   private startWritten = false;
+  /** The spend it holds against its key's budget and account's credit, settled once it is rated. */
+  spendHold?: SpendHandle;
 
   constructor(
     deps: RecorderDeps,
@@ -224,9 +227,10 @@ export class GenerationRecorder {
     const whole = !this.startWritten;
     this.startWritten = true;
     this.unwritten.delete(this);
-    this.record(finish, meter.sawUsage, whole).catch((err) =>
-      this.deps.log.error({ err, generationId: this.start.id }, "ledger finish failed"),
-    );
+    this.record(finish, meter.sawUsage, whole).catch((err) => {
+      this.spendHold?.released();
+      this.deps.log.error({ err, generationId: this.start.id }, "ledger finish failed");
+    });
   }
 
   /** Writes the finish; a generation with usage is settled with it, or later after the settle delay. */
@@ -256,7 +260,18 @@ export class GenerationRecorder {
     }
     this.costIs(undefined); // (no effect when the cost is known already)
     await (whole ? store.recordGeneration(this.start, finish) : store.finishGeneration(finish));
-    if (settleNow) settlement.settledWithFinish(this.caller.accountId);
-    else if (hasUsage) settlement.schedule(generation, model, finish.usage);
+    const hold = this.spendHold;
+    if (settleNow) {
+      settlement.settledWithFinish(this.caller.accountId);
+      hold?.settled(finish.settlement!.rating.usage);
+    } else if (hasUsage)
+      settlement.schedule(generation, model, finish.usage, hold && ((cost) => settledOrReleased(hold, cost)));
+    else hold?.released();
   }
+}
+
+/** A hold becomes the cost its generation settled with, or goes when it settled with none. */
+function settledOrReleased(hold: SpendHandle, cost: string | undefined): void {
+  if (cost === undefined) hold.released();
+  else hold.settled(cost);
 }

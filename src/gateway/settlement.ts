@@ -22,6 +22,9 @@ export interface Settleable {
   kind: KeyKind;
 }
 
+/** Told once a generation's settlement is committed (its cost), or will not be (undefined). */
+export type SettledHook = (cost: string | undefined) => void;
+
 const BATCH_DELAY_MS = 10;
 const MAX_BATCH = 500;
 /** Discounts change rarely; re-reading the account for every generation would cost a query each. */
@@ -38,7 +41,7 @@ export class Settlement {
   private stopped = false;
   /** Settlements are waiting for the store (told once per outage). */
   private waiting = false;
-  private queue: Array<SettlementItem & { accountId: string }> = [];
+  private queue: Array<SettlementItem & { accountId: string; settled?: SettledHook }> = [];
   private flushTimer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly discounts = new Map<string, { discount: string | undefined; until: number }>();
@@ -59,14 +62,14 @@ export class Settlement {
     this.log = opts.log;
   }
 
-  schedule(generation: Settleable, model: CatalogModel, usage: Usage): void {
+  schedule(generation: Settleable, model: CatalogModel, usage: Usage, settled?: SettledHook): void {
     if (this.delayMs <= 0) {
-      this.enqueue(generation, model, usage);
+      this.enqueue(generation, model, usage, settled);
       return;
     }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.enqueue(generation, model, usage);
+      this.enqueue(generation, model, usage, settled);
     }, this.delayMs);
     timer.unref();
     this.timers.add(timer);
@@ -132,7 +135,7 @@ export class Settlement {
     this.onSettled?.(new Set([accountId]));
   }
 
-  private enqueue(generation: Settleable, model: CatalogModel, usage: Usage): void {
+  private enqueue(generation: Settleable, model: CatalogModel, usage: Usage, settled?: SettledHook): void {
     this.settlementOf(generation, model, usage)
       .then(({ rating, debit }) => {
         this.queue.push({
@@ -141,22 +144,29 @@ export class Settlement {
           rating,
           settledAt: Date.now(),
           debit,
+          settled,
         });
         if (this.queue.length >= MAX_BATCH) void this.flush();
         else this.flushTimer ??= setTimeout(() => void this.flush(), BATCH_DELAY_MS);
       })
       .catch((err) => {
-        if (isStoreUnavailable(err)) this.later(() => this.enqueue(generation, model, usage));
-        else this.log.error({ err, generationId: generation.id }, "rating failed");
+        if (isStoreUnavailable(err)) this.later(() => this.enqueue(generation, model, usage, settled));
+        else {
+          this.log.error({ err, generationId: generation.id }, "rating failed");
+          settled?.(undefined);
+        }
       });
   }
 
-  private async write(batch: Array<SettlementItem & { accountId: string }>): Promise<void> {
+  private async write(
+    batch: Array<SettlementItem & { accountId: string; settled?: SettledHook }>,
+  ): Promise<void> {
     if (batch.length === 0) return;
     try {
       const outcomes = await this.store.settleGenerations(batch);
       outcomes.forEach((err, i) => {
         if (err) this.log.error({ err, generationId: batch[i].id }, "settlement failed");
+        batch[i].settled?.(err ? undefined : batch[i].rating.usage);
       });
       this.waiting = false;
       this.onSettled?.(new Set(batch.map((item) => item.accountId)));
@@ -169,7 +179,10 @@ export class Settlement {
           this.queue.unshift(...batch);
           void this.flush();
         });
-      } else this.log.error({ err, generations: batch.length }, "settlement batch failed");
+      } else {
+        this.log.error({ err, generations: batch.length }, "settlement batch failed");
+        for (const item of batch) item.settled?.(undefined);
+      }
     }
   }
 

@@ -95,5 +95,32 @@ CREATE TABLE IF NOT EXISTS ${t("owner_leases")} (
   id         TEXT PRIMARY KEY,
   renewed_at BIGINT NOT NULL
 );
+
+-- Spend held by requests in flight (src/limits/spend-reservations.ts): key_id set when it counts
+-- against the key's budget, account_id against the account's credit; owner, the process holding it
+-- (dropped with its generations when it is known dead). Amounts are whole nano-USD; a
+-- hold past expires_at (the database's clock) counts no more.
+CREATE TABLE IF NOT EXISTS ${t("spend_reservations")} (
+  id         TEXT PRIMARY KEY,
+  key_id     TEXT,
+  account_id TEXT,
+  amount     BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  owner      TEXT
+);
+CREATE INDEX IF NOT EXISTS spend_reservations_key ON ${t("spend_reservations")} (key_id) WHERE key_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS spend_reservations_account ON ${t("spend_reservations")} (account_id)
+  WHERE account_id IS NOT NULL;
+-- Settled spend still held a few seconds, summed per scope ('key:…', 'account:…') and bucket (the
+-- start of its SETTLED_BUCKET_MS, by when it settled), with when its last settlement was made
+-- (src/ledger/store-rules.ts).
+CREATE TABLE IF NOT EXISTS ${t("spend_settled")} (
+  scope      TEXT NOT NULL,
+  bucket     BIGINT NOT NULL,
+  amount     BIGINT NOT NULL,
+  last_at    BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (scope, bucket)
+);
 `;
 }

@@ -59,9 +59,14 @@ import {
   type RevocationStep,
   revocation,
   runStepsAsync,
+  SETTLED_BUCKET_MS,
   type SettlementStep,
   type SettlingGeneration,
+  settledBucket,
+  settledScope,
+  settledScopes,
   settlement,
+  spendDecision,
 } from "./store-rules.ts";
 import type {
   AccountRow,
@@ -69,12 +74,16 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  HeldSpend,
   KeptThinking,
   KeyBudget,
   KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
+  SpendDecision,
+  SpendHold,
+  SpendReservation,
   Store,
   StoreOptions,
 } from "./types.ts";
@@ -388,6 +397,10 @@ export class PostgresStore implements Store {
         [Date.now(), owners],
       );
       await client.query(`DELETE FROM ${this.t("owner_leases")} WHERE id = ANY($1::text[])`, [owners]);
+      // Their spend holds too: a dead process settles nothing (spend-reservations.ts).
+      await client.query(`DELETE FROM ${this.t("spend_reservations")} WHERE owner = ANY($1::text[])`, [
+        owners,
+      ]);
       return result.rowCount ?? 0;
     });
   }
@@ -411,11 +424,123 @@ export class PostgresStore implements Store {
            AND (owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${cutoff}))`,
         [Date.now(), Math.max(0, Math.round(silentForMs))],
       );
+      // Their spend holds too: a silent process settles nothing (spend-reservations.ts).
+      await client.query(
+        `DELETE FROM ${this.t("spend_reservations")}
+         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM ${leases} WHERE renewed_at > ${DATABASE_NOW_MS} - $1::bigint)`,
+        [Math.max(0, Math.round(silentForMs))],
+      );
       await client.query(`DELETE FROM ${leases} WHERE renewed_at <= ${DATABASE_NOW_MS} - $1::bigint`, [
         Math.max(0, Math.round(silentForMs)),
       ]);
       return result.rowCount ?? 0;
     });
+  }
+
+  // ── spend reservations (src/limits/spend-reservations.ts) ──────────────────────────────────────
+
+  /**
+   * Under transaction-scoped advisory locks on the account and the key (taken in that order, so two
+   * reservations cannot wait on each other), so the sums and the insert do not interleave with
+   * another process's. Times are the database's clock.
+   */
+  async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
+    return this.transaction(async (client) => {
+      const held = { key: 0, account: 0 };
+      for (const [column, id, side, readAt] of [
+        ["account_id", r.accountId, "account", r.accountReadAt],
+        ["key_id", r.keyId, "key", r.keyReadAt],
+      ] as const) {
+        if (id === undefined) continue;
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+          `spend:${column}:${id}`,
+        ]);
+        held[side] = (await this.heldNow(client, column, id, readAt ?? 0, true)).total;
+      }
+      const decision = spendDecision(r, held);
+      if (decision.refused) return decision;
+      await client.query(
+        `INSERT INTO ${this.t("spend_reservations")} (id, key_id, account_id, amount, expires_at, owner)
+         VALUES ($1, $2, $3, $4, ${DATABASE_NOW_MS} + $5::bigint, $6) ON CONFLICT (id) DO NOTHING`,
+        [r.id, r.keyId ?? null, r.accountId ?? null, decision.held, Math.round(r.ttlMs), this.owner],
+      );
+      return decision;
+    });
+  }
+
+  async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
+    const bucket = settledBucket(settledAt);
+    const settled = this.t("spend_settled");
+    await this.transaction(async (client) => {
+      await client.query(`DELETE FROM ${this.t("spend_reservations")} WHERE id = $1`, [h.id]);
+      for (const scope of settledScopes(h))
+        await client.query(
+          `INSERT INTO ${settled} AS s (scope, bucket, amount, last_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (scope, bucket) DO UPDATE SET amount = s.amount + excluded.amount,
+             last_at = greatest(s.last_at, excluded.last_at),
+             expires_at = greatest(s.expires_at, excluded.expires_at)`,
+          [scope, bucket, amount, Math.round(settledAt), bucket + SETTLED_BUCKET_MS + Math.round(holdMs)],
+        );
+    });
+  }
+
+  async releaseSpend(h: SpendHold): Promise<void> {
+    await this.query(`DELETE FROM ${this.t("spend_reservations")} WHERE id = $1`, [h.id]);
+  }
+
+  async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
+    if (holds.length === 0) return;
+    await this.query(
+      `UPDATE ${this.t("spend_reservations")} SET expires_at = ${DATABASE_NOW_MS} + $1::bigint
+       WHERE id = ANY($2::text[])`,
+      [Math.round(ttlMs), holds.map((h) => h.id)],
+    );
+  }
+
+  async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
+    const [column, id] =
+      "keyId" in on ? (["key_id", on.keyId] as const) : (["account_id", on.accountId] as const);
+    const { reserved, settling } = await this.heldNow(this.pool, column, id, 0, false);
+    return { reserved, settling };
+  }
+
+  /**
+   * A key's or account's live holds: reserved, and settled in buckets settled into at or after
+   * `readAt` (a reading taken earlier lacks them). With `prune` (inside a reservation), expired ones are deleted.
+   */
+  private async heldNow(
+    client: Pick<PoolClient, "query">,
+    column: "key_id" | "account_id",
+    id: string,
+    readAt: number,
+    prune: boolean,
+  ) {
+    const reservations = this.t("spend_reservations");
+    const settled = this.t("spend_settled");
+    const scope = settledScope(column, id);
+    try {
+      if (prune) {
+        await client.query(
+          `DELETE FROM ${reservations} WHERE ${column} = $1 AND expires_at <= ${DATABASE_NOW_MS}`,
+          [id],
+        );
+        await client.query(`DELETE FROM ${settled} WHERE scope = $1 AND expires_at <= ${DATABASE_NOW_MS}`, [
+          scope,
+        ]);
+      }
+      const sums = await client.query(
+        `SELECT (SELECT coalesce(sum(amount), 0) FROM ${reservations}
+                  WHERE ${column} = $1 AND expires_at > ${DATABASE_NOW_MS})::text AS reserved,
+                (SELECT coalesce(sum(amount), 0) FROM ${settled}
+                  WHERE scope = $2 AND expires_at > ${DATABASE_NOW_MS} AND last_at >= $3::bigint)::text AS settling`,
+        [id, scope, Math.round(readAt)],
+      );
+      const reserved = Number(sums.rows[0].reserved);
+      const settling = Number(sums.rows[0].settling);
+      return { reserved, settling, total: reserved + settling };
+    } catch (error) {
+      throw asUnavailable(error);
+    }
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

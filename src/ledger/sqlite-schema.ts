@@ -75,6 +75,33 @@ CREATE TABLE IF NOT EXISTS owner_leases (
   id         TEXT PRIMARY KEY,
   renewed_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- Spend held by requests in flight (src/limits/spend-reservations.ts): key_id set when it counts
+-- against the key's budget, account_id against the account's credit; owner, the process holding it
+-- (dropped with its generations when it is known dead). Amounts are whole nano-USD; a
+-- hold past expires_at (epoch ms) counts no more.
+CREATE TABLE IF NOT EXISTS spend_reservations (
+  id         TEXT PRIMARY KEY,
+  key_id     TEXT,
+  account_id TEXT,
+  amount     INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  owner      TEXT
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS spend_reservations_key ON spend_reservations (key_id) WHERE key_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS spend_reservations_account ON spend_reservations (account_id)
+  WHERE account_id IS NOT NULL;
+-- Settled spend still held a few seconds, summed per scope ('key:…', 'account:…') and bucket (the
+-- start of its SETTLED_BUCKET_MS, by when it settled), with when its last settlement was made
+-- (src/ledger/store-rules.ts).
+CREATE TABLE IF NOT EXISTS spend_settled (
+  scope      TEXT NOT NULL,
+  bucket     INTEGER NOT NULL,
+  amount     INTEGER NOT NULL,
+  last_at    INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, bucket)
+) WITHOUT ROWID;
 `;
 
 /** Columns added since the first release: migrate() adds those an existing file lacks. */

@@ -51,9 +51,14 @@ import {
   type RevocationStep,
   revocation,
   runSteps,
+  SETTLED_BUCKET_MS,
   type SettlementStep,
   type SettlingGeneration,
+  settledBucket,
+  settledScope,
+  settledScopes,
   settlement,
+  spendDecision,
 } from "./store-rules.ts";
 import type {
   AccountRow,
@@ -61,12 +66,16 @@ import type {
   GenerationFilter,
   GenerationRow,
   GenerationStart,
+  HeldSpend,
   KeptThinking,
   KeyBudget,
   KeyLimits,
   KeyRow,
   Rating,
   SettlementItem,
+  SpendDecision,
+  SpendHold,
+  SpendReservation,
   Store,
   StoreOptions,
 } from "./types.ts";
@@ -479,6 +488,10 @@ export class SqliteStore implements Store {
          WHERE status = 'pending' AND owner IN (SELECT value FROM json_each(?))`,
       ).run(Date.now(), list);
       this.statement("DELETE FROM owner_leases WHERE id IN (SELECT value FROM json_each(?))").run(list);
+      // Their spend holds too: a dead process settles nothing (spend-reservations.ts).
+      this.statement("DELETE FROM spend_reservations WHERE owner IN (SELECT value FROM json_each(?))").run(
+        list,
+      );
       return Number(result.changes);
     });
   }
@@ -500,9 +513,89 @@ export class SqliteStore implements Store {
          WHERE status = 'pending'
            AND (owner IS NULL OR owner NOT IN (SELECT id FROM owner_leases WHERE renewed_at > ?))`,
       ).run(now, cutoff);
+      this.statement(
+        `DELETE FROM spend_reservations
+         WHERE owner IS NULL OR owner NOT IN (SELECT id FROM owner_leases WHERE renewed_at > ?)`,
+      ).run(cutoff);
       this.statement("DELETE FROM owner_leases WHERE renewed_at <= ?").run(cutoff);
       return Number(result.changes);
     });
+  }
+
+  // ── spend reservations (src/limits/spend-reservations.ts) ──────────────────────────────────────
+
+  /** BEGIN IMMEDIATE: the sums and the insert hold the file's write lock, so no other process interleaves. */
+  async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
+    return this.transaction(() => {
+      const now = Date.now();
+      const held = { key: 0, account: 0 };
+      if (r.keyId !== undefined) held.key = this.heldNow("key_id", r.keyId, now, r.keyReadAt).total;
+      if (r.accountId !== undefined)
+        held.account = this.heldNow("account_id", r.accountId, now, r.accountReadAt).total;
+      const decision = spendDecision(r, held);
+      if (decision.refused) return decision;
+      this.statement(
+        `INSERT INTO spend_reservations (id, key_id, account_id, amount, expires_at, owner)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(r.id, r.keyId ?? null, r.accountId ?? null, decision.held, now + r.ttlMs, this.owner);
+      return decision;
+    });
+  }
+
+  async settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void> {
+    const bucket = settledBucket(settledAt);
+    this.transaction(() => {
+      this.statement("DELETE FROM spend_reservations WHERE id = ?").run(h.id);
+      for (const scope of settledScopes(h))
+        this.statement(
+          `INSERT INTO spend_settled (scope, bucket, amount, last_at, expires_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (scope, bucket) DO UPDATE SET amount = amount + excluded.amount,
+             last_at = max(last_at, excluded.last_at), expires_at = max(expires_at, excluded.expires_at)`,
+        ).run(scope, bucket, amount, settledAt, bucket + SETTLED_BUCKET_MS + holdMs);
+    });
+  }
+
+  async releaseSpend(h: SpendHold): Promise<void> {
+    this.transaction(() => this.statement("DELETE FROM spend_reservations WHERE id = ?").run(h.id));
+  }
+
+  async renewSpend(holds: SpendHold[], ttlMs: number): Promise<void> {
+    if (holds.length === 0) return;
+    this.transaction(() =>
+      this.statement(
+        "UPDATE spend_reservations SET expires_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+      ).run(Date.now() + ttlMs, JSON.stringify(holds.map((h) => h.id))),
+    );
+  }
+
+  async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
+    const [column, id] =
+      "keyId" in on ? (["key_id", on.keyId] as const) : (["account_id", on.accountId] as const);
+    const { reserved, settling } = read(() => this.heldNow(column, id, Date.now(), 0, false));
+    return { reserved, settling };
+  }
+
+  /**
+   * A key's or account's live holds: reserved, and settled in buckets settled into at or after
+   * `readAt` (a reading taken earlier lacks them). Inside a transaction (`prune`), expired ones are deleted.
+   */
+  private heldNow(column: "key_id" | "account_id", id: string, now: number, readAt = 0, prune = true) {
+    const scope = settledScope(column, id);
+    if (prune) {
+      this.statement(`DELETE FROM spend_reservations WHERE ${column} = ? AND expires_at <= ?`).run(id, now);
+      this.statement("DELETE FROM spend_settled WHERE scope = ? AND expires_at <= ?").run(scope, now);
+    }
+    const reserved = Number(
+      this.statement(
+        `SELECT coalesce(sum(amount), 0) AS s FROM spend_reservations WHERE ${column} = ? AND expires_at > ?`,
+      ).get(id, now)?.s ?? 0,
+    );
+    const settling = Number(
+      this.statement(
+        "SELECT coalesce(sum(amount), 0) AS s FROM spend_settled WHERE scope = ? AND expires_at > ? AND last_at >= ?",
+      ).get(scope, now, readAt)?.s ?? 0,
+    );
+    return { reserved, settling, total: reserved + settling };
   }
 
   async listUnsettled(limit: number): Promise<GenerationRow[]> {

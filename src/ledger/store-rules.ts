@@ -7,7 +7,7 @@
 import { addDecimals, negateDecimal } from "./decimal.ts";
 import { ambiguousKeyPrefix, generationNotFound, generationStillPending } from "./ledger-errors.ts";
 import { RollupBatch, type RollupSource } from "./rollups.ts";
-import type { Rating, SettlementItem } from "./types.ts";
+import type { Rating, SettlementItem, SpendDecision, SpendReservation } from "./types.ts";
 
 /** A generation as settlement reads it, under a row lock where the store has them. */
 export interface SettlingGeneration {
@@ -101,4 +101,51 @@ export async function runStepsAsync<S, R>(
   let next = rule.next();
   while (!next.done) next = rule.next(await run(next.value));
   return next.value;
+}
+
+/**
+ * The reservation rule (src/limits/spend-reservations.ts), given what each limit's other holds sum
+ * to: each limit named must have room for the amount, or for at least its minimum (then what is
+ * left is held). (Redis's script says it again.)
+ */
+export function spendDecision(r: SpendReservation, held: { key: number; account: number }): SpendDecision {
+  const minimum = Math.min(r.minimum ?? r.amount, r.amount);
+  let take = r.amount;
+  const limits = [
+    ["budget", r.keyId !== undefined ? r.keyRoom : undefined, held.key],
+    ["credit", r.accountId !== undefined ? r.accountRoom : undefined, held.account],
+  ] as const;
+  for (const [name, room, others] of limits) {
+    if (room === undefined) continue;
+    const left = room - others;
+    if (left < minimum) return { refused: name, left };
+    take = Math.min(take, left);
+  }
+  return { held: take };
+}
+
+/**
+ * Settled holds are summed per key and per account in buckets of this width, by when they settled:
+ * a request then sums a handful of buckets, not one row per generation settled in the last seconds.
+ * A bucket keeps when its last settlement was made, and counts for a reading taken before then (it
+ * may hold a settlement the reading lacks; the others in it are then counted twice, which errs safe).
+ */
+export const SETTLED_BUCKET_MS = 250;
+
+/** The bucket a settlement made at `settledAt` (epoch ms) adds to. */
+export function settledBucket(settledAt: number): number {
+  return settledAt - (settledAt % SETTLED_BUCKET_MS);
+}
+
+/** The scopes of a hold's settled buckets: its key's and its account's, where it counts. */
+export function settledScopes(h: { keyId?: string; accountId?: string }): string[] {
+  const scopes: string[] = [];
+  if (h.keyId !== undefined) scopes.push(settledScope("key_id", h.keyId));
+  if (h.accountId !== undefined) scopes.push(settledScope("account_id", h.accountId));
+  return scopes;
+}
+
+/** The scope of a key's or an account's settled buckets. */
+export function settledScope(column: "key_id" | "account_id", id: string): string {
+  return `${column === "key_id" ? "key" : "account"}:${id}`;
 }

@@ -144,7 +144,71 @@ export interface GenerationFilter {
   limit: number;
 }
 
-export interface Store {
+/**
+ * One request's hold on spend (src/limits/spend-reservations.ts): `keyId` when it counts against its
+ * key's budget, `accountId` when against its account's credit. Amounts are whole nano-USD
+ * (10^-9 USD), rounded up where held and down where room: exact integers in every store, Redis's Lua
+ * doubles included.
+ */
+export interface SpendHold {
+  /** The generation id. */
+  id: string;
+  keyId?: string;
+  accountId?: string;
+}
+
+export interface SpendReservation extends SpendHold {
+  amount: number;
+  /**
+   * Less may be held, down to this, when less is left (a request without max_tokens: what it may
+   * cost is its model's whole output, but all that is left is held instead); `amount` when absent.
+   */
+  minimum?: number;
+  /** What the key's budget has left after its settled spend; present with `keyId`. */
+  keyRoom?: number;
+  /** What the account's balance has left; present with `accountId`. */
+  accountRoom?: number;
+  /**
+   * When the settled spend behind `keyRoom` and `accountRoom` was read (epoch ms): a hold settled
+   * before then is in that reading, and not counted again.
+   */
+  keyReadAt?: number;
+  accountReadAt?: number;
+  /** Held until then unless renewed: a process that dies releases its holds this way. */
+  ttlMs: number;
+}
+
+/**
+ * Admitted, holding `held`; or refused by the limit named, `left` being its room less what others hold.
+ */
+export type SpendDecision =
+  | { held: number; refused?: undefined }
+  | { refused: "budget" | "credit"; left: number };
+
+/** A key's or account's holds: reserved by requests in flight, and settled spend still held. */
+export interface HeldSpend {
+  reserved: number;
+  settling: number;
+}
+
+/** Where spend is reserved atomically across processes: the ledger store, or Redis. */
+export interface SpendState {
+  /** Holds `amount` when every limit named has room for it after the others' holds; else refuses. */
+  reserveSpend(r: SpendReservation): Promise<SpendDecision>;
+  /**
+   * The request is rated and its debit committed (by `settledAt`, epoch ms): its hold goes, and
+   * `amount` (its cost) is held `holdMs` more in its key's and account's bucket of settled spend
+   * (store-rules.ts SETTLED_BUCKET_MS), counted by readings taken before the bucket ends.
+   */
+  settleSpend(h: SpendHold, amount: number, holdMs: number, settledAt: number): Promise<void>;
+  /** Drops the hold (nothing was charged). */
+  releaseSpend(h: SpendHold): Promise<void>;
+  /** The holds of requests still running are extended. */
+  renewSpend(holds: SpendHold[], ttlMs: number): Promise<void>;
+  heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend>;
+}
+
+export interface Store extends SpendState {
   /**
    * Other gateway processes write to this store too (PostgreSQL, or the workers of one `serve`): a
    * generation one of them made may still sit in its write batch for a few milliseconds.

@@ -5,7 +5,7 @@
 // admitted when the budget is reached finish: the last may take the spend past the budget.
 
 import { type Caller, STALE_MS } from "../auth/authenticator.ts";
-import { parseDecimal } from "../billing/money.ts";
+import { type Decimal, parseDecimal } from "../billing/money.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { addDecimals } from "../ledger/decimal.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
@@ -20,7 +20,7 @@ const CACHE_MS = 1_000;
  * `billing_error`, Gemini 429 `RESOURCE_EXHAUSTED` (the error kind is the same; each protocol's
  * encodeError writes its own type).
  */
-const BUDGET_STATUS: Record<ProtocolName, number> = {
+export const BUDGET_STATUS: Record<ProtocolName, number> = {
   "openai-chat": 429,
   "openai-responses": 429,
   anthropic: 402,
@@ -52,10 +52,25 @@ export class BudgetCheck {
     );
   }
 
+  /**
+   * What the key's budget has left after its settled spend this period (negative when passed), and
+   * when that spend was read (epoch ms).
+   */
+  async room(caller: Caller, now = Date.now()): Promise<{ room: Decimal; readAt: number }> {
+    const budget = caller.budget!;
+    const start = periodOf(budget.period, now).start;
+    const spend = await this.spendOf(caller.keyId, start, now);
+    const readAt = this.spent.get(caller.keyId)?.readAt ?? 0;
+    return { room: parseDecimal(budget.usd, "budget.usd").minus(parseDecimal(spend, "spend")), readAt };
+  }
+
   /** This process settled `amount` for a key's generation created at `createdAt`. */
   spend(keyId: string, createdAt: number, amount: string): void {
     const entry = this.spent.get(keyId);
     if (entry && createdAt >= entry.since) entry.spend = addDecimals(entry.spend, amount);
+    // Read again on the next request: until a reading includes this cost, its spend hold counts it
+    // (spend-reservations.ts), so the sum above alone would count it twice.
+    if (entry) entry.until = 0;
   }
 
   private async spendOf(keyId: string, since: number, now: number): Promise<string> {

@@ -6,7 +6,7 @@
 // (rate-limiter.ts).
 
 import type { Redis } from "ioredis";
-import { connectedWithin, loadRedis } from "../routing/redis-client.ts";
+import { connectedWithin, failFastRedis } from "../routing/redis-client.ts";
 import { LEASE_TTL_MS, type LimitName, type TakeRequest, type TakeResult, WINDOW_MS } from "./buckets.ts";
 import type { LimitState } from "./limit-state.ts";
 
@@ -78,14 +78,7 @@ export class RedisLimitState implements LimitState {
   private readonly prefix: string;
 
   constructor(url: string, prefix: string) {
-    this.redis = new (loadRedis())(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      retryStrategy: (times) => Math.min(times * 100, 2_000),
-    });
-    // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
-    this.redis.on("error", () => {});
+    this.redis = failFastRedis(url, COMMAND_TIMEOUT_MS);
     this.prefix = `${prefix}limits:`;
   }
 

@@ -25,3 +25,19 @@ export async function connectedWithin(redis: Redis, withinMs: number): Promise<v
   clearTimeout(timer);
   redis.off("ready", done);
 }
+
+/**
+ * A client whose commands fail at once while Redis is away (never queued) and wait at most
+ * `commandTimeoutMs`: its caller falls back to a state of its own rather than making requests wait.
+ */
+export function failFastRedis(url: string, commandTimeoutMs: number): Redis {
+  const redis = new (loadRedis())(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: commandTimeoutMs,
+    retryStrategy: (times) => Math.min(times * 100, 2_000),
+  });
+  // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
+  redis.on("error", () => {});
+  return redis;
+}

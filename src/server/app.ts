@@ -37,6 +37,8 @@ import type { Store } from "../ledger/types.ts";
 import { BudgetCheck } from "../limits/budget.ts";
 import { RateLimiter } from "../limits/rate-limiter.ts";
 import { RedisLimitState } from "../limits/redis-limit-state.ts";
+import { RedisSpendState } from "../limits/redis-spend-state.ts";
+import { SpendReservations } from "../limits/spend-reservations.ts";
 import { isMessagesClient } from "../protocols/anthropic/headers.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
@@ -114,6 +116,14 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     warn: (message) => log.warn(message),
   });
   const budget = new BudgetCheck(store);
+  // Budgets and credit hold each request's estimated cost: in Redis when shared, else in the ledger.
+  const spend = new SpendReservations({
+    store,
+    shared: config.redis ? new RedisSpendState(config.redis.url, config.redis.prefix) : undefined,
+    budget,
+    credit,
+    warn: (message) => log.warn(message),
+  });
   const settlement = new Settlement({
     store,
     delayMs: config.billing.settleDelayMs,
@@ -143,6 +153,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     metrics,
     limiter,
     budget,
+    spend,
     requestLog: new RequestLog(log),
     tracing: options.tracing,
     memory,
@@ -161,7 +172,11 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   // Before listening: the shared state's connections, briefly (a Redis that is down is waited for at
   // most this long; limits and routing then fall back as they do whenever Redis fails).
   fastify.addHook("onReady", async () => {
-    await Promise.all([limiter.ready(SHARED_STATE_WAIT_MS), redisState?.ready(SHARED_STATE_WAIT_MS)]);
+    await Promise.all([
+      limiter.ready(SHARED_STATE_WAIT_MS),
+      spend.ready(SHARED_STATE_WAIT_MS),
+      redisState?.ready(SHARED_STATE_WAIT_MS),
+    ]);
   });
   // Measured from the moment requests can arrive: start-up holds the loop, but no request waits on it.
   let measuringLag = false;
@@ -264,6 +279,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     models,
     providers: config.providers,
     health: router.health,
+    spend,
   });
   registerDashboard(fastify, admins);
 
@@ -294,6 +310,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       await settlement.flush();
       await redisState?.close();
       await limiter.close();
+      await spend.close();
       await options.tracing?.close();
       await registry.close();
     },

@@ -133,7 +133,10 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
   );
   const keyRow = page.locator("#keys tbody tr", { hasText: "made in the browser" });
   await page.reload();
-  await keyRow.locator("td", { hasText: /rpm 1, \$0\.0+\d+ of \$0\.5 in total/ }).waitFor();
+  // Its spend against the budget: settled, and reserved by requests in flight (none now).
+  await keyRow
+    .locator("td", { hasText: /rpm 1, \$0\.0+\d+ settled \+ \$0 reserved of \$0\.5 in total/ })
+    .waitFor();
   await shot(page, "3-key-made");
   await keyRow.locator("button.revoke").click();
   await keyRow.locator("td", { hasText: "revoked" }).waitFor();
@@ -145,6 +148,15 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
     (err: any) => err.status === 401,
   );
   await shot(page, "4-key-revoked");
+
+  // Accounts: the settled balance, and nothing reserved once no request is in flight.
+  await page.goto(`${gw.url}/dashboard#accounts`);
+  const account = page.locator("#accounts tbody tr", { hasText: "browser-team" });
+  await account.waitFor();
+  const cells = await account.locator("td").allTextContents();
+  assert.match(cells[1], /^\$0\.9\d+$/, "its balance, less what the new key spent");
+  assert.equal(cells[2], "$0", "nothing reserved: no request in flight");
+  assert.match(cells[3], /^\$[\d.]+$/, "settled lately (held a few seconds more)");
 
   await page.goto(`${gw.url}/dashboard#models`);
   await page.locator("#models li", { hasText: "prompt: 2 perMTokens (prompt > 200k)" }).waitFor();

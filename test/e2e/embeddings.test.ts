@@ -56,7 +56,7 @@ before(async () => {
       embeddingModel("oai/embed-small", ["oai"], "text-embedding-3-small"),
       embeddingModel("gem/embed", ["gem"], "gemini-embedding-001", 0.15),
       embeddingModel("fb/embed", ["oai", "oai-backup"], "text-embedding-3-small"),
-      embeddingModel("local/pricey-embed", ["local"], "embed-1", 100_000),
+      embeddingModel("local/pricey-embed", ["local"], "embed-1", 100),
     ],
   });
   (config.keys as object[]).push(
@@ -353,19 +353,20 @@ describe("metering", () => {
 
   test("budget: once spent, an embedding is refused in each face's protocol", async () => {
     const client = new OpenAI({ apiKey: BUDGET_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-    // 100,000 USD per million tokens: one call of a few hundred tokens spends the 0.01 USD budget.
+    // 100 USD per million tokens: a call must fit the 0.01 USD budget to be admitted (its input,
+    // estimated at 90 tokens, holds 0.009 USD); once it is spent, a call as large no longer fits.
     const spent = await client.embeddings
-      .create({ model: "local/pricey-embed", input: "spend ".repeat(300) })
+      .create({ model: "local/pricey-embed", input: "spend ".repeat(60) })
       .withResponse();
     await lookupSettled(gw.url, spent.response.headers.get("x-generation-id")!, BUDGET_KEY);
     await assert.rejects(
-      client.embeddings.create({ model: "local/pricey-embed", input: "more" }),
+      client.embeddings.create({ model: "local/pricey-embed", input: "more ".repeat(72) }),
       (err: unknown) => err instanceof OpenAI.RateLimitError,
     );
     const res = await fetch(`${gw.url}/v1beta/models/local/pricey-embed:embedContent`, {
       method: "POST",
       headers: { "x-goog-api-key": BUDGET_KEY, "content-type": "application/json" },
-      body: JSON.stringify({ content: { parts: [{ text: "more" }] } }),
+      body: JSON.stringify({ content: { parts: [{ text: "more ".repeat(72) }] } }),
     });
     assert.equal(res.status, 429);
     assert.equal(((await res.json()) as any).error.status, "RESOURCE_EXHAUSTED");

@@ -39,6 +39,7 @@ before(async () => {
     storage: { url: "sqlite::memory:" },
     providers: [...fakes].map(([p, fake]) => fakeProvider(`f-${p}`, fake)),
     // The fakes' default usage (16 tokens) at $1,000 per million: $0.016 a request, over the budget.
+    // (A request must fit the budget to be admitted: max_tokens 5 holds about $0.006 of the $0.01.)
     models: [...fakes.keys()].map((p) =>
       fakeModel(modelOf(p), [`f-${p}`], { prompt: 1000, completion: 1000 }),
     ),
@@ -75,7 +76,7 @@ async function ask(face: Face, apiKey: string, model: string): Promise<number> {
         baseURL: gw.url,
         maxRetries: 0,
         defaultHeaders: { "anthropic-version": "2023-06-01" },
-      }).messages.create({ model, max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+      }).messages.create({ model, max_tokens: 5, messages: [{ role: "user", content: "hi" }] });
     else
       await new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gw.url } }).models.generateContent({
         model,
