@@ -297,7 +297,7 @@ export class InferencePipeline {
     // Kept before the answer goes: the client's next turn may come as soon as it has it.
     if (call.thinking && answer.content) {
       call.thinking.add(answer.content);
-      call.thinking.keep(this.deps.store, call.accountId, this.deps.log);
+      await call.thinking.keep(this.deps.store, call.accountId, this.deps.log);
     }
     if (call.kept)
       await call.kept.memory.sendWhole(call.kept.turn, answer, out, headers, call.kept.accountId);
@@ -350,11 +350,15 @@ export class InferencePipeline {
         if (event.type === "error") failed = event.error;
       }
       // A stored response's last event waits until it is stored (read-your-writes); content never does.
+      // So does the finish, for thinking kept beside tool calls: the client's next turn may follow at once.
       const storing =
-        kept &&
-        !piece.content &&
-        !out.signal.aborted &&
-        kept.memory.beforePiece(kept.turn, piece, kept.accountId);
+        (kept &&
+          !piece.content &&
+          !out.signal.aborted &&
+          kept.memory.beforePiece(kept.turn, piece, kept.accountId)) ||
+        (thinking && !failed && piece.events.some((e) => e.type === "finish")
+          ? thinking.keep(this.deps.store, call.accountId, this.deps.log)
+          : undefined);
       return storing ? storing.then(() => write(piece)) : write(piece);
     };
     const { pieces, head } = answered.value;
@@ -373,8 +377,8 @@ export class InferencePipeline {
         await send(answered.value.route.failStream(asGatewayError(err, this.deps.log, call.ctx.id)));
     }
     meter.end();
-    // Kept before the stream ends: the client's next turn may come as soon as it has it all.
-    if (!failed && !out.signal.aborted) thinking?.keep(this.deps.store, call.accountId, this.deps.log);
+    // A stream that ended without a finish event still keeps what it gave.
+    if (!failed && !out.signal.aborted) await thinking?.keep(this.deps.store, call.accountId, this.deps.log);
     if (out.signal.aborted) {
       generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });

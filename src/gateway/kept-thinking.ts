@@ -73,6 +73,7 @@ export class ThinkingCollector {
   private readonly open = new Map<number, Thought>();
   private readonly thoughts: Thought[] = [];
   private readonly callIds: string[] = [];
+  private kept = false;
 
   observe(event: StreamEvent): void {
     if (event.type === "block_start") {
@@ -102,13 +103,19 @@ export class ThinkingCollector {
   }
 
   /** Keeps the turn's signed thinking under each of its calls' ids; never fails the generation. */
-  keep(store: Store, accountId: string, log: WarningLogger): void {
+  /**
+   * Resolves once written (or given up on: it never rejects), so the answer's last bytes can wait for
+   * it — the client's next turn may come the moment it has them, through any process. Once per turn.
+   */
+  keep(store: Store, accountId: string, log: WarningLogger): Promise<void> | undefined {
+    if (this.kept) return undefined;
+    this.kept = true;
     const signed = this.thoughts.filter((t) => t.type === "redacted_thinking" || t.signature);
-    if (signed.length === 0 || this.callIds.length === 0) return;
+    if (signed.length === 0 || this.callIds.length === 0) return undefined;
     const blocks = JSON.stringify(signed);
-    if (blocks.length > KEPT_THINKING_MAX_CHARS) return;
+    if (blocks.length > KEPT_THINKING_MAX_CHARS) return undefined;
     const kept: KeptThinking[] = this.callIds.map((toolCallId) => ({ toolCallId, blocks }));
-    store
+    return store
       .keepThinking(accountId, kept, Date.now() + KEPT_THINKING_MS)
       .catch((err) => log.warn({ err }, "thinking beside tool calls not kept"));
   }
