@@ -17,7 +17,7 @@ const catalog = loadBuiltinCatalog();
 /** The provider ids the built-in catalog's cloud endpoints name (docs/clouds.md, "Built-in endpoints"). */
 const CLOUD_PROVIDER_IDS = ["bedrock", "vertex", "azure"];
 /** Vendors with no API of their own among the built-in providers: their models are served by a cloud. */
-const PLATFORM_ONLY_VENDORS = new Set(["amazon", "meta"]);
+const PLATFORM_ONLY_VENDORS = new Set(["amazon", "meta", "cohere"]);
 const byId = new Map(catalog.map((m) => [m.id, m]));
 const perM = (value: number) => ({ value, unit: "perMTokens", currency: "USD" });
 const promptTier = (value: number, bounds: Record<string, number>) => ({
@@ -182,10 +182,20 @@ describe("the built-in catalog's cloud endpoints (docs/clouds.md, Built-in endpo
     assert.ok(endpointsOf("vertex").some((e) => e.id === "google/gemini-2.5-pro"));
     assert.ok(endpointsOf("azure").every((e) => e.id.startsWith("openai/")));
     assert.ok(endpointsOf("azure").some((e) => e.id === "openai/gpt-4.1"));
-    // Embedding endpoints only where the provider embeds: none of the clouds does yet.
-    for (const provider of CLOUD_PROVIDER_IDS)
-      for (const e of endpointsOf(provider))
-        assert.ok(!isEmbeddingModel(byId.get(e.id)!), `${e.id} on ${provider}`);
+    // Embedding endpoints only where the platform embeds (Bedrock's InvokeModel, Vertex's :predict).
+    for (const e of endpointsOf("azure")) assert.ok(!isEmbeddingModel(byId.get(e.id)!), e.id);
+    assert.deepEqual(
+      [...endpointsOf("bedrock"), ...endpointsOf("vertex")]
+        .filter((e) => isEmbeddingModel(byId.get(e.id)!))
+        .map((e) => `${e.provider} ${e.model}`)
+        .sort(),
+      [
+        "bedrock amazon.titan-embed-text-v2:0",
+        "bedrock cohere.embed-english-v3",
+        "bedrock cohere.embed-multilingual-v3",
+        "vertex gemini-embedding-001",
+      ],
+    );
   });
 
   test("a cloud endpoint is served only when a provider with its id is configured", () => {

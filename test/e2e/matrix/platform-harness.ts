@@ -25,7 +25,7 @@ import {
   startFakeGoogleTokens,
   startFakeVertex,
 } from "../../fakes/platforms.ts";
-import { endpointsModel } from "../../support/config.ts";
+import { endpointsModel, platformEnv } from "../../support/config.ts";
 import { baseConfig, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import type { Upstream } from "./harness.ts";
 
@@ -120,15 +120,7 @@ export async function startPlatformMatrix(): Promise<PlatformMatrix> {
   });
   const gw = await startGateway(config, {
     dir,
-    env: {
-      HOME: dir,
-      AWS_ACCESS_KEY_ID: "",
-      AWS_SECRET_ACCESS_KEY: "",
-      AWS_BEARER_TOKEN_BEDROCK: "",
-      GCE_METADATA_HOST: tokens.host,
-      METADATA_SERVER_DETECTION: "ping-only",
-      GOOGLE_APPLICATION_CREDENTIALS: "",
-    },
+    env: platformEnv(dir, tokens.host),
   });
   const inference = () => bedrock.requests.filter((r) => r.operation !== "count-tokens");
   const vendorRow = (platform: FakePlatform, wire: Upstream) => ({
