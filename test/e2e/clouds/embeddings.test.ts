@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { GoogleGenAI } from "@google/genai";
+import { OAuth2Client } from "google-auth-library";
 import OpenAI from "openai";
 import { type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
 import { sigV4Authorizer } from "../../fakes/bedrock-auth.ts";
@@ -212,4 +213,33 @@ test("Vertex gemini-embedding-001 takes one instance a request: a batch of three
     assert.equal(call.body.instances.length, 1);
     assert.equal(call.body.instances[0].task_type, "SEMANTIC_SIMILARITY");
   }
+});
+
+test("the official @google/genai client (vertexai) embeds against the fake's :predict", async () => {
+  const res = await fetch(
+    `http://${tokens.host}/computeMetadata/v1/instance/service-accounts/default/token`,
+    {
+      headers: { "metadata-flavor": "Google" },
+    },
+  );
+  const { access_token } = (await res.json()) as { access_token: string };
+  const authClient = new OAuth2Client();
+  authClient.setCredentials({ access_token, expiry_date: Date.now() + 3_600_000 });
+  const ai = new GoogleGenAI({
+    vertexai: true,
+    project: PROJECT,
+    location: LOCATION,
+    googleAuthOptions: { authClient },
+    httpOptions: { baseUrl: vertex.url, apiVersion: "v1" },
+  });
+  const answer = await ai.models.embedContent({
+    model: "text-embedding-005",
+    contents: ["one", "two"],
+    config: { outputDimensionality: 32, taskType: "RETRIEVAL_DOCUMENT" },
+  });
+  assert.deepEqual(
+    answer.embeddings?.map((e) => e.values),
+    [fakeVector("one", 32), fakeVector("two", 32)],
+  );
+  assert.equal(vertex.requests.at(-1)!.path, `${PREDICT}/text-embedding-005:predict`);
 });
