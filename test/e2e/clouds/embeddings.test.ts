@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { GoogleGenAI } from "@google/genai";
-import { OAuth2Client } from "google-auth-library";
 import OpenAI from "openai";
 import { type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
 import { sigV4Authorizer } from "../../fakes/bedrock-auth.ts";
@@ -25,6 +24,7 @@ import { platformEnv } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { lookupSettled, rawNumber } from "../../support/lookup.ts";
 import { usd } from "../../support/money.ts";
+import { vertexGenAI } from "./asks.ts";
 
 const CREDENTIALS = {
   accessKeyId: "AKIDEMBED0123456789",
@@ -216,22 +216,7 @@ test("Vertex gemini-embedding-001 takes one instance a request: a batch of three
 });
 
 test("the official @google/genai client (vertexai) embeds against the fake's :predict", async () => {
-  const res = await fetch(
-    `http://${tokens.host}/computeMetadata/v1/instance/service-accounts/default/token`,
-    {
-      headers: { "metadata-flavor": "Google" },
-    },
-  );
-  const { access_token } = (await res.json()) as { access_token: string };
-  const authClient = new OAuth2Client();
-  authClient.setCredentials({ access_token, expiry_date: Date.now() + 3_600_000 });
-  const ai = new GoogleGenAI({
-    vertexai: true,
-    project: PROJECT,
-    location: LOCATION,
-    googleAuthOptions: { authClient },
-    httpOptions: { baseUrl: vertex.url, apiVersion: "v1" },
-  });
+  const ai = await vertexGenAI(tokens, vertex.url, PROJECT, LOCATION);
   const answer = await ai.models.embedContent({
     model: "text-embedding-005",
     contents: ["one", "two"],
