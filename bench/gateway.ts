@@ -1,6 +1,6 @@
 // The gateway under test, started the way a user starts it (`switchyard serve --config FILE
-// --port 0`) in its own process, configured with the fake upstream as an OpenAI-protocol provider
-// and as an Anthropic-protocol provider.
+// --port 0`) in its own process, configured with the fake upstream as an OpenAI-protocol provider,
+// as an Anthropic-protocol provider and as an AWS Bedrock platform.
 
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +23,8 @@ export const MODELS = {
   messagesBurst: { id: "fakea/ma-burst", upstream: "ma-burst" },
   /** chat-completions upstream that sends one chunk, then holds the stream open */
   hold: { id: "fake/hold", upstream: "hold" },
+  /** Claude on a Bedrock provider (SigV4-signed InvokeModelWithResponseStream, event-stream frames) */
+  bedrock: { id: "bedrock/ma", upstream: "anthropic.ma" },
   /** the chat upstream's `/embeddings` (an embedding model of the catalog) */
   embed: { id: "fake/embed", upstream: "embed" },
 };
@@ -57,6 +59,14 @@ export function gatewayConfig(
     providers: [
       { id: "fake", protocol: "openai", base_url: `${upstreamUrl}/v1`, api_key: UPSTREAM_KEY, ...http2 },
       { id: "fakea", protocol: "anthropic", base_url: upstreamUrl, api_key: UPSTREAM_KEY, ...http2 },
+      // Static credentials: every call is signed, none is fetched (the bench measures the signing).
+      {
+        id: "bedrock",
+        platform: "aws-bedrock",
+        region: "us-east-1",
+        base_url: upstreamUrl,
+        aws: { access_key_id: "AKIDBENCH0123456789", secret_access_key: "bench-secret-access-key" },
+      },
     ],
     models: [
       model(MODELS.chat.id, "fake", MODELS.chat.upstream),
@@ -64,6 +74,7 @@ export function gatewayConfig(
       model(MODELS.chatBurst.id, "fake", MODELS.chatBurst.upstream),
       model(MODELS.messagesBurst.id, "fakea", MODELS.messagesBurst.upstream),
       model(MODELS.hold.id, "fake", MODELS.hold.upstream),
+      model(MODELS.bedrock.id, "bedrock", MODELS.bedrock.upstream),
       {
         ...model(MODELS.embed.id, "fake", MODELS.embed.upstream),
         output_modalities: ["embeddings"],

@@ -207,7 +207,8 @@ export function verdicts(outcomes: ScenarioOutcome[], idle: IdleOutcome | undefi
       scenario.peer ||
       scenario.workers ||
       scenario.storage === "postgres" ||
-      scenario.kind === "embeddings"
+      scenario.kind === "embeddings" ||
+      scenario.kind === "platform-relay"
     )
       continue;
     if (scenario.kind === "relay" && scenario.connections > 1) {
@@ -262,6 +263,16 @@ export function formatComparisons(outcomes: ScenarioOutcome[]): string {
   if (one && two)
     lines.push(
       `  --workers 2 against 1 worker (relay c=50): ${fixed(two / one, 2)}× the throughput (${fixed(two, 0)} vs ${fixed(one, 0)} req/s)`,
+    );
+  const plain = byName.get("messages-relay-c50");
+  const bedrock = byName.get("bedrock-relay-c50");
+  const [plainFigures, bedrockFigures] = [plain, bedrock].map((o) => o && figures(o.gatewayRuns));
+  if (plainFigures && bedrockFigures)
+    lines.push(
+      `  Bedrock relay against the plain Anthropic relay (streamed, c=50): ` +
+        `${fixed(bedrockFigures.cpuMsPerRequest / plainFigures.cpuMsPerRequest, 2)}× the gateway CPU per request ` +
+        `(${fixed(bedrockFigures.cpuMsPerRequest, 3)} vs ${fixed(plainFigures.cpuMsPerRequest, 3)} ms; signing must not double it), ` +
+        `${fixed(bedrockFigures.rps / plainFigures.rps, 2)}× the throughput`,
     );
   for (const o of outcomes.filter((x) => x.scenario.peer)) {
     const ours = rps(o.scenario.name.slice(`${o.scenario.peer}-`.length));

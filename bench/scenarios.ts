@@ -14,9 +14,10 @@ export interface LoadScenario {
   title: string;
   /**
    * Which targets apply: a non-streamed relay, a streamed relay, or a translated stream; an
-   * embedding batch (read into the IR and written again) is reported against no target.
+   * embedding batch (read into the IR and written again) is reported against no target, and so is a
+   * relay to a cloud platform (compared with the plain relay of its protocol: formatComparisons).
    */
-  kind: "relay" | "stream-relay" | "translated" | "embeddings";
+  kind: "relay" | "stream-relay" | "translated" | "embeddings" | "platform-relay";
   /** How the upstream paces a streamed answer (see servers/upstream.ts). */
   pacing?: "turn" | "burst";
   /** `serve --workers N`; the gateway is then not pinned, so the workers can use every core. */
@@ -154,6 +155,30 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
   ...streamScenarios("turn"),
   ...streamScenarios("burst"),
   {
+    name: "messages-relay-c50",
+    title: "messages relay, streamed (20 chunks, one frame per upstream write), c=50",
+    kind: "stream-relay",
+    connections: 50,
+    storage: "sqlite",
+    pacing: "turn",
+    proxy: messages(UPSTREAM_KEY, MODELS.messages.upstream),
+    gateway: messages(BENCH_KEY, MODELS.messages.id),
+    expect: "event: message_stop",
+  },
+  {
+    // The same client request and the same floor as messages-relay-c50: what Bedrock adds is the
+    // SigV4 signature of each call and the event-stream frames read back into messages events.
+    name: "bedrock-relay-c50",
+    title: "messages client → Claude on Bedrock (SigV4, event-stream frames), streamed, c=50",
+    kind: "platform-relay",
+    connections: 50,
+    storage: "sqlite",
+    pacing: "turn",
+    proxy: messages(UPSTREAM_KEY, MODELS.messages.upstream),
+    gateway: messages(BENCH_KEY, MODELS.bedrock.id),
+    expect: "event: message_stop",
+  },
+  {
     name: "embeddings-c50",
     title: "embeddings, a 16-input batch of 1536-dimension vectors, c=50 (ledger: SQLite)",
     kind: "embeddings",
@@ -184,7 +209,10 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
 
 /** The peer's side of the relays, measured against the same proxy (`--peer`). */
 export function peerScenarios(peer: Peer, upstreamUrl: string): LoadScenario[] {
-  const relayed = LOAD_SCENARIOS.filter((s) => s.name === "relay-c50" || s.kind === "stream-relay");
+  // The peers are measured on the chat relays (peerChat).
+  const relayed = LOAD_SCENARIOS.filter(
+    (s) => s.name === "relay-c50" || (s.kind === "stream-relay" && s.name.startsWith("stream-c50")),
+  );
   return relayed.map((s) => {
     const model = s.kind === "relay" ? MODELS.chat : chatModel(s.pacing ?? "turn");
     return {

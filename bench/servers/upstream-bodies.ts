@@ -4,6 +4,9 @@
 // name and reused, so the upstream spends its time on I/O, not on building JSON; only the answer's id
 // is written afresh for each answer (withAnswerId), as a provider gives each answer its own.
 
+import { EventStreamCodec } from "@smithy/eventstream-codec";
+import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+
 /** The answer id the cached bodies hold; each answer swaps it for one of its own, of the same length. */
 export const CHAT_ID = "chatcmpl-bench0000000000000000000000";
 export const MESSAGE_ID = "msg_bench000000000000000000";
@@ -188,5 +191,31 @@ export function embeddingsList(model: string, count: number): string {
     })),
     model,
     usage: { prompt_tokens: count * 12, total_tokens: count * 12 },
+  });
+}
+
+/**
+ * Bedrock's InvokeModelWithResponseStream for a Claude model: the messages stream's events, each
+ * in an AWS event-stream `chunk` frame whose JSON payload holds the event as base64 `bytes` and a
+ * padding string `p` (as Bedrock pads its frames). Encoded once with the AWS SDK's own codec; the
+ * message id stays the cached one (it is inside a checksummed frame), which the messages relay does
+ * not learn from.
+ */
+export function bedrockInvokeStream(model: string, count: number): Uint8Array[] {
+  const codec = new EventStreamCodec(toUtf8, fromUtf8);
+  return messagesStream(model, count).map((frame, i) => {
+    const data = frame.slice(frame.indexOf("data: ") + "data: ".length).trimEnd();
+    const payload = {
+      bytes: Buffer.from(data).toString("base64"),
+      p: "abcdefghijklmnopqrstuvwxyz".slice(0, 1 + (i % 26)),
+    };
+    return codec.encode({
+      headers: {
+        ":event-type": { type: "string", value: "chunk" },
+        ":content-type": { type: "string", value: "application/json" },
+        ":message-type": { type: "string", value: "event" },
+      },
+      body: fromUtf8(JSON.stringify(payload)),
+    });
   });
 }

@@ -2,6 +2,9 @@
 //   POST /v1/chat/completions  → chat.completion, or a chunk stream when body.stream is true
 //   POST /v1/messages          → message, or an event stream when body.stream is true
 //   POST /v1/embeddings        → one float vector per input
+//   POST /model/{id}/invoke-with-response-stream → Bedrock's event-stream frames of the messages stream
+//                                  (a Claude model on Bedrock; no signature is checked: that is the
+//                                  gateway's cost to measure, not the upstream's)
 // A request for the model named "hold" gets the first content chunk of its stream at once and the
 // rest only after --hold-ms (or never, if the client goes away first): the idle-streams scenario.
 // Streams are paced one frame per turn of the event loop, as a real upstream's frames arrive one by
@@ -16,6 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createServer as createH2cServer } from "node:http2";
 import {
   answerIds,
+  bedrockInvokeStream,
   CHAT_ID,
   chatCompletion,
   chatStream,
@@ -30,8 +34,11 @@ const holdMs = numberFlag("--hold-ms", 60_000);
 /** Frames sent before a held stream pauses: the role chunk (or message_start…) and the first word. */
 const HELD_OPENING = { chat: 2, messages: 4 };
 
-const cache = new Map<string, string | string[]>();
-function cached<T extends string | string[]>(key: string, build: () => T): T {
+/** What Bedrock names its streamed answers' type. */
+const BEDROCK_STREAM_TYPE = "application/vnd.amazon.eventstream";
+
+const cache = new Map<string, string | string[] | Uint8Array[]>();
+function cached<T extends string | string[] | Uint8Array[]>(key: string, build: () => T): T {
   let value = cache.get(key) as T | undefined;
   if (value === undefined) {
     value = build();
@@ -87,6 +94,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
         ? sendBurst(res, frames)
         : sendStream(res, frames, hold ? HELD_OPENING.messages : frames.length);
     }
+    const bedrock = /^\/model\/([^/]+)\/invoke-with-response-stream$/.exec(req.url ?? "");
+    if (bedrock) {
+      const id = decodeURIComponent(bedrock[1]!);
+      const frames = cached(`bedrock-stream:${id}`, () => bedrockInvokeStream(id, chunks));
+      return sendStream(res, frames, frames.length, BEDROCK_STREAM_TYPE);
+    }
     if (req.url === "/v1/embeddings") {
       const count = Array.isArray(body.input) ? body.input.length : 1;
       return sendJson(
@@ -108,8 +121,13 @@ function sendJson(res: ServerResponse, status: number, text: string): void {
  * Writes the frames one per turn of the event loop, as a real upstream's arrive one by one (the
  * gateway then reads them one by one too). After `pauseAfter` frames it waits --hold-ms.
  */
-function sendStream(res: ServerResponse, frames: string[], pauseAfter: number): void {
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+function sendStream(
+  res: ServerResponse,
+  frames: Array<string | Uint8Array>,
+  pauseAfter: number,
+  contentType = "text/event-stream; charset=utf-8",
+): void {
+  res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache" });
   let next = 0;
   let timer: NodeJS.Timeout | undefined;
   res.once("close", () => clearTimeout(timer));

@@ -264,6 +264,12 @@ export interface Embeddings {
   relay?: EmbeddingRelay;
 }
 
+/** The upstream face of an embedding API alone: a cloud's own embedding call has no client face (src/providers/platforms/embeddings.ts). */
+export type UpstreamEmbeddings = Pick<
+  Embeddings,
+  "batchLimit" | "takesTokenIds" | "encodeEmbedRequest" | "decodeEmbedResponse"
+>;
+
 export interface EmbeddingRelay {
   /** The client's body for the upstream: its model name, members the upstream must not see removed. */
   request(raw: string, request: EmbeddingRequest, target: { model: string }): { path: string; body: string };

@@ -1,12 +1,23 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { stringify } from "yaml";
 import { BUILTIN_CATALOG_DIR, loadBuiltinCatalog } from "../../src/catalog/load.ts";
 import { isEmbeddingModel } from "../../src/catalog/types.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { providersFromEnv } from "../../src/config/providers.ts";
+import { ModelIndex } from "../../src/gateway/models.ts";
+import { bedrockFamily } from "../../src/providers/platforms/bedrock.ts";
+import { vertexFamily } from "../../src/providers/platforms/vertex.ts";
 
 const catalog = loadBuiltinCatalog();
+/** The provider ids the built-in catalog's cloud endpoints name (docs/clouds.md, "Built-in endpoints"). */
+const CLOUD_PROVIDER_IDS = ["bedrock", "vertex", "azure"];
+/** Vendors with no API of their own among the built-in providers: their models are served by a cloud. */
+const PLATFORM_ONLY_VENDORS = new Set(["amazon", "meta", "cohere"]);
 const byId = new Map(catalog.map((m) => [m.id, m]));
 const perM = (value: number) => ({ value, unit: "perMTokens", currency: "USD" });
 const promptTier = (value: number, bounds: Record<string, number>) => ({
@@ -41,7 +52,7 @@ describe("the built-in catalog", () => {
     }
   });
 
-  test("every model has prompt and completion prices (an embedding model: prompt only, and its vector length), a description, and an endpoint of its own provider", () => {
+  test("every model has prompt and completion prices (an embedding model: prompt only, and its vector length), a description, and an endpoint of its own provider (a cloud's, for a vendor reached only there)", () => {
     for (const model of catalog) {
       assert.ok(model.pricings.prompt?.length, `${model.id}: no prompt price`);
       if (isEmbeddingModel(model)) {
@@ -53,10 +64,11 @@ describe("the built-in catalog", () => {
         assert.ok(model.dimensions! > 0, `${model.id}: no dimensions`);
       } else assert.ok(model.pricings.completion?.length, `${model.id}: no completion price`);
       assert.ok(model.description.length > 20, `${model.id}: no description`);
-      const provider = model.id.split("/")[0];
+      const vendor = model.id.split("/")[0]!;
+      const own = PLATFORM_ONLY_VENDORS.has(vendor) ? CLOUD_PROVIDER_IDS : [vendor];
       assert.ok(
-        model.endpoints.some((e) => e.provider === provider),
-        `${model.id}: no endpoint on provider ${provider}`,
+        model.endpoints.some((e) => own.includes(e.provider)),
+        `${model.id}: no endpoint on provider ${own.join(" or ")}`,
       );
       // Current models only; an embedding model stays current longer (Mistral's is from December 2023).
       const since = isEmbeddingModel(model) ? Date.UTC(2023, 0, 1) : Date.UTC(2024, 0, 1);
@@ -72,7 +84,10 @@ describe("the built-in catalog", () => {
       promptTier(0.125, { lte: 200 }),
       promptTier(0.25, { gt: 200 }),
     ]);
-    assert.deepEqual(pro.endpoints, [{ provider: "google", model: "gemini-2.5-pro" }]);
+    assert.deepEqual(pro.endpoints, [
+      { provider: "google", model: "gemini-2.5-pro" },
+      { provider: "vertex", model: "gemini-2.5-pro" },
+    ]);
     assert.equal(pro.contextLength, 1048576);
     assert.equal(pro.maxOutputTokens, 65536);
   });
@@ -138,3 +153,86 @@ describe("the built-in catalog", () => {
     }
   });
 });
+
+describe("the built-in catalog's cloud endpoints (docs/clouds.md, Built-in endpoints)", () => {
+  const endpointsOf = (provider: string) =>
+    catalog.flatMap((m) =>
+      m.endpoints.filter((e) => e.provider === provider).map((e) => ({ id: m.id, ...e })),
+    );
+
+  test("every endpoint names a built-in provider or one of the conventional cloud ids", () => {
+    const known = new Set([...providersFromEnv({}).map((p) => p.id), ...CLOUD_PROVIDER_IDS]);
+    for (const model of catalog)
+      for (const e of model.endpoints)
+        assert.ok(known.has(e.provider), `${model.id}: provider ${e.provider}`);
+  });
+
+  test("Claude reaches Bedrock and Vertex in their Anthropic family, Gemini Vertex, GPT Azure; Nova and Llama Converse", () => {
+    const bedrock = endpointsOf("bedrock");
+    for (const e of bedrock) {
+      const claude = e.id.startsWith("anthropic/");
+      assert.equal(bedrockFamily(e.model!), claude ? "anthropic" : "converse", e.id);
+      // The global profiles are priced as Anthropic prices (the catalog file's comment).
+      if (claude) assert.match(e.model!, /^global\.anthropic\./, e.id);
+    }
+    assert.ok(bedrock.some((e) => e.id === "amazon/nova-pro"));
+    assert.ok(bedrock.some((e) => e.id === "meta/llama-4-maverick"));
+    for (const e of endpointsOf("vertex"))
+      assert.equal(vertexFamily(e.model!), e.id.startsWith("anthropic/") ? "anthropic" : "gemini", e.id);
+    assert.ok(endpointsOf("vertex").some((e) => e.id === "google/gemini-2.5-pro"));
+    assert.ok(endpointsOf("azure").every((e) => e.id.startsWith("openai/")));
+    assert.ok(endpointsOf("azure").some((e) => e.id === "openai/gpt-4.1"));
+    // Embedding endpoints only where the platform embeds (Bedrock's InvokeModel, Vertex's :predict).
+    for (const e of endpointsOf("azure")) assert.ok(!isEmbeddingModel(byId.get(e.id)!), e.id);
+    assert.deepEqual(
+      [...endpointsOf("bedrock"), ...endpointsOf("vertex")]
+        .filter((e) => isEmbeddingModel(byId.get(e.id)!))
+        .map((e) => `${e.provider} ${e.model}`)
+        .sort(),
+      [
+        "bedrock amazon.titan-embed-text-v2:0",
+        "bedrock cohere.embed-english-v3",
+        "bedrock cohere.embed-multilingual-v3",
+        "vertex gemini-embedding-001",
+      ],
+    );
+  });
+
+  test("a cloud endpoint is served only when a provider with its id is configured", () => {
+    const served = (doc: object) => {
+      const config = loadConfig(configFile(doc), {});
+      return new ModelIndex(config.models, config.providers);
+    };
+    const bare = served({});
+    assert.equal(bare.get("amazon/nova-pro"), undefined);
+    assert.equal(
+      bare.get("anthropic/claude-sonnet-4-6"),
+      undefined,
+      "no Anthropic key, no cloud: not served",
+    );
+    const clouds = served({
+      providers: [
+        { id: "bedrock", platform: "aws-bedrock", region: "us-east-1" },
+        { id: "vertex", platform: "google-vertex", project: "p", location: "global" },
+      ],
+    });
+    assert.deepEqual(clouds.get("anthropic/claude-sonnet-4-6")?.endpoints, [
+      { provider: "bedrock", model: "global.anthropic.claude-sonnet-4-6" },
+      { provider: "vertex", model: "claude-sonnet-4-6" },
+    ]);
+    assert.deepEqual(clouds.get("amazon/nova-pro")?.endpoints, [
+      { provider: "bedrock", model: "us.amazon.nova-pro-v1:0" },
+    ]);
+    assert.equal(clouds.get("openai/gpt-4.1"), undefined, "no azure provider, no OpenAI key");
+    const off = served({
+      providers: [{ id: "bedrock", platform: "aws-bedrock", region: "us-east-1", enabled: false }],
+    });
+    assert.equal(off.get("amazon/nova-pro"), undefined);
+  });
+});
+
+function configFile(doc: object): string {
+  const file = join(mkdtempSync(join(tmpdir(), "switchyard-catalog-")), "switchyard.yaml");
+  writeFileSync(file, stringify(doc));
+  return file;
+}

@@ -18,6 +18,7 @@ import {
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { type FakeBedrock, startFakeBedrock } from "./bedrock.ts";
 import { apiKeyAuthorizer, sigV4Authorizer } from "./bedrock-auth.ts";
+import { fakeInputTokens, fakeVector } from "./embeddings.ts";
 
 let bedrock: FakeBedrock;
 let client: BedrockRuntimeClient;
@@ -175,6 +176,45 @@ test("InvokeModel with a Claude messages body, the model named by an inference-p
   assert.match(
     request.path,
     /^\/model\/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fglobal\./,
+  );
+});
+
+test("InvokeModel with Titan's and Cohere's embedding bodies: their answers, and their refusals as ValidationException", async () => {
+  const titan = await client.send(
+    new InvokeModelCommand({
+      modelId: "amazon.titan-embed-text-v2:0",
+      contentType: "application/json",
+      body: JSON.stringify({ inputText: "hello world", dimensions: 256, normalize: true }),
+    }),
+  );
+  const embedded = JSON.parse(new TextDecoder().decode(titan.body));
+  assert.deepEqual(embedded.embedding, fakeVector("hello world", 256));
+  assert.equal(embedded.inputTextTokenCount, fakeInputTokens("hello world"));
+  const cohere = await client.send(
+    new InvokeModelCommand({
+      modelId: "cohere.embed-multilingual-v3",
+      contentType: "application/json",
+      body: JSON.stringify({ texts: ["a", "b"], input_type: "search_query" }),
+    }),
+  );
+  const answer = JSON.parse(new TextDecoder().decode(cohere.body));
+  assert.equal(answer.response_type, "embeddings_floats");
+  assert.deepEqual(answer.embeddings, [fakeVector("a", 1024), fakeVector("b", 1024)]);
+  for (const body of [
+    { inputText: "x", dimensions: 300 },
+    { inputText: "x", input_type: "search_query" },
+  ])
+    await assert.rejects(
+      client.send(
+        new InvokeModelCommand({ modelId: "amazon.titan-embed-text-v2:0", body: JSON.stringify(body) }),
+      ),
+      ValidationException,
+    );
+  await assert.rejects(
+    client.send(
+      new InvokeModelCommand({ modelId: "cohere.embed-english-v3", body: JSON.stringify({ texts: ["a"] }) }),
+    ),
+    ValidationException,
   );
 });
 

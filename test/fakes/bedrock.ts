@@ -30,6 +30,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from "node:net";
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
+import { bedrockEmbeddings } from "./embeddings.ts";
 import {
   argumentsObject,
   argumentsText,
@@ -161,6 +162,12 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
     const refusal = await options.authorize?.(request);
     if (refusal)
       return sendError(res, 403, refusal.exceptionName ?? "UnrecognizedClientException", refusal.message);
+    if (request.operation === "invoke") {
+      const embedded = bedrockEmbeddings(request.modelId, request.body ?? {});
+      if (embedded && "status" in embedded)
+        return sendError(res, embedded.status, "ValidationException", embedded.message);
+      if (embedded) return sendJson(res, 200, embedded.body, embedded.headers);
+    }
     const invalid = validate(request);
     if (invalid) return sendError(res, 400, "ValidationException", invalid);
     if (request.operation === "count-tokens")

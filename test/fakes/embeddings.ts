@@ -165,3 +165,115 @@ function geminiOne(item: Json, model: string, at: string): number[] | string {
   if (!Number.isInteger(dims) || dims < 1) return `* ${at}output_dimensionality: must be positive`;
   return fakeVector(parts.map((p: Json) => p.text).join("\n"), dims);
 }
+
+// ── The clouds' own embedding APIs ───────────────────────────────────────────────────────────────
+
+/** A cloud embedding API's answer, or its refusal as a status and a message. */
+export type CloudEmbeddingAnswer =
+  | { body: Json; headers?: Record<string, string> }
+  | { status: number; message: string };
+
+const refuse = (message: string): CloudEmbeddingAnswer => ({ status: 400, message });
+
+/** Bedrock refuses a member its model's schema does not name, as its JSON-schema validator words it. */
+function extraneous(body: Json, known: string[]): CloudEmbeddingAnswer | undefined {
+  const extra = Object.keys(body).find((key) => !known.includes(key));
+  return extra === undefined
+    ? undefined
+    : refuse(
+        `Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`,
+      );
+}
+
+/**
+ * Bedrock's InvokeModel for an embedding model, with the bodies AWS's model parameters pages give:
+ * Amazon Titan Text Embeddings v2 (`{inputText, dimensions: 256 | 512 | 1024, normalize,
+ * embeddingTypes}` → `{embedding, inputTextTokenCount, embeddingsByType}`) and Cohere Embed v3
+ * (`{texts (≤ 96), input_type, truncate, embedding_types}` → `{embeddings, id, response_type, texts}`).
+ * Undefined for any other model (the caller answers it).
+ */
+export function bedrockEmbeddings(modelId: string, body: Json): CloudEmbeddingAnswer | undefined {
+  if (modelId.includes("amazon.titan-embed-text-v2")) {
+    const extra = extraneous(body, ["inputText", "dimensions", "normalize", "embeddingTypes"]);
+    if (extra) return extra;
+    if (typeof body.inputText !== "string" || body.inputText === "")
+      return refuse(
+        "Malformed input request: #/inputText: expected minLength: 1, please reformat your input and try again.",
+      );
+    if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions))
+      return refuse("Malformed input request: #/dimensions: 1024, 512, 256 are the only supported values.");
+    const embedding = fakeVector(body.inputText, body.dimensions ?? 1024);
+    return {
+      body: {
+        embedding,
+        inputTextTokenCount: fakeInputTokens(body.inputText),
+        embeddingsByType: { float: embedding },
+      },
+    };
+  }
+  if (modelId.includes("cohere.embed-")) {
+    const extra = extraneous(body, ["texts", "images", "input_type", "truncate", "embedding_types"]);
+    if (extra) return extra;
+    const texts: unknown = body.texts;
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string"))
+      return refuse("Malformed input request: #/texts: expected type: JSONArray of strings.");
+    if (texts.length > 96)
+      return refuse(
+        `Malformed input request: #/texts: expected maximum item count: 96, found: ${texts.length}`,
+      );
+    if (!["search_document", "search_query", "classification", "clustering"].includes(body.input_type))
+      return refuse(
+        "Malformed input request: #/input_type: search_document, search_query, classification, clustering are the only values.",
+      );
+    const tokens = texts.reduce((sum: number, t: string) => sum + fakeInputTokens(t), 0);
+    return {
+      body: {
+        id: `emb-${tokens}-${texts.length}`,
+        response_type: "embeddings_floats",
+        texts,
+        embeddings: texts.map((t: string) => fakeVector(t, 1024)),
+      },
+      headers: { "x-amzn-bedrock-input-token-count": String(tokens) },
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Vertex AI's `:predict` for its embedding models: `{instances: [{content, task_type, title}],
+ * parameters: {outputDimensionality, autoTruncate}}` → `{predictions: [{embeddings: {values,
+ * statistics: {token_count, truncated}}}], metadata: {billableCharacterCount}}`. gemini-embedding-001
+ * takes one instance a request, the text-embedding models 250.
+ */
+export function vertexPredict(model: string, body: Json): CloudEmbeddingAnswer {
+  const gemini = model.startsWith("gemini-embedding");
+  const instances: unknown = body?.instances;
+  if (!Array.isArray(instances) || instances.length === 0)
+    return refuse("Invalid JSON payload: instances must be a non-empty list.");
+  if (instances.length > (gemini ? 1 : 250))
+    return refuse(
+      gemini
+        ? "Only one instance is allowed per request for this model."
+        : "Too many instances: at most 250.",
+    );
+  const texts: string[] = [];
+  for (const instance of instances) {
+    if (typeof instance?.content !== "string") return refuse("Invalid instance: content must be a string.");
+    const known = ["content", "task_type", "title"];
+    const extra = Object.keys(instance).find((key) => !known.includes(key));
+    if (extra) return refuse(`Invalid JSON payload received. Unknown name "${extra}" at 'instances[0]'.`);
+    texts.push(instance.content);
+  }
+  const dimensions = body.parameters?.outputDimensionality ?? (gemini ? 3072 : 768);
+  return {
+    body: {
+      predictions: texts.map((text) => ({
+        embeddings: {
+          values: fakeVector(text, dimensions),
+          statistics: { token_count: fakeInputTokens(text), truncated: false },
+        },
+      })),
+      metadata: { billableCharacterCount: texts.reduce((sum, t) => sum + t.length, 0) },
+    },
+  };
+}

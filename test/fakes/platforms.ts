@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { vertexPredict } from "./embeddings.ts";
 import { type FakeUpstream, startFakeUpstream } from "./index.ts";
 import type { FakeProtocol } from "./reply.ts";
 
@@ -327,6 +328,16 @@ export function startFakeVertex(options: {
         path: `/v1beta/models/${gemini[1]}:${gemini[2]}${url.search}`,
         body: request.body,
       };
+    const predict = /^google\/models\/([^:]+):predict$/.exec(rest);
+    if (predict) {
+      const answer = vertexPredict(decodeURIComponent(predict[1]!), request.body);
+      return "status" in answer
+        ? {
+            status: answer.status,
+            body: { error: { code: answer.status, message: answer.message, status: "INVALID_ARGUMENT" } },
+          }
+        : { status: 200, body: answer.body };
+    }
     const claude = /^anthropic\/models\/([^:]+):(rawPredict|streamRawPredict)$/.exec(rest);
     if (claude)
       return vertexClaude(decodeURIComponent(claude[1]!), claude[2] === "streamRawPredict", request.body);

@@ -44,3 +44,19 @@ export function endpointsModel(
 ) {
   return { ...fakeModel(id, []), endpoints };
 }
+
+/**
+ * The gateway's environment for cloud-platform fakes: no AWS or Google credentials of the machine's
+ * (HOME is the test's own), and Google's metadata server at `metadataHost` (a FakeGoogleTokens' host).
+ */
+export function platformEnv(home: string, metadataHost: string): Record<string, string> {
+  return {
+    HOME: home,
+    AWS_ACCESS_KEY_ID: "",
+    AWS_SECRET_ACCESS_KEY: "",
+    AWS_BEARER_TOKEN_BEDROCK: "",
+    GCE_METADATA_HOST: metadataHost,
+    METADATA_SERVER_DETECTION: "ping-only",
+    GOOGLE_APPLICATION_CREDENTIALS: "",
+  };
+}

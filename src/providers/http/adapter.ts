@@ -18,11 +18,11 @@ import type { StreamEvent } from "../../ir/stream.ts";
 import { ToolNames } from "../../ir/tool-names.ts";
 import { SseReader } from "../../protocols/shared/sse-reader.ts";
 import type {
-  Embeddings,
   IncomingHeaders,
   SseEvent,
   UpstreamCall,
   UpstreamCounting,
+  UpstreamEmbeddings,
   UpstreamFace,
 } from "../../protocols/types.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
@@ -43,7 +43,7 @@ export type UpstreamProtocol = UpstreamFace & {
   readonly name: string;
   readonly tokenCounting?: UpstreamCounting;
   readonly countTokens?: UpstreamCounting;
-  readonly embeddings?: Embeddings;
+  readonly embeddings?: UpstreamEmbeddings;
 };
 
 export class HttpProvider implements RelayingAdapter {

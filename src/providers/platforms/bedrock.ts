@@ -53,6 +53,17 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
   };
 }
 
+/** An embedding model's InvokeModel call (./embeddings.ts): sent as the codec made it, Bedrock's errors read as Bedrock's. */
+export function bedrockEmbeddingHooks(providerId: string): PlatformHooks {
+  return {
+    shape: (call) => {
+      if (!/^\/model\/[^/]+\/invoke$/.test(call.path)) throw noPlatformEndpoint(providerId, call.path);
+      return call;
+    },
+    decodeError,
+  };
+}
+
 /** InvokeModel refuses `stream` (the path says it) and `model` (the path names it). */
 function invokeBody(call: PlatformCall): { body: string; headers: Record<string, string> } {
   return platformMessagesCall(call.body, call.headers, BEDROCK_ANTHROPIC_VERSION, ["model", "stream"]);

@@ -4,6 +4,7 @@
 // (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.
 
 import type { PlatformConfig, ProviderConfig } from "../../config/providers.ts";
+import type { EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { GatewayError } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
@@ -16,10 +17,11 @@ import { azureAuth } from "../auth/azure.ts";
 import { CredentialWatch } from "../auth/credential-watch.ts";
 import { googleAuth } from "../auth/google.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
-import { HttpProvider, type UpstreamProtocol } from "../http/adapter.ts";
+import { HttpProvider, noEmbeddings, type UpstreamProtocol } from "../http/adapter.ts";
 import type { CallReport, ProviderAdapter, Target } from "../types.ts";
 import { azureContentFilterError, azureShape } from "./azure.ts";
-import { bedrockFamily, bedrockHooks } from "./bedrock.ts";
+import { bedrockEmbeddingHooks, bedrockFamily, bedrockHooks } from "./bedrock.ts";
+import { bedrockEmbeddings, type PlatformEmbeddings, vertexEmbeddings } from "./embeddings.ts";
 import type { PlatformHooks } from "./types.ts";
 import { vertexFamily, vertexShape } from "./vertex.ts";
 
@@ -64,10 +66,52 @@ export class PlatformProvider implements ProviderAdapter {
     return this.select(target.upstreamModel).complete(req, target, signal, report);
   }
 
+  /** Embeds through the platform's own embedding API for the model (./embeddings.ts). */
+  embed(
+    request: EmbeddingRequest,
+    target: Target,
+    signal: AbortSignal,
+    report?: CallReport,
+  ): Promise<EmbeddingResponse> {
+    return this.embedder(target.upstreamModel).embed(request, target, signal, report);
+  }
+
   async close(): Promise<void> {
     const closing = [...this.families.values()].map((family) => family.close());
     this.families.clear();
     await Promise.all(closing);
+  }
+
+  /**
+   * The transport of a model's embedding calls. A model without an embedding API here (a chat model,
+   * any model on Azure) fails as a provider that serves no embeddings: the next endpoint may be tried.
+   */
+  private embedder(model: string): HttpProvider {
+    const family = this.embeddingFamily(model);
+    if (!family) throw noEmbeddings(this.provider.id);
+    let adapter = this.families.get(family.name);
+    if (!adapter) {
+      // The family protocol is only the transport's frame: the codec makes every embedding call.
+      const protocol = { ...bedrockConverse, name: family.name, embeddings: family.codec };
+      adapter = new HttpProvider(this.provider, protocol, { ...family.hooks, auth: this.auth });
+      this.families.set(family.name, adapter);
+    }
+    return adapter;
+  }
+
+  private embeddingFamily(model: string): (PlatformEmbeddings & { hooks: PlatformHooks }) | undefined {
+    const { id } = this.provider;
+    const platform = this.platform;
+    switch (platform.kind) {
+      case "aws-bedrock": {
+        const embeddings = bedrockEmbeddings(model);
+        return embeddings && { ...embeddings, hooks: bedrockEmbeddingHooks(id) };
+      }
+      case "google-vertex":
+        return { ...vertexEmbeddings(model), hooks: { shape: vertexShape(id, platform, "gemini") } };
+      case "azure-openai":
+        return undefined;
+    }
   }
 
   /** The family a model is served by; Azure's by the client's protocol (Responses, else chat). */

@@ -3,6 +3,9 @@
 
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
+import { OAuth2Client } from "google-auth-library";
+import type { FakeGoogleTokens } from "../../fakes/platforms.ts";
 import { PAYG_KEY } from "../../support/gateway.ts";
 
 export function anthropicAt(gatewayUrl: string): Anthropic {
@@ -43,5 +46,30 @@ export function postMessages(gatewayUrl: string, body: object): Promise<Response
     method: "POST",
     headers: { "x-api-key": PAYG_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
     body: JSON.stringify(body),
+  });
+}
+
+/** The official @google/genai client on Vertex AI (`vertexai: true`) at the fake, holding a token its metadata server issued. */
+export async function vertexGenAI(
+  tokens: FakeGoogleTokens,
+  vertexUrl: string,
+  project: string,
+  location: string,
+): Promise<GoogleGenAI> {
+  const res = await fetch(
+    `http://${tokens.host}/computeMetadata/v1/instance/service-accounts/default/token`,
+    {
+      headers: { "metadata-flavor": "Google" },
+    },
+  );
+  const { access_token } = (await res.json()) as { access_token: string };
+  const authClient = new OAuth2Client();
+  authClient.setCredentials({ access_token, expiry_date: Date.now() + 3_600_000 });
+  return new GoogleGenAI({
+    vertexai: true,
+    project,
+    location,
+    googleAuthOptions: { authClient },
+    httpOptions: { baseUrl: vertexUrl, apiVersion: "v1" },
   });
 }

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { GoogleGenAI } from "@google/genai";
-import { OAuth2Client } from "google-auth-library";
 import OpenAI from "openai";
 import {
   type FakeGoogleTokens,
@@ -21,7 +20,7 @@ import {
 } from "../../fakes/platforms.ts";
 import { endpointsModel as model } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
-import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf } from "./asks.ts";
+import { anthropicAt, askClaudeWithBeta, postMessages, streamClaude, textOf, vertexGenAI } from "./asks.ts";
 
 const PROJECT = "acme-prod";
 const ADMIN_KEY = "sk-admin-vertex-test-0123456789";
@@ -93,22 +92,7 @@ const anthropic = () => anthropicAt(gw.url);
 const genai = () => new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
 
 test("the official @google/genai client (vertexai) speaks the fake's wire", async () => {
-  const res = await fetch(
-    `http://${tokens.host}/computeMetadata/v1/instance/service-accounts/default/token`,
-    {
-      headers: { "metadata-flavor": "Google" },
-    },
-  );
-  const { access_token } = (await res.json()) as { access_token: string };
-  const authClient = new OAuth2Client();
-  authClient.setCredentials({ access_token, expiry_date: Date.now() + 3_600_000 });
-  const ai = new GoogleGenAI({
-    vertexai: true,
-    project: PROJECT,
-    location: LOCATION,
-    googleAuthOptions: { authClient },
-    httpOptions: { baseUrl: vertex.url, apiVersion: "v1" },
-  });
+  const ai = await vertexGenAI(tokens, vertex.url, PROJECT, LOCATION);
   vertex.vendor.gemini!.script({ blocks: [{ type: "text", text: "vertex direct" }] });
   const answer = await ai.models.generateContent({ model: "gemini-2.5-pro", contents: "hi" });
   assert.equal(answer.text, "vertex direct");
