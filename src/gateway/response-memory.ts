@@ -12,6 +12,7 @@ import type { ContentSeal } from "../ledger/content-seal.ts";
 import type { ConversationStore } from "../ledger/conversations-types.ts";
 import { type ResponseStore, RUNNING_STATUSES, type StoredResponseRow } from "../ledger/responses-types.ts";
 import { responseObject } from "../protocols/openai-responses/output-items.ts";
+import { type SettingsEcho, settingsEcho } from "../protocols/openai-responses/settings-echo.ts";
 import { isObject } from "../protocols/shared/validate.ts";
 import type { EncodeContext } from "../protocols/types.ts";
 import { BackgroundRuns } from "./background.ts";
@@ -46,6 +47,8 @@ export interface Turn {
   truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
   rewritten?: Json;
+  /** The settings the response object repeats as the client sent them. */
+  settings: SettingsEcho;
 }
 
 /** The longest chain followed: deeper than any real conversation, short of a loop's cost. */
@@ -83,6 +86,7 @@ export class ResponseMemory {
       background: body.background === true,
       input: inputItems(body.input) ?? [],
       refers: false,
+      settings: settingsEcho(body),
     };
     const previous = body.previous_response_id;
     if (previous !== undefined && previous !== null && typeof previous !== "string")
@@ -325,6 +329,7 @@ export function memoryContext(turn: Turn): NonNullable<EncodeContext["memory"]> 
     conversationId: turn.conversationId,
     truncation: turn.truncate ? "auto" : "disabled",
     background: turn.background,
+    settings: turn.settings,
   };
 }
 
