@@ -16,6 +16,7 @@ import { type SettingsEcho, settingsEcho } from "../protocols/openai-responses/s
 import { isObject } from "../protocols/shared/validate.ts";
 import type { EncodeContext } from "../protocols/types.ts";
 import { BackgroundRuns } from "./background.ts";
+import { CompactionResponder, expandCompaction } from "./compaction.ts";
 import { Conversations, conversationNotFound, storedItem } from "./conversations.ts";
 import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
@@ -105,10 +106,20 @@ export class ResponseMemory {
     turn.refers =
       !!turn.previousResponseId ||
       !!turn.conversationId ||
-      turn.input.some((item) => item.type === "item_reference");
+      turn.input.some((item) => item.type === "item_reference" || item.type === "compaction");
     // `background` is this gateway's to serve: an upstream, relayed to, would answer it queued.
     if (turn.background && !turn.refers) turn.rewritten = withoutMemoryFields(body);
     return turn;
+  }
+
+  /**
+   * `POST /v1/responses/compact`: the responder that answers the summarising generation's result
+   * as the compacted window: the turn's input once its chain is put in, then the compaction item.
+   */
+  compactionResponder(out: Responder, accountId: string, turn: Turn): Responder {
+    const window = () =>
+      Array.isArray(turn.rewritten?.input) ? (turn.rewritten.input as Json[]) : turn.input;
+    return new CompactionResponder(out, this.seal, accountId, window);
   }
 
   /** A turn that refers to stored state: the chain or conversation and referenced items put in (`rewritten`). */
@@ -273,11 +284,18 @@ export class ResponseMemory {
       ]);
   }
 
-  /** `item_reference` items → the stored items; undefined when there were none. */
+  /**
+   * `item_reference` items → the stored items, `compaction` items → the summaries they seal
+   * (compaction.ts); undefined when there were none.
+   */
   private async resolveReferences(items: Json[], accountId: string): Promise<Json[] | undefined> {
-    if (!items.some((item) => item.type === "item_reference")) return undefined;
+    if (!items.some((item) => item.type === "item_reference" || item.type === "compaction")) return undefined;
     const resolved: Json[] = [];
     for (const [i, item] of items.entries()) {
+      if (item.type === "compaction") {
+        resolved.push(expandCompaction(item, `input[${i}]`, this.seal, accountId));
+        continue;
+      }
       if (item.type !== "item_reference") {
         resolved.push(item);
         continue;

@@ -5,68 +5,20 @@
 // upstream gives them, and with every echoed setting asked for.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Ajv, type ValidateFunction } from "ajv";
 import OpenAI from "openai-7";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { PAYG_KEY } from "../../support/gateway.ts";
+import { assertSchema } from "./schema.ts";
+import { startUpstreamGateway, UPSTREAM_MODELS, type UpstreamGateway } from "./upstreams.ts";
 
-const spec = JSON.parse(
-  readFileSync(new URL("../../fixtures/open-responses/openapi.json", import.meta.url), "utf8"),
-);
-// OpenAPI's `discriminator` and the spec's own keywords are annotations here: strict mode off.
-const ajv = new Ajv({ strict: false, allErrors: true });
-ajv.addSchema(spec, "spec");
-const responseResource = ajv.getSchema("spec#/components/schemas/ResponseResource")!;
-const streamEvent = ajv.compile({
-  $ref: "spec#/paths/~1responses/post/responses/200/content/text~1event-stream/schema",
-});
-
-function assertValid(validate: ValidateFunction, value: unknown, what: string): void {
-  assert.ok(
-    validate(value),
-    `${what}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 600)}`,
-  );
-}
-
-let gw: RunningGateway;
+let upstreams: UpstreamGateway;
 let client: OpenAI;
-const fakes: FakeUpstream[] = [];
 
 before(async () => {
-  const [anthropic, gemini, responses, chat] = await Promise.all([
-    startFakeUpstream("anthropic"),
-    startFakeUpstream("gemini"),
-    startFakeUpstream("openai-responses"),
-    startFakeUpstream("openai"),
-  ]);
-  fakes.push(anthropic, gemini, responses, chat);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-open-responses-"));
-  const config = baseConfig(dir, {
-    providers: [
-      fakeProvider("fa", anthropic),
-      fakeProvider("fg", gemini),
-      fakeProvider("fr", responses),
-      fakeProvider("fo", chat),
-    ],
-    models: [
-      fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" }),
-      fakeModel("fg/flash", ["fg"], { upstream: "gemini-2.5-flash" }),
-      fakeModel("fr/gpt", ["fr"], { upstream: "gpt-5" }),
-      fakeModel("fo/gpt", ["fo"], { upstream: "gpt-4.1" }),
-    ],
-  });
-  gw = await startGateway(config, { dir });
-  client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  upstreams = await startUpstreamGateway();
+  client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${upstreams.gw.url}/v1`, maxRetries: 0 });
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all(fakes.map((f) => f.close()));
-});
+after(() => upstreams?.close());
 
 const TOOLS: OpenAI.Responses.Tool[] = [
   {
@@ -98,17 +50,15 @@ function body(model: string, stream: boolean): OpenAI.Responses.ResponseCreatePa
   };
 }
 
-const MODELS = ["local/echo-1", "fa/claude", "fg/flash", "fo/gpt", "fr/gpt"];
-
 describe("response objects pass the Open Responses schema", () => {
-  for (const model of MODELS) {
+  for (const model of UPSTREAM_MODELS) {
     test(`${model}: create and retrieve`, async () => {
       const created = await client.responses.create(
         body(model, false) as OpenAI.Responses.ResponseCreateParamsNonStreaming,
       );
-      assertValid(responseResource, created, "create");
+      assertSchema("ResponseResource", created, "create");
       const retrieved = await client.responses.retrieve(created.id);
-      assertValid(responseResource, retrieved, "retrieve");
+      assertSchema("ResponseResource", retrieved, "retrieve");
       if (model === "fr/gpt") return; // a relay answers with the upstream's own object
       assert.equal(created.temperature, 0.5);
       assert.equal(created.top_p, 1);
@@ -132,7 +82,7 @@ describe("response objects pass the Open Responses schema", () => {
       const types: string[] = [];
       for await (const event of stream) {
         types.push(event.type);
-        assertValid(streamEvent, event, event.type);
+        assertSchema("StreamEvent", event, event.type);
       }
       assert.deepEqual(types.slice(0, 2), ["response.created", "response.in_progress"]);
       assert.equal(types.at(-1), "response.completed");
