@@ -207,7 +207,8 @@ export function verdicts(outcomes: ScenarioOutcome[], idle: IdleOutcome | undefi
       scenario.peer ||
       scenario.workers ||
       scenario.storage === "postgres" ||
-      scenario.kind === "embeddings"
+      scenario.kind === "embeddings" ||
+      scenario.kind === "memory"
     )
       continue;
     if (scenario.kind === "relay" && scenario.connections > 1) {
@@ -262,6 +263,14 @@ export function formatComparisons(outcomes: ScenarioOutcome[]): string {
   if (one && two)
     lines.push(
       `  --workers 2 against 1 worker (relay c=50): ${fixed(two / one, 2)}× the throughput (${fixed(two, 0)} vs ${fixed(one, 0)} req/s)`,
+    );
+  const plain = byName.get("responses-plain-c50");
+  const continued = byName.get("responses-continued-c50");
+  const [p, c] = [plain, continued].map((o) => (o ? figures(o.gatewayRuns) : undefined));
+  if (p && c)
+    lines.push(
+      `  previous_response_id turn against a plain stored turn (Responses, c=50): ${fixed(c.rps / p.rps, 2)}× the throughput ` +
+        `(${fixed(c.rps, 0)} vs ${fixed(p.rps, 0)} req/s), ${fixed(c.cpuMsPerRequest, 3)} vs ${fixed(p.cpuMsPerRequest, 3)} CPU ms/request`,
     );
   for (const o of outcomes.filter((x) => x.scenario.peer)) {
     const ours = rps(o.scenario.name.slice(`${o.scenario.peer}-`.length));
