@@ -163,7 +163,18 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
 
   fastify.get(
     `${ADMIN_PREFIX}/accounts`,
-    admin(async () => ({ data: (await store.listAccounts()).map(adminAccount) })),
+    admin(async () => {
+      const [accounts, stored] = await Promise.all([
+        store.listAccounts(),
+        store.responses.storedBytesByAccount(),
+      ]);
+      return {
+        data: accounts.map((account) => ({
+          ...adminAccount(account),
+          storedResponseBytes: stored.get(account.id) ?? 0,
+        })),
+      };
+    }),
   );
   fastify.get(
     `${ADMIN_PREFIX}/accounts/:id`,

@@ -160,4 +160,11 @@ export class PostgresResponses implements ResponseStore {
     );
     return Number(result.rows[0]?.bytes ?? 0);
   }
+
+  async storedBytesByAccount(): Promise<Map<string, number>> {
+    const result = await this.db.query(
+      `SELECT account_id, SUM(octet_length(content)) AS bytes FROM ${this.t("stored_responses")} GROUP BY account_id`,
+    );
+    return new Map(result.rows.map((row) => [String(row.account_id), Number(row.bytes)]));
+  }
 }

@@ -146,4 +146,13 @@ export class SqliteResponses implements ResponseStore {
       .get(accountId);
     return Number(row?.bytes ?? 0);
   }
+
+  async storedBytesByAccount(): Promise<Map<string, number>> {
+    const rows = this.db
+      .prepare(
+        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
+      )
+      .all() as Array<{ account_id: string; bytes: number }>;
+    return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
+  }
 }

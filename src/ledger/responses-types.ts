@@ -38,6 +38,8 @@ export interface ResponseStore {
   deleteResponses(idBefore: string, limit: number): Promise<number>;
   /** Stored content per account, in bytes of its stored text. */
   storedBytes(accountId: string): Promise<number>;
+  /** The same for every account that has stored responses, by account id (the dashboard's usage page). */
+  storedBytesByAccount(): Promise<Map<string, number>>;
   /** The status column, set only while it is one of `from`; false when it was not. */
   setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean>;
   /**

@@ -116,6 +116,8 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.equal(await store.responses.responseOfItem(old[2]!.itemIds[0]!, account), undefined);
         assert.ok(await store.responses.getResponse(fresh.id, account));
         assert.equal(await store.responses.storedBytes(account), Buffer.byteLength(fresh.content));
+        const byAccount = await store.responses.storedBytesByAccount();
+        assert.equal(byAccount.get(account), Buffer.byteLength(fresh.content));
       } finally {
         await store.close();
       }

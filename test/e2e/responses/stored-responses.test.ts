@@ -149,9 +149,19 @@ describe("stored responses on the local models", () => {
       });
       return ((await res.json()) as { storedResponseBytes: number }).storedResponseBytes;
     };
+    const listed = async () => {
+      const res = await fetch(`${gw.url}/api/v1/admin/accounts`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      const { data } = (await res.json()) as { data: Array<{ id: string; storedResponseBytes: number }> };
+      return data.find((account) => account.id === "other")!.storedResponseBytes;
+    };
     const before = await bytes();
     await other.responses.create({ model: "local/echo-1", input: "Count my bytes" });
-    assert.ok((await bytes()) > before);
+    const after = await bytes();
+    assert.ok(after > before);
+    // The list (the dashboard's usage page) says the same, from one grouped read.
+    assert.equal(await listed(), after);
   });
 
   test("delete: gone for retrieve, continuation and a second delete", async () => {
