@@ -11,7 +11,7 @@ import OpenAI from "openai";
 import { z } from "zod";
 import type { FakeUpstream } from "../../fakes/index.ts";
 import { fakeModel } from "../../support/config.ts";
-import { OTHER_KEY, PAYG_KEY, type RunningGateway } from "../../support/gateway.ts";
+import { OTHER_KEY, PAYG_KEY, type RunningGateway, SUB_KEY } from "../../support/gateway.ts";
 import { startUpstreamGateway, type UpstreamGateway } from "./upstreams.ts";
 
 let upstreams: UpstreamGateway;
@@ -162,6 +162,22 @@ describe("stored responses on the local models", () => {
     assert.ok(after > before);
     // The list (the dashboard's usage page) says the same, from one grouped read.
     assert.equal(await listed(), after);
+  });
+
+  test("a subscription key's stored responses carry no billing field, as its lookups carry none", async () => {
+    const sub = new OpenAI({ apiKey: SUB_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const created = await sub.responses.create({ model: "local/echo-1", input: "Bill me nothing" });
+    const retrieved = await sub.responses.retrieve(created.id);
+    const items = await sub.responses.inputItems.list(created.id);
+    const billing =
+      /"(cost|cost_details|credits|balance|ratingResponses|total_cost|upstream_inference_cost)"/;
+    for (const shown of [created, retrieved, items.data])
+      assert.doesNotMatch(JSON.stringify(shown), billing, JSON.stringify(shown));
+    const lookup = await fetch(`${gw.url}/api/v1/management/generation?id=${created.id}`, {
+      headers: { authorization: `Bearer ${SUB_KEY}` },
+    });
+    const record = (await lookup.json()) as Record<string, unknown>;
+    assert.equal(record.ratingResponses, undefined, "the lookup hides them too");
   });
 
   test("delete: gone for retrieve, continuation and a second delete", async () => {
