@@ -260,22 +260,16 @@ export class ResponseMemory {
     }
   }
 
-  /** Each earlier turn's input and output items, oldest first, without their ids. */
+  /** Each earlier turn's input and output items, oldest first, without their ids: one read of the store. */
   private async chain(id: string, accountId: string): Promise<Json[]> {
-    const turns: StoredContent[] = [];
-    for (let next: string | undefined = id; next && turns.length < MAX_CHAIN; ) {
-      const row = await this.store.getResponse(next, accountId);
-      if (!row) {
-        // The newest must exist; an older one gone (deleted, expired) ends the chain there.
-        if (turns.length > 0) break;
-        throw new GatewayError("invalid_request", `Previous response with id '${id}' not found.`, {
-          param: "previous_response_id",
-          code: "previous_response_not_found",
-        });
-      }
-      turns.push(this.open(row));
-      next = row.previousResponseId;
-    }
+    const rows = await this.store.getChain(id, accountId, MAX_CHAIN);
+    // The newest must exist; an older one gone (deleted, expired) ends the chain there.
+    if (rows.length === 0)
+      throw new GatewayError("invalid_request", `Previous response with id '${id}' not found.`, {
+        param: "previous_response_id",
+        code: "previous_response_not_found",
+      });
+    const turns = rows.map((row) => this.open(row));
     return turns
       .reverse()
       .flatMap(({ input, response }) => [

@@ -30,6 +30,12 @@ export interface ResponseStore {
   saveResponse(row: StoredResponseRow): Promise<void>;
   /** Only the account's own: another account's id is undefined, like an unknown one. */
   getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined>;
+  /**
+   * The response `id` and those it continues (`previous_response_id`, then theirs), newest first, at
+   * most `limit`: one query walking the primary key, the account's rows only. Empty when `id` is not
+   * the account's; a gap (an older response deleted) ends it there.
+   */
+  getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]>;
   /** False when the account has no such response. */
   deleteResponse(id: string, accountId: string): Promise<boolean>;
   /** The id of the account's stored response that holds the item, if any. */
