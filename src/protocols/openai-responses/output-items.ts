@@ -72,7 +72,7 @@ export function responseObject(
     top_p: request.topP ?? 1,
     truncation: ctx.memory?.truncation ?? "disabled",
     usage: fields.usage,
-    user: settings.user ?? request.user ?? null,
+    user: settings.user,
     metadata: settings.metadata,
     ...(ctx.memory?.conversationId ? { conversation: { id: ctx.memory.conversationId } } : {}),
   };

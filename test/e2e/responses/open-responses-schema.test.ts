@@ -68,6 +68,8 @@ describe("response objects pass the Open Responses schema", () => {
         [3, 2, "user-42", "weather-v1"],
       );
       assert.equal(created.service_tier, "default");
+      // `safety_identifier` is not `user`, though both reach the upstream as its end-user id.
+      assert.equal((created as { user?: unknown }).user, null);
       assert.deepEqual(created.metadata, { topic: "weather" });
       assert.equal(typeof created.completed_at, "number");
       if (model !== "local/echo-1" && model !== "fo/gpt")
