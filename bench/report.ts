@@ -208,7 +208,8 @@ export function verdicts(outcomes: ScenarioOutcome[], idle: IdleOutcome | undefi
       scenario.workers ||
       scenario.storage === "postgres" ||
       scenario.kind === "embeddings" ||
-      scenario.kind === "platform-relay"
+      scenario.kind === "platform-relay" ||
+      scenario.kind === "memory"
     )
       continue;
     if (scenario.kind === "relay" && scenario.connections > 1) {
@@ -273,6 +274,14 @@ export function formatComparisons(outcomes: ScenarioOutcome[]): string {
         `${fixed(bedrockFigures.cpuMsPerRequest / plainFigures.cpuMsPerRequest, 2)}× the gateway CPU per request ` +
         `(${fixed(bedrockFigures.cpuMsPerRequest, 3)} vs ${fixed(plainFigures.cpuMsPerRequest, 3)} ms; signing must not double it), ` +
         `${fixed(bedrockFigures.rps / plainFigures.rps, 2)}× the throughput`,
+    );
+  const storedPlain = byName.get("responses-plain-c50");
+  const continued = byName.get("responses-continued-c50");
+  const [p, c] = [storedPlain, continued].map((o) => (o ? figures(o.gatewayRuns) : undefined));
+  if (p && c)
+    lines.push(
+      `  previous_response_id turn against a plain stored turn (Responses, c=50): ${fixed(c.rps / p.rps, 2)}× the throughput ` +
+        `(${fixed(c.rps, 0)} vs ${fixed(p.rps, 0)} req/s), ${fixed(c.cpuMsPerRequest, 3)} vs ${fixed(p.cpuMsPerRequest, 3)} CPU ms/request`,
     );
   for (const o of outcomes.filter((x) => x.scenario.peer)) {
     const ours = rps(o.scenario.name.slice(`${o.scenario.peer}-`.length));

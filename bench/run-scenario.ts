@@ -48,8 +48,9 @@ export async function runLoadScenario(
   const proxyProblem = await checkAnswer(proxy, scenario.proxy);
   if (proxyProblem) throw new Error(`the bare proxy fails ${scenario.name}: ${proxyProblem}`);
   let target = gateway;
+  const request = target && scenario.prepare ? await scenario.prepare(target.url) : scenario.gateway;
   if (target) {
-    const problem = await checkAnswer(target, scenario.gateway, scenario.expect);
+    const problem = await checkAnswer(target, request, scenario.expect);
     if (problem) {
       outcome.skipped = `the gateway does not answer correctly (${problem}); proxy measured alone`;
       target = undefined;
@@ -68,13 +69,13 @@ export async function runLoadScenario(
   };
   progress("warming up");
   await warmUp(proxy, scenario.proxy);
-  if (target) await warmUp(target, scenario.gateway);
+  if (target) await warmUp(target, request);
   for (let round = 1; round <= opts.rounds; round++) {
     const p = await measure(proxy, scenario.proxy, { ...load, seconds: opts.seconds });
     outcome.proxyRuns.push(p);
     let g: RunResult | undefined;
     if (target) {
-      g = await measure(target, scenario.gateway, { ...load, seconds: opts.seconds });
+      g = await measure(target, request, { ...load, seconds: opts.seconds });
       outcome.gatewayRuns.push(g);
     }
     progress(

@@ -17,7 +17,7 @@ export interface LoadScenario {
    * embedding batch (read into the IR and written again) is reported against no target, and so is a
    * relay to a cloud platform (compared with the plain relay of its protocol: formatComparisons).
    */
-  kind: "relay" | "stream-relay" | "translated" | "embeddings" | "platform-relay";
+  kind: "relay" | "stream-relay" | "translated" | "embeddings" | "platform-relay" | "memory";
   /** How the upstream paces a streamed answer (see servers/upstream.ts). */
   pacing?: "turn" | "burst";
   /** `serve --workers N`; the gateway is then not pinned, so the workers can use every core. */
@@ -30,6 +30,8 @@ export interface LoadScenario {
   gateway: LoadRequest;
   /** How to tell a complete, correct answer from a broken one (checked once before measuring). */
   expect: string;
+  /** Made once the gateway runs, before anything is sent: the request to measure (`gateway` unused). */
+  prepare?: (gatewayUrl: string) => Promise<LoadRequest>;
 }
 
 const MESSAGES = [{ role: "user", content: "Hello" }];
@@ -62,6 +64,34 @@ const responses = (key: string, model: string): LoadRequest => ({
   headers: { ...JSON_TYPE, authorization: `Bearer ${key}` },
   body: JSON.stringify({ model, input: "Hello", max_output_tokens: 1024, stream: true }),
 });
+
+/** A whole Responses turn (stored, OpenAI's default), continuing `previous` when given. */
+const responsesTurn = (key: string, model: string, previous?: string): LoadRequest => ({
+  path: "/v1/responses",
+  headers: { ...JSON_TYPE, authorization: `Bearer ${key}` },
+  body: JSON.stringify({
+    model,
+    input: "Hello",
+    max_output_tokens: 1024,
+    ...(previous ? { previous_response_id: previous } : {}),
+  }),
+});
+
+/**
+ * A turn that continues a stored response: the response is made first (a three-turn chain, as an
+ * agent's run has), then every measured request continues its last turn.
+ */
+async function continuedTurn(gatewayUrl: string): Promise<LoadRequest> {
+  let previous: string | undefined;
+  for (let turn = 0; turn < 3; turn++) {
+    const req = responsesTurn(BENCH_KEY, MODELS.chat.id, previous);
+    const res = await fetch(gatewayUrl + req.path, { method: "POST", headers: req.headers, body: req.body });
+    if (res.status !== 200)
+      throw new Error(`the chain's turn ${turn} failed: HTTP ${res.status} ${await res.text()}`);
+    previous = ((await res.json()) as { id: string }).id;
+  }
+  return responsesTurn(BENCH_KEY, MODELS.chat.id, previous);
+}
 
 /** A 16-text batch to `/v1/embeddings`, as a retrieval pipeline sends its chunks. */
 const embeddings = (key: string, model: string): LoadRequest => ({
@@ -187,6 +217,29 @@ export const LOAD_SCENARIOS: LoadScenario[] = [
     proxy: embeddings(UPSTREAM_KEY, MODELS.embed.upstream),
     gateway: embeddings(BENCH_KEY, MODELS.embed.id),
     expect: '"object":"list"',
+  },
+  // The stored responses' price: a plain stored turn against one that continues a three-turn chain
+  // (each read back before the call). Reported side by side, without a target.
+  {
+    name: "responses-plain-c50",
+    title: "Responses client → chat upstream, non-streamed, stored, c=50",
+    kind: "memory",
+    connections: 50,
+    storage: "sqlite",
+    proxy: chat(UPSTREAM_KEY, MODELS.chat.upstream, false),
+    gateway: responsesTurn(BENCH_KEY, MODELS.chat.id),
+    expect: '"status":"completed"',
+  },
+  {
+    name: "responses-continued-c50",
+    title: "Responses client → chat upstream, non-streamed, stored, continuing a 3-turn chain, c=50",
+    kind: "memory",
+    connections: 50,
+    storage: "sqlite",
+    proxy: chat(UPSTREAM_KEY, MODELS.chat.upstream, false),
+    gateway: responsesTurn(BENCH_KEY, MODELS.chat.id),
+    prepare: continuedTurn,
+    expect: '"status":"completed"',
   },
   {
     name: "relay-c50-postgres",

@@ -165,7 +165,7 @@ export const openApiDocument = {
           createdAt: { type: "string" },
           storedResponseBytes: {
             type: "integer",
-            description: "Bytes of the account's stored responses (one account's view only).",
+            description: "Bytes of the account's stored responses, as the store keeps them (sealed or not).",
           },
         },
       },

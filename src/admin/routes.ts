@@ -168,9 +168,17 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
   fastify.get(
     `${ADMIN_PREFIX}/accounts`,
     admin(async () => {
-      const accounts = await store.listAccounts();
+      const [accounts, stored] = await Promise.all([
+        store.listAccounts(),
+        store.responses.storedBytesByAccount(),
+      ]);
       const held = await Promise.all(accounts.map((a) => heldBy(deps, { accountId: a.id })));
-      return { data: accounts.map((a, i) => adminAccount(a, held[i])) };
+      return {
+        data: accounts.map((account, i) => ({
+          ...adminAccount(account, held[i]),
+          storedResponseBytes: stored.get(account.id) ?? 0,
+        })),
+      };
     }),
   );
   fastify.get(

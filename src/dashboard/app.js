@@ -36,6 +36,7 @@ const fmt = {
   int: (n) => (n ?? 0).toLocaleString("en-US"),
   ms: (n) => (n === null || n === undefined ? "—" : `${n.toLocaleString("en-US")} ms`),
   pct: (x) => `${((x ?? 0) * 100).toFixed(1)} %`,
+  bytes: (n) => `${(n ?? 0).toLocaleString("en-US")} B`,
   usd: (s) => (s === null || s === undefined ? "—" : `$${s}`),
   time: (iso) => (iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 19) : "—"),
 };
@@ -104,6 +105,10 @@ window.addEventListener("hashchange", show);
 const charts = new Map();
 
 async function overview() {
+  await Promise.all([usage(), storedResponses()]);
+}
+
+async function usage() {
   const days = Number($("#range").value);
   const from = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
   const data = await api(`/overview?from=${from}`);
@@ -137,6 +142,24 @@ async function overview() {
   ]);
 }
 
+/** What each account's stored responses hold (docs/responses.md), largest first. */
+async function storedResponses() {
+  const { data } = await api("/accounts");
+  const rows = data
+    .filter((a) => a.storedResponseBytes > 0)
+    .sort((a, b) => b.storedResponseBytes - a.storedResponseBytes);
+  $("#stored tbody").replaceChildren(
+    ...rows.map((a) =>
+      el(
+        "tr",
+        { "data-account": a.id },
+        el("td", { class: "mono" }, a.id),
+        el("td", { class: "bytes" }, fmt.bytes(a.storedResponseBytes)),
+      ),
+    ),
+  );
+}
+
 function chart(name, x, series) {
   charts.get(name)?.destroy();
   const target = $(`#chart-${name}`);
@@ -156,7 +179,7 @@ function chart(name, x, series) {
   charts.set(name, new uPlot(options, [x, ...series.map(([, values]) => values)], target));
 }
 
-$("#range").addEventListener("change", () => overview().catch(console.error));
+$("#range").addEventListener("change", () => usage().catch(console.error));
 
 // ── generations ─────────────────────────────────────────────────────────────────────────────────
 

@@ -18,6 +18,7 @@ import type { Answered } from "../routing/attempts.ts";
 import type { LatencySample } from "../routing/health.ts";
 import { Router } from "../routing/router.ts";
 import type { RequestTrace, Tracing } from "../telemetry/tracing.ts";
+import { compactionBody } from "./compaction.ts";
 import type { CreditCheck } from "./credit.ts";
 import { embeddingJob } from "./embeddings.ts";
 import { errorAnswer } from "./error-answer.ts";
@@ -48,6 +49,8 @@ export interface InferenceInput {
   pathStream?: boolean;
   /** An embedding request (src/gateway/embeddings.ts); `single`: Gemini's `:embedContent`. */
   embed?: { single: boolean };
+  /** `POST /v1/responses/compact` (src/gateway/compaction.ts). */
+  compact?: true;
 }
 
 export interface GatewayDeps {
@@ -116,11 +119,14 @@ export class InferencePipeline {
       input.body = undefined;
       let json = parseBody(rawBody);
       if (json instanceof Promise) json = await json;
+      // A compaction is a generation that summarises the window it is given.
+      if (input.compact) json = compactionBody(json);
       // A continuation becomes the whole input here, before decoding: every route sends it alike.
       const turn = face === "openai-responses" && !input.embed ? this.deps.memory?.turnOf(json) : undefined;
       // Only a request that refers to stored state waits for the store.
       if (turn?.refers)
         await this.deps.memory?.resolve(turn, json as Record<string, unknown>, caller.accountId);
+      if (input.compact && turn) out = this.deps.memory!.compactionResponder(out, caller.accountId, turn);
       if (turn?.rewritten) {
         json = turn.rewritten;
         rawBody = JSON.stringify(json);

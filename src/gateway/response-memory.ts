@@ -12,9 +12,11 @@ import type { ContentSeal } from "../ledger/content-seal.ts";
 import type { ConversationStore } from "../ledger/conversations-types.ts";
 import { type ResponseStore, RUNNING_STATUSES, type StoredResponseRow } from "../ledger/responses-types.ts";
 import { responseObject } from "../protocols/openai-responses/output-items.ts";
+import { type SettingsEcho, settingsEcho } from "../protocols/openai-responses/settings-echo.ts";
 import { isObject } from "../protocols/shared/validate.ts";
 import type { EncodeContext } from "../protocols/types.ts";
 import { BackgroundRuns } from "./background.ts";
+import { CompactionResponder, expandCompaction } from "./compaction.ts";
 import { Conversations, conversationNotFound, storedItem } from "./conversations.ts";
 import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
@@ -46,6 +48,8 @@ export interface Turn {
   truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
   rewritten?: Json;
+  /** The settings the response object repeats as the client sent them. */
+  settings: SettingsEcho;
 }
 
 /** The longest chain followed: deeper than any real conversation, short of a loop's cost. */
@@ -83,6 +87,7 @@ export class ResponseMemory {
       background: body.background === true,
       input: inputItems(body.input) ?? [],
       refers: false,
+      settings: settingsEcho(body),
     };
     const previous = body.previous_response_id;
     if (previous !== undefined && previous !== null && typeof previous !== "string")
@@ -101,10 +106,20 @@ export class ResponseMemory {
     turn.refers =
       !!turn.previousResponseId ||
       !!turn.conversationId ||
-      turn.input.some((item) => item.type === "item_reference");
+      turn.input.some((item) => item.type === "item_reference" || item.type === "compaction");
     // `background` is this gateway's to serve: an upstream, relayed to, would answer it queued.
     if (turn.background && !turn.refers) turn.rewritten = withoutMemoryFields(body);
     return turn;
+  }
+
+  /**
+   * `POST /v1/responses/compact`: the responder that answers the summarising generation's result
+   * as the compacted window: the turn's input once its chain is put in, then the compaction item.
+   */
+  compactionResponder(out: Responder, accountId: string, turn: Turn): Responder {
+    const window = () =>
+      Array.isArray(turn.rewritten?.input) ? (turn.rewritten.input as Json[]) : turn.input;
+    return new CompactionResponder(out, this.seal, accountId, window);
   }
 
   /** A turn that refers to stored state: the chain or conversation and referenced items put in (`rewritten`). */
@@ -245,22 +260,16 @@ export class ResponseMemory {
     }
   }
 
-  /** Each earlier turn's input and output items, oldest first, without their ids. */
+  /** Each earlier turn's input and output items, oldest first, without their ids: one read of the store. */
   private async chain(id: string, accountId: string): Promise<Json[]> {
-    const turns: StoredContent[] = [];
-    for (let next: string | undefined = id; next && turns.length < MAX_CHAIN; ) {
-      const row = await this.store.getResponse(next, accountId);
-      if (!row) {
-        // The newest must exist; an older one gone (deleted, expired) ends the chain there.
-        if (turns.length > 0) break;
-        throw new GatewayError("invalid_request", `Previous response with id '${id}' not found.`, {
-          param: "previous_response_id",
-          code: "previous_response_not_found",
-        });
-      }
-      turns.push(this.open(row));
-      next = row.previousResponseId;
-    }
+    const rows = await this.store.getChain(id, accountId, MAX_CHAIN);
+    // The newest must exist; an older one gone (deleted, expired) ends the chain there.
+    if (rows.length === 0)
+      throw new GatewayError("invalid_request", `Previous response with id '${id}' not found.`, {
+        param: "previous_response_id",
+        code: "previous_response_not_found",
+      });
+    const turns = rows.map((row) => this.open(row));
     return turns
       .reverse()
       .flatMap(({ input, response }) => [
@@ -269,11 +278,18 @@ export class ResponseMemory {
       ]);
   }
 
-  /** `item_reference` items → the stored items; undefined when there were none. */
+  /**
+   * `item_reference` items → the stored items, `compaction` items → the summaries they seal
+   * (compaction.ts); undefined when there were none.
+   */
   private async resolveReferences(items: Json[], accountId: string): Promise<Json[] | undefined> {
-    if (!items.some((item) => item.type === "item_reference")) return undefined;
+    if (!items.some((item) => item.type === "item_reference" || item.type === "compaction")) return undefined;
     const resolved: Json[] = [];
     for (const [i, item] of items.entries()) {
+      if (item.type === "compaction") {
+        resolved.push(expandCompaction(item, `input[${i}]`, this.seal, accountId));
+        continue;
+      }
       if (item.type !== "item_reference") {
         resolved.push(item);
         continue;
@@ -325,6 +341,7 @@ export function memoryContext(turn: Turn): NonNullable<EncodeContext["memory"]> 
     conversationId: turn.conversationId,
     truncation: turn.truncate ? "auto" : "disabled",
     background: turn.background,
+    settings: turn.settings,
   };
 }
 

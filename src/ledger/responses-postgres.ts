@@ -93,6 +93,23 @@ export class PostgresResponses implements ResponseStore {
     return row && storedResponse(row);
   }
 
+  async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
+    const table = this.t("stored_responses");
+    const result = await this.db.query(
+      `WITH RECURSIVE chain AS (
+         SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
+           FROM ${table} WHERE id = $1 AND account_id = $2
+         UNION ALL
+         SELECT r.id, r.account_id, r.created_at, r.model, r.status, r.previous_response_id, r.content, r.owner, chain.depth + 1
+           FROM ${table} r JOIN chain ON r.id = chain.previous_response_id AND r.account_id = chain.account_id
+          WHERE chain.depth < $3
+       )
+       SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
+      [id, accountId, limit],
+    );
+    return result.rows.map(storedResponse);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.db.transaction(async (client) => {
       const result = await client.query(
@@ -159,5 +176,12 @@ export class PostgresResponses implements ResponseStore {
       [accountId],
     );
     return Number(result.rows[0]?.bytes ?? 0);
+  }
+
+  async storedBytesByAccount(): Promise<Map<string, number>> {
+    const result = await this.db.query(
+      `SELECT account_id, SUM(octet_length(content)) AS bytes FROM ${this.t("stored_responses")} GROUP BY account_id`,
+    );
+    return new Map(result.rows.map((row) => [String(row.account_id), Number(row.bytes)]));
   }
 }

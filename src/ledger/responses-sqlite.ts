@@ -81,6 +81,23 @@ export class SqliteResponses implements ResponseStore {
     return row && storedResponse(row);
   }
 
+  async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
+    const rows = this.db
+      .prepare(
+        `WITH RECURSIVE chain AS (
+           SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
+             FROM stored_responses WHERE id = ? AND account_id = ?
+           UNION ALL
+           SELECT r.id, r.account_id, r.created_at, r.model, r.status, r.previous_response_id, r.content, r.owner, chain.depth + 1
+             FROM stored_responses r JOIN chain ON r.id = chain.previous_response_id AND r.account_id = chain.account_id
+            WHERE chain.depth < ?
+         )
+         SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
+      )
+      .all(id, accountId, limit);
+    return rows.map(storedResponse);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.transaction(() => {
       const { changes } = this.db
@@ -145,5 +162,14 @@ export class SqliteResponses implements ResponseStore {
       )
       .get(accountId);
     return Number(row?.bytes ?? 0);
+  }
+
+  async storedBytesByAccount(): Promise<Map<string, number>> {
+    const rows = this.db
+      .prepare(
+        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
+      )
+      .all() as Array<{ account_id: string; bytes: number }>;
+    return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }
 }

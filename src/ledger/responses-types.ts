@@ -30,6 +30,12 @@ export interface ResponseStore {
   saveResponse(row: StoredResponseRow): Promise<void>;
   /** Only the account's own: another account's id is undefined, like an unknown one. */
   getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined>;
+  /**
+   * The response `id` and those it continues (`previous_response_id`, then theirs), newest first, at
+   * most `limit`: one query walking the primary key, the account's rows only. Empty when `id` is not
+   * the account's; a gap (an older response deleted) ends it there.
+   */
+  getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]>;
   /** False when the account has no such response. */
   deleteResponse(id: string, accountId: string): Promise<boolean>;
   /** The id of the account's stored response that holds the item, if any. */
@@ -38,6 +44,8 @@ export interface ResponseStore {
   deleteResponses(idBefore: string, limit: number): Promise<number>;
   /** Stored content per account, in bytes of its stored text. */
   storedBytes(accountId: string): Promise<number>;
+  /** The same for every account that has stored responses, by account id (the dashboard's usage page). */
+  storedBytesByAccount(): Promise<Map<string, number>>;
   /** The status column, set only while it is one of `from`; false when it was not. */
   setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean>;
   /**

@@ -9,6 +9,7 @@ import type { FinishReason, Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { RequestFields } from "./openai-chat/request-fields.ts";
+import type { SettingsEcho } from "./openai-responses/settings-echo.ts";
 import type { DroppedField } from "./shared/dropped-fields.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 import type { Refusal } from "./shared/refused-members.ts";
@@ -47,6 +48,8 @@ export interface EncodeContext {
     conversationId?: string;
     truncation: "auto" | "disabled";
     background?: boolean;
+    /** The settings the answer repeats that the IR has no place for (openai-responses/settings-echo.ts). */
+    settings?: SettingsEcho;
   };
   /**
    * A relay's id/model edits, made once per generation and model, and the opening of the stream's

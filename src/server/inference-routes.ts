@@ -23,16 +23,19 @@ export interface InferenceRoute {
   count?: boolean;
   /** An embedding endpoint (src/gateway/embeddings.ts); `single`: Gemini's `:embedContent`. */
   embed?: { single: boolean };
+  /** `POST /v1/responses/compact`: a generation answered as the compacted window. */
+  compact?: true;
   /** A content-generation path with an unknown method: answered 404 in that protocol. */
   error?: GatewayError;
 }
 
 /** The inference endpoints at fixed paths (their protocol is the path's: protocolOfPath). */
-const FIXED_PATHS = new Map<string, "infer" | "count" | "embed">([
+const FIXED_PATHS = new Map<string, "infer" | "count" | "embed" | "compact">([
   ["/v1/chat/completions", "infer"],
   ["/v1/embeddings", "embed"],
   ["/v1/messages", "infer"],
   ["/v1/responses", "infer"],
+  ["/v1/responses/compact", "compact"],
   ["/v1/messages/count_tokens", "count"],
   ["/v1/responses/input_tokens", "count"],
 ]);
@@ -49,6 +52,7 @@ export function inferenceRoute(
   if (fixed) {
     const face = protocolOfPath(path);
     if (fixed === "count") return { face, count: true };
+    if (fixed === "compact") return { face, compact: true };
     return fixed === "embed" ? { face, embed: { single: false } } : { face };
   }
   const prefix = contentGenerationPrefix(path);
@@ -121,6 +125,7 @@ export function serveInference(
           pathStream: route.pathStream,
         };
         if (route.embed) input.embed = route.embed;
+        if (route.compact) input.compact = true;
         const out = new HttpResponder(req, res);
         if (route.count) return server.counter.handle(route.face, input, out);
         return server.pipeline.handle(route.face, input, out);

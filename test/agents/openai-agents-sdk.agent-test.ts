@@ -1,7 +1,8 @@
 // The OpenAI Agents SDK (the pinned @openai/agents) in its default mode, the Responses API, with
 // the gateway as its OpenAI base URL: an agent with one function tool runs its loop (the model
 // calls the tool, the SDK runs it and sends the output back, the model answers), streamed and not,
-// against the local models and against a fake upstream of each protocol.
+// against the local models and against a fake upstream of each protocol; and a second run continues
+// the first by `previousResponseId`, the gateway putting the stored chain back in.
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -157,5 +158,33 @@ describe("the Agents SDK through the gateway to a fake upstream of each protocol
         assert.match(results[0].text, /Oslo: 4C and snowing/);
       });
     }
+  }
+});
+
+describe("the Agents SDK continues a run with previousResponseId (stored responses)", () => {
+  for (const upstream of UPSTREAMS) {
+    test(`${upstream} upstream: the second run sends only its new items and the upstream gets the whole history`, async () => {
+      const fake = fakes[upstream];
+      fake.reset();
+      fake.script(
+        { blocks: [{ type: "tool_call", id: "call_oslo_2", name: "get_weather", args: { city: "Oslo" } }] },
+        { blocks: [{ type: "text", text: "Wear a coat and boots." }] },
+        { blocks: [{ type: "text", text: "Bring gloves too." }] },
+      );
+      const first = await runAgent(modelOf(upstream), false);
+      checkLoop(first);
+      assert.ok(first.lastResponseId, "the first run names its last response");
+      paths.length = 0;
+      bodies.length = 0;
+      const agent = new agents.Agent({ name: "Weather", instructions: "Answer.", model: modelOf(upstream) });
+      const second = await runner.run(agent, "Anything else?", { previousResponseId: first.lastResponseId });
+      assert.equal(second.finalOutput, "Bring gloves too.");
+      // The SDK sent the id and its new message only; the gateway put the stored chain in.
+      assert.equal(bodies[0].previous_response_id, first.lastResponseId);
+      assert.equal(JSON.stringify(bodies[0].input).includes("Oslo"), false, JSON.stringify(bodies[0].input));
+      const history = JSON.stringify(fake.requests.at(-1)!.body);
+      for (const part of ["Use get_weather", "4C and snowing", "Wear a coat and boots.", "Anything else?"])
+        assert.ok(history.includes(part), `${part} reached the upstream: ${history}`);
+    });
   }
 });

@@ -331,6 +331,8 @@ describe("keys and accounts", () => {
     assert.equal(after.body.balance, "0.3");
     assert.equal((await admin("/accounts/credits-acct")).body.balance, "0.3");
     assert.equal((await admin("/accounts/credits-acct")).body.storedResponseBytes, 0);
+    const listed = (await admin("/accounts")).body.data.find((a: { id: string }) => a.id === "credits-acct");
+    assert.equal(listed.storedResponseBytes, 0);
     assert.equal(
       (await admin("/accounts/nobody/credit", { method: "POST", body: JSON.stringify({ amount: "1" }) }))
         .status,

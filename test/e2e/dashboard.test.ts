@@ -165,6 +165,18 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
   await page.locator("#providers .state-closed").first().waitFor();
   await shot(page, "6-providers");
 
+  // A stored response: its bytes show on the overview, as the admin API counts them.
+  await sdk(PAYG_KEY).responses.create({ model: "local/echo-1", input: "kept for the usage page" });
+  const acme = (await (
+    await fetch(`${gw.url}/api/v1/admin/accounts/acme`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+  ).json()) as { storedResponseBytes: number };
+  assert.ok(acme.storedResponseBytes > 0);
+  await page.goto(`${gw.url}/dashboard#overview`);
+  const stored = page.locator('#stored tr[data-account="acme"] .bytes');
+  await stored.waitFor();
+  assert.equal(await stored.textContent(), `${acme.storedResponseBytes.toLocaleString("en-US")} B`);
+  await shot(page, "7-stored-responses");
+
   await page.click("#logout");
   await page.locator("#admin-key").waitFor();
   assert.equal((await fetch(`${gw.url}/api/v1/admin/keys`)).status, 401);

@@ -372,11 +372,20 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
       rng.chance(0.5)
         ? oddValue(rng)
         : [rng.chance(0.5) ? oddValue(rng) : { type: "message", role: "user", content: oddValue(rng) }];
+    // A compaction item: ours in shape (a `swc1.` prefix), never in content.
+    const compaction = () => ({
+      type: "compaction",
+      encrypted_content: rng.chance(0.5) ? `swc1.${rng.pick(STRINGS)}` : oddValue(rng),
+    });
     const continuation = () => ({
       model: "local/echo-1",
-      input: rng.chance(0.7)
+      input: rng.chance(0.6)
         ? "hi"
-        : [{ type: "item_reference", id: rng.chance(0.5) ? id() : oddValue(rng) }],
+        : [
+            rng.chance(0.5)
+              ? { type: "item_reference", id: rng.chance(0.5) ? id() : oddValue(rng) }
+              : compaction(),
+          ],
       ...rng.pick([
         { previous_response_id: rng.chance(0.5) ? rng.pick(STRINGS) : oddValue(rng) },
         { conversation: rng.chance(0.5) ? { id: oddValue(rng) } : oddValue(rng) },
@@ -384,8 +393,18 @@ const GENERATORS: Record<string, (rng: Rng, world: CaseWorld) => Generated> = {
         { truncation: oddValue(rng) },
       ]),
     });
+    const compact = () =>
+      rng.chance(0.1)
+        ? oddValue(rng)
+        : {
+            model: rng.chance(0.8) ? "local/echo-1" : oddValue(rng),
+            input: rng.pick(["hi", oddValue(rng), [compaction()], undefined]),
+            ...(rng.chance(0.3) ? { previous_response_id: rng.chance(0.5) ? id() : oddValue(rng) } : {}),
+            ...(rng.chance(0.2) ? { instructions: oddValue(rng) } : {}),
+          };
     const [method, path, body] = rng.pick<[string, string, unknown]>([
       ["POST", "/v1/responses", continuation()],
+      ["POST", "/v1/responses/compact", compact()],
       ["GET", `/v1/responses/${id()}?${query()}`, undefined],
       ["DELETE", `/v1/responses/${id()}`, undefined],
       ["POST", `/v1/responses/${id()}/cancel`, undefined],

@@ -33,6 +33,29 @@ function row(accountId: string, overrides: Partial<StoredResponseRow> = {}): Sto
 
 function contract(name: string, open: () => Promise<Store>): void {
   describe(`stored responses on ${name}`, () => {
+    test("a chain is read newest first in one query: the account's rows only, to a gap or the limit", async () => {
+      const store = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const first = row(account);
+        const second = row(account, { previousResponseId: first.id });
+        const third = row(account, { previousResponseId: second.id });
+        const strangers = row("acct-other", { previousResponseId: third.id });
+        for (const r of [first, second, third, strangers]) await store.responses.saveResponse(r);
+        const ids = async (id: string, accountId: string, limit = 100) =>
+          (await store.responses.getChain(id, accountId, limit)).map((r) => r.id);
+        assert.deepEqual(await ids(third.id, account), [third.id, second.id, first.id]);
+        assert.deepEqual(await ids(third.id, account, 2), [third.id, second.id]);
+        assert.deepEqual(await ids(third.id, "acct-other"), []);
+        // Another account's response naming ours as its previous one reaches none of ours.
+        assert.deepEqual(await ids(strangers.id, "acct-other"), [strangers.id]);
+        await store.responses.deleteResponse(second.id, account);
+        assert.deepEqual(await ids(third.id, account), [third.id]);
+      } finally {
+        await store.close();
+      }
+    });
+
     test("a run's status moves only from the statuses given; runs of a process gone are failed", async () => {
       const store = await open();
       try {
@@ -116,6 +139,8 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.equal(await store.responses.responseOfItem(old[2]!.itemIds[0]!, account), undefined);
         assert.ok(await store.responses.getResponse(fresh.id, account));
         assert.equal(await store.responses.storedBytes(account), Buffer.byteLength(fresh.content));
+        const byAccount = await store.responses.storedBytesByAccount();
+        assert.equal(byAccount.get(account), Buffer.byteLength(fresh.content));
       } finally {
         await store.close();
       }

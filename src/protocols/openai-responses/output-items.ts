@@ -10,6 +10,7 @@ import { citationSpans } from "../shared/openai-annotations.ts";
 import { startsAt } from "../shared/text.ts";
 import type { EncodeContext } from "../types.ts";
 import { reasoningItem } from "./reasoning-item.ts";
+import { settingsEcho } from "./settings-echo.ts";
 import type {
   WireCustomToolCallItem,
   WireFunctionCallItem,
@@ -33,6 +34,7 @@ export function responseObject(
     Partial<Pick<WireResponse, "completed_at" | "incomplete_details" | "error">>,
 ): WireResponse {
   const request = ctx.request;
+  const settings = ctx.memory?.settings ?? settingsEcho(undefined);
   return {
     id: ctx.id,
     object: "response",
@@ -42,15 +44,23 @@ export function responseObject(
     completed_at: fields.completed_at ?? null,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete_details ?? null,
-    instructions: null,
+    instructions: settings.instructions,
     max_output_tokens: request.maxOutputTokens ?? null,
+    max_tool_calls: settings.max_tool_calls,
     model: ctx.model,
     output: fields.output,
     parallel_tool_calls: request.parallelToolCalls ?? true,
     previous_response_id: ctx.memory?.previousResponseId ?? null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoningSummary ?? null },
+    prompt_cache_key: settings.prompt_cache_key,
+    reasoning: settings.reasoning ?? {
+      effort: request.reasoning?.effort ?? null,
+      summary: request.reasoningSummary ?? null,
+    },
+    safety_identifier: settings.safety_identifier,
+    service_tier: settings.service_tier,
     store: ctx.memory?.store ?? false,
-    temperature: request.temperature ?? null,
+    // OpenAI's defaults, which every upstream's sampling also starts from when none is sent.
+    temperature: request.temperature ?? 1,
     // The Responses API takes no penalties, and its answers say 0 for each (OpenRouter's SDK
     // requires both members).
     frequency_penalty: request.frequencyPenalty ?? 0,
@@ -58,10 +68,12 @@ export function responseObject(
     text: { format: textFormat(request) },
     tool_choice: toolChoice(request),
     tools: toolsEcho(request),
-    top_p: request.topP ?? null,
+    top_logprobs: settings.top_logprobs,
+    top_p: request.topP ?? 1,
     truncation: ctx.memory?.truncation ?? "disabled",
     usage: fields.usage,
-    metadata: {},
+    user: settings.user,
+    metadata: settings.metadata,
     ...(ctx.memory?.conversationId ? { conversation: { id: ctx.memory.conversationId } } : {}),
   };
 }

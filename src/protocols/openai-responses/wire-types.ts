@@ -97,24 +97,30 @@ export interface WireResponse {
   completed_at: number | null;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: "max_output_tokens" | "content_filter" } | null;
-  instructions: string | null;
+  instructions: unknown;
   max_output_tokens: number | null;
+  max_tool_calls: number | null;
   model: string;
   output: WireOutputItem[];
   parallel_tool_calls: boolean;
   previous_response_id: string | null;
+  prompt_cache_key: string | null;
   reasoning: { effort: string | null; summary: string | null };
+  safety_identifier: string | null;
+  service_tier: string;
   store: boolean;
   /** The conversation the response belongs to, when it has one. */
   conversation?: { id: string };
-  temperature: number | null;
+  temperature: number;
   frequency_penalty: number;
   presence_penalty: number;
   text: { format: Record<string, unknown> };
   tool_choice: unknown;
   tools: unknown[];
-  top_p: number | null;
+  top_logprobs: number;
+  top_p: number;
   truncation: "auto" | "disabled";
   usage: WireUsage | null;
-  metadata: Record<string, string>;
+  user: string | null;
+  metadata: Record<string, unknown>;
 }

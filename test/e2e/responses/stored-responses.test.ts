@@ -4,18 +4,17 @@
 // fake), store: false, input_items paging, delete, item_reference, and another account's ids.
 
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { z } from "zod";
-import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
-import { fakeModel, fakeProvider } from "../../support/config.ts";
-import { baseConfig, OTHER_KEY, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import type { FakeUpstream } from "../../fakes/index.ts";
+import { fakeModel } from "../../support/config.ts";
+import { OTHER_KEY, PAYG_KEY, type RunningGateway, SUB_KEY } from "../../support/gateway.ts";
+import { startUpstreamGateway, type UpstreamGateway } from "./upstreams.ts";
 
+let upstreams: UpstreamGateway;
 let gw: RunningGateway;
 let client: OpenAI;
 let other: OpenAI;
@@ -26,26 +25,9 @@ let chat: FakeUpstream;
 const ADMIN_KEY = "sk-admin-stored-0123456789abcdef";
 
 before(async () => {
-  [anthropic, gemini, responses, chat] = await Promise.all([
-    startFakeUpstream("anthropic"),
-    startFakeUpstream("gemini"),
-    startFakeUpstream("openai-responses"),
-    startFakeUpstream("openai"),
-  ]);
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-stored-"));
-  const config = baseConfig(dir, {
-    admin: { keys: [ADMIN_KEY] },
-    providers: [
-      fakeProvider("fa", anthropic),
-      fakeProvider("fg", gemini),
-      fakeProvider("fr", responses),
-      fakeProvider("fo", chat),
-    ],
+  upstreams = await startUpstreamGateway({
+    config: { admin: { keys: [ADMIN_KEY] } },
     models: [
-      fakeModel("fa/claude", ["fa"], { upstream: "claude-sonnet-4-5" }),
-      fakeModel("fg/flash", ["fg"], { upstream: "gemini-2.5-flash" }),
-      fakeModel("fr/gpt", ["fr"], { upstream: "gpt-5" }),
-      fakeModel("fo/gpt", ["fo"], { upstream: "gpt-4.1" }),
       {
         ...fakeModel("fa/small", ["fa"], { upstream: "claude-haiku-4-5" }),
         context_length: 80,
@@ -55,14 +37,11 @@ before(async () => {
       { id: "local/echo-1", context_length: 300, max_output_tokens: 100 },
     ],
   });
-  gw = await startGateway(config, { dir });
+  ({ gw, anthropic, gemini, responses, chat } = upstreams);
   client = new OpenAI({ apiKey: PAYG_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   other = new OpenAI({ apiKey: OTHER_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
-after(async () => {
-  await gw?.stop();
-  await Promise.all([anthropic, gemini, responses, chat].map((f) => f?.close()));
-});
+after(() => upstreams?.close());
 beforeEach(() => {
   for (const fake of [anthropic, gemini, responses, chat]) fake.reset();
 });
@@ -170,9 +149,35 @@ describe("stored responses on the local models", () => {
       });
       return ((await res.json()) as { storedResponseBytes: number }).storedResponseBytes;
     };
+    const listed = async () => {
+      const res = await fetch(`${gw.url}/api/v1/admin/accounts`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      const { data } = (await res.json()) as { data: Array<{ id: string; storedResponseBytes: number }> };
+      return data.find((account) => account.id === "other")!.storedResponseBytes;
+    };
     const before = await bytes();
     await other.responses.create({ model: "local/echo-1", input: "Count my bytes" });
-    assert.ok((await bytes()) > before);
+    const after = await bytes();
+    assert.ok(after > before);
+    // The list (the dashboard's usage page) says the same, from one grouped read.
+    assert.equal(await listed(), after);
+  });
+
+  test("a subscription key's stored responses carry no billing field, as its lookups carry none", async () => {
+    const sub = new OpenAI({ apiKey: SUB_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const created = await sub.responses.create({ model: "local/echo-1", input: "Bill me nothing" });
+    const retrieved = await sub.responses.retrieve(created.id);
+    const items = await sub.responses.inputItems.list(created.id);
+    const billing =
+      /"(cost|cost_details|credits|balance|ratingResponses|total_cost|upstream_inference_cost)"/;
+    for (const shown of [created, retrieved, items.data])
+      assert.doesNotMatch(JSON.stringify(shown), billing, JSON.stringify(shown));
+    const lookup = await fetch(`${gw.url}/api/v1/management/generation?id=${created.id}`, {
+      headers: { authorization: `Bearer ${SUB_KEY}` },
+    });
+    const record = (await lookup.json()) as Record<string, unknown>;
+    assert.equal(record.ratingResponses, undefined, "the lookup hides them too");
   });
 
   test("delete: gone for retrieve, continuation and a second delete", async () => {
