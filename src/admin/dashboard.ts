@@ -51,6 +51,11 @@ export function registerDashboard(fastify: FastifyInstance, admins: AdminKeys): 
     if (!session) throw new GatewayError("authentication", "That is not an admin key.");
     return reply.code(204).header("set-cookie", sessionCookie(session)).send();
   });
+  // Whether the page's session is good, asked before any page is shown: a signed-out page learns it
+  // with a 200, not from a 401 that the browser would log as a failed request.
+  fastify.get("/dashboard/session", async (req, reply) =>
+    reply.header("cache-control", "no-store").send({ signedIn: admins.hasSession(req.headers) }),
+  );
   fastify.post("/dashboard/logout", async (_req, reply) =>
     reply
       .code(204)

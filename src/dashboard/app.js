@@ -88,11 +88,10 @@ async function show() {
 }
 
 async function start() {
-  try {
-    await api("/accounts");
-  } catch (err) {
-    if (err instanceof Unauthorized) return showLogin();
-  }
+  // Asked of the session endpoint (200 either way), not of the admin API, whose 401 the browser
+  // would log in the console of every signed-out visit.
+  const session = await (await fetch("/dashboard/session")).json();
+  if (!session.signedIn) return showLogin();
   $("#login").hidden = true;
   $("#app").hidden = false;
   await show();

@@ -238,13 +238,11 @@ export class InferencePipeline {
         if (full) await full;
       }
     } catch (err) {
+      // The route ends an upstream's failure itself; what is thrown here is the client leaving or a
+      // fault of the gateway's, ended through the route's own encoder (one stream, one error).
       failed = err;
-      if (!out.signal.aborted) {
-        const error =
-          err instanceof GatewayError ? err : new GatewayError("api_error", "The upstream stream failed.");
-        const text = call.protocol.streamEncoder(call.ctx).encode({ type: "error", error });
-        if (text) await out.write(text);
-      }
+      if (!out.signal.aborted)
+        await send(answered.value.route.failStream(asGatewayError(err, this.deps.log, call.ctx.id)));
     }
     meter.end();
     if (out.signal.aborted) {

@@ -4,7 +4,7 @@
 // carries only content. Every other event (the first, errors, anything unusual) is decoded as text,
 // read by the tap for the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
 
-import { upstreamEventTooLarge } from "../ir/errors.ts";
+import { GatewayError, upstreamEventTooLarge } from "../ir/errors.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { plainEvent } from "../protocols/shared/sse.ts";
 import { SSE_EVENT_MAX_BYTES, SseReader } from "../protocols/shared/sse-reader.ts";
@@ -63,6 +63,28 @@ export class RelayStream {
   /** The pieces for one network read: one, or two when an error cuts it (what came before, then the error). */
   read(chunk: Buffer): Piece[] {
     const out = new PieceBuilder();
+    try {
+      this.readInto(chunk, out);
+    } catch (err) {
+      // An event past the size limit: the stream ends with it, through the encoder like any error.
+      if (!(err instanceof GatewayError)) throw err;
+      this.failInto(err, out);
+    }
+    return this.written(out.pieces());
+  }
+
+  /**
+   * The upstream could not be read to its end (reset, stalled): the stream ends with the error, in
+   * the client's protocol, after what was written.
+   */
+  fail(error: GatewayError): Piece[] {
+    if (this.failed) return [];
+    const out = new PieceBuilder();
+    this.failInto(error, out);
+    return out.pieces();
+  }
+
+  private readInto(chunk: Buffer, out: PieceBuilder): void {
     // The usual read: whole events (it ends with a blank line), nothing kept from the read before.
     // Its view is made at once, and is searched for CR instead of the bytes (a string search is
     // cheaper than a Buffer's). A read that ends elsewhere may be a piece of a long event: its bytes
@@ -71,7 +93,7 @@ export class RelayStream {
       const event = new EventView(chunk);
       if (!event.view.includes("\r")) {
         this.cut(event, out);
-        return out.pieces();
+        return;
       }
     }
     if (!this.asText && chunk.includes(CR)) {
@@ -86,7 +108,15 @@ export class RelayStream {
       this.restBytes = 0;
       this.cut(new EventView(joined), out);
     }
-    return out.pieces();
+  }
+
+  /**
+   * The pieces of a read, told to an encoder that continues what the client was sent (follow): as
+   * they go, since keeping their text would keep the whole read alive.
+   */
+  private written(pieces: Piece[]): Piece[] {
+    if (this.encoder.follow) for (const piece of pieces) this.encoder.follow(piece.text as string);
+    return pieces;
   }
 
   /** Bytes of an event not yet complete; throws a 502 GatewayError once it outgrows the limit. */
@@ -103,7 +133,7 @@ export class RelayStream {
     if (this.reader) this.decodeAll(this.reader.end(), out);
     if (!this.failed) {
       const tail = this.tap.end();
-      for (const e of tail) if (e.type === "error") out.utf8(this.encoder.encode(e));
+      for (const e of tail) if (e.type === "error") out.utf8(this.errorText(e, out));
       out.events.push(...tail);
     }
     return out.pieces();
@@ -164,12 +194,27 @@ export class RelayStream {
     const decoded = this.tap.decode(e);
     const failure = decoded.find((event) => event.type === "error");
     if (failure) {
-      out.cutForError(this.encoder.encode(failure), decoded);
+      out.cutForError(this.errorText(failure, out), decoded);
       this.failed = true;
       return false;
     }
     for (const event of decoded) out.events.push(event);
     return true;
+  }
+
+  private failInto(error: GatewayError, out: PieceBuilder): void {
+    const failure: StreamEvent = { type: "error", error };
+    out.cutForError(this.errorText(failure, out), [failure]);
+    this.failed = true;
+  }
+
+  /**
+   * The error as the client's encoder writes it after what the client holds: the stream's own
+   * continuation (one opening, the sequence going on), not a stream of its own.
+   */
+  private errorText(failure: StreamEvent, out: PieceBuilder): string {
+    this.encoder.follow?.(out.pendingText());
+    return this.encoder.encode(failure);
   }
 }
 
@@ -260,6 +305,12 @@ class PieceBuilder {
   /** Text made here (a decoded event framed again), as its UTF-8 bytes. */
   utf8(text: string): void {
     if (text) this.latin1(NON_ASCII.test(text) ? Buffer.from(text).toString("latin1") : text);
+  }
+
+  /** The text gathered so far, not yet a piece (what goes out before an error cutting this read). */
+  pendingText(): string {
+    this.settle();
+    return this.text;
   }
 
   /** What came before the error goes first, on its own; then the error, as its own piece. */

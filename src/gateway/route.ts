@@ -7,12 +7,19 @@
 // The pipeline (src/gateway/inference.ts) knows only this interface: a protocol is added as a module
 // under src/protocols/ and a line in its tables, never as another branch of the request path.
 
-import { invalid } from "../ir/errors.ts";
+import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
-import type { EncodeContext, IncomingHeaders, Protocol, ProtocolName, Relay } from "../protocols/types.ts";
+import type {
+  EncodeContext,
+  IncomingHeaders,
+  Protocol,
+  ProtocolName,
+  Relay,
+  StreamEncoder,
+} from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import {
   type CallReport,
@@ -76,6 +83,12 @@ export interface Route {
    * events hold the `error`), written in the client's protocol, and ends the stream.
    */
   stream(signal: AbortSignal): AsyncIterable<Piece>;
+  /**
+   * The piece that ends a stream which failed other than by an upstream error `stream` met itself
+   * (a fault of the gateway's): written by the stream's own encoder, so the client sees one stream
+   * that ends in an error, never the opening of a second one.
+   */
+  failStream(error: GatewayError): Piece;
 }
 
 export function routeFor(adapter: ProviderAdapter, target: Target, call: RouteCall): Route {
@@ -92,6 +105,8 @@ class RelayedRoute implements Route {
   private readonly relay: Relay;
   /** Members this upstream refuses, removed from the body it was sent (Relay.request). */
   private refused: string[] | undefined;
+  /** The stream under way, once the upstream has answered. */
+  private relayed: RelayStream | undefined;
 
   constructor(adapter: RelayingAdapter, target: Target, call: RouteCall, relay: Relay) {
     this.adapter = adapter;
@@ -116,17 +131,38 @@ class RelayedRoute implements Route {
 
   async *stream(signal: AbortSignal): AsyncIterable<Piece> {
     const { relay, call } = this;
-    const encoder = call.protocol.streamEncoder(call.ctx);
     const answer = await this.adapter.relay(this.upstreamCall(true), signal);
-    const stream = new RelayStream(relay, call.ctx, call.protocol.streamDecoder(), encoder);
+    // The stream's one encoder: it writes the errors that end it, after the upstream's own bytes.
+    const stream = new RelayStream(
+      relay,
+      call.ctx,
+      call.protocol.streamDecoder(),
+      call.protocol.streamEncoder(call.ctx),
+    );
+    this.relayed = stream;
     // One piece per network read (two when an error cuts it, which ends the stream).
     // (`for…yield`, not `yield*`: delegating to an array from an async generator wraps every step
     // in promises of its own.)
-    for await (const chunk of answer.chunks()) {
-      for (const piece of stream.read(chunk)) yield piece;
-      if (stream.failed) return;
+    try {
+      for await (const chunk of answer.chunks()) {
+        for (const piece of stream.read(chunk)) yield piece;
+        if (stream.failed) return;
+      }
+    } catch (err) {
+      // The upstream broke off (reset, stalled: the exchange's GatewayError): as the translated
+      // route's adapter does, the failure is the stream's last piece. A client that left is no
+      // failure to write, and anything else is the gateway's own fault (the pipeline's to log).
+      if (signal.aborted || !(err instanceof GatewayError)) throw err;
+      for (const piece of stream.fail(err)) yield piece;
+      return;
     }
     for (const piece of stream.end()) yield piece;
+  }
+
+  failStream(error: GatewayError): Piece {
+    const events: StreamEvent[] = [{ type: "error", error }];
+    const pieces = this.relayed?.fail(error) ?? [];
+    return { text: pieces.map((p) => p.text).join(""), latin1: true, events };
   }
 
   private upstreamCall(stream: boolean) {
@@ -161,6 +197,8 @@ class TranslatedRoute implements Route {
   private readonly call: RouteCall;
   /** Filled by the adapter as it encodes the request, before anything reaches the client. */
   private readonly report: CallReport = {};
+  /** The client's encoder of the stream under way. */
+  private encoder: StreamEncoder | undefined;
 
   constructor(adapter: ProviderAdapter, target: Target, call: RouteCall) {
     this.adapter = adapter;
@@ -188,6 +226,7 @@ class TranslatedRoute implements Route {
   async *stream(signal: AbortSignal): AsyncIterable<Piece> {
     refuseCandidates(this.call.request);
     const encoder = this.call.protocol.streamEncoder(this.call.ctx);
+    this.encoder = encoder;
     for await (const batch of this.adapter.stream(this.call.request, this.target, signal, this.report)) {
       // An error is a piece of its own, after what came before it (see the relayed route).
       const failedAt = batch.findIndex((event) => event.type === "error");
@@ -198,6 +237,11 @@ class TranslatedRoute implements Route {
       }
     }
     yield { text: encoder.end(), events: [] };
+  }
+
+  failStream(error: GatewayError): Piece {
+    const events: StreamEvent[] = [{ type: "error", error }];
+    return { text: this.encoder?.encode(events[0]) ?? "", events };
   }
 }
 

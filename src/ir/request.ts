@@ -197,6 +197,11 @@ export interface Request {
   stopSequences: string[];
   responseFormat?: ResponseFormat;
   reasoning?: ReasoningSettings;
+  /**
+   * The reasoning summary the client asked for (Responses `reasoning.summary`): echoed in the
+   * answer's settings. It steers nothing: a translation shows the thinking whenever a model gives it.
+   */
+  reasoningSummary?: "auto" | "concise" | "detailed";
   logprobs?: { topLogprobs?: number };
   /**
    * More than one candidate answer (content-generation `generationConfig.candidateCount` > 1; chat

@@ -91,6 +91,13 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** The SSE text that closes the stream (chat `data: [DONE]`). */
   end(): string;
+  /**
+   * A relay wrote these bytes to the client, the upstream's own events (spelled one character per
+   * byte): what this encoder writes next must continue them, as a stream that fails is ended
+   * through the encoder (src/gateway/relay-stream.ts). Only an encoder whose events carry state
+   * across the stream needs it: the Responses API's opening and sequence numbers.
+   */
+  follow?(written: string): void;
 }
 
 export interface StreamDecoder {

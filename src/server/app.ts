@@ -212,7 +212,7 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     const name = decodePathSegment(raw, "name");
     return geminiModel(models.resolve(name, { param: "name" }));
   };
-  fastify.get("/v1/models", async (req) => {
+  const listing = async (req: FastifyRequest) => {
     const q = req.query as Record<string, string | undefined>;
     if (isGeminiCaller(req.headers, q)) return geminiListing(req);
     if (isMessagesClient(req.headers)) {
@@ -223,13 +223,18 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
       });
     }
     return listChat(models.served);
-  });
-  fastify.get("/v1/models/*", async (req) => {
+  };
+  const modelRecord = async (req: FastifyRequest) => {
     const id = (req.params as { "*": string })["*"];
     if (isGeminiCaller(req.headers, req.query as Record<string, unknown>)) return geminiRecord(id);
     const model = models.resolve(decodePathSegment(id, "model"), { param: "model" });
     return isMessagesClient(req.headers) ? messagesModel(model) : chatModel(model);
-  });
+  };
+  // Also under /api/v1, the base URL OpenRouter's clients are given (paths.ts servedPath).
+  for (const prefix of ["", "/api"]) {
+    fastify.get(`${prefix}/v1/models`, listing);
+    fastify.get(`${prefix}/v1/models/*`, modelRecord);
+  }
   fastify.get("/v1beta/models", async (req) => geminiListing(req));
   fastify.get("/v1beta/models/*", async (req) => geminiRecord((req.params as { "*": string })["*"]));
 

@@ -11,7 +11,7 @@ import type { TokenCounter } from "../gateway/token-count.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { decodePathSegment, endsInMethod, protocolOfPath } from "./paths.ts";
+import { decodePathSegment, endsInMethod, protocolOfPath, servedPath } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
 import { validStatus } from "./response-head.ts";
 
@@ -41,7 +41,7 @@ export function inferenceRoute(
 ): InferenceRoute | undefined {
   if (method !== "POST" || !url) return undefined;
   const q = url.indexOf("?");
-  const path = q < 0 ? url : url.slice(0, q);
+  const path = servedPath(q < 0 ? url : url.slice(0, q));
   const fixed = FIXED_PATHS.get(path);
   if (fixed)
     return fixed === "count" ? { face: protocolOfPath(path), count: true } : { face: protocolOfPath(path) };

@@ -6,7 +6,7 @@ import type { IncomingHeaders, ProtocolName } from "../protocols/types.ts";
 
 /**
  * The protocol an error is rendered in, from the path alone (and, for the shared listing, who asks):
- * content-generation for everything under `/v1beta/` and for any path ending in a `:method` (only
+ * content-generation for `/v1beta` and everything under it and for any path ending in a `:method` (only
  * Google's APIs name methods that way, so a Gemini client is calling, whatever API version it
  * chose), and for `/v1/models…` asked with a Gemini credential; messages for `/v1/messages…`; the
  * Responses API for `/v1/responses…`; and the chat shape for the rest (chat-completions, listings,
@@ -14,7 +14,7 @@ import type { IncomingHeaders, ProtocolName } from "../protocols/types.ts";
  */
 export function errorFaceOf(url: string, headers: IncomingHeaders = {}): ProtocolName {
   const q = url.indexOf("?");
-  const path = q < 0 ? url : url.slice(0, q);
+  const path = servedPath(q < 0 ? url : url.slice(0, q));
   const query = q < 0 ? "" : url.slice(q + 1);
   const face = protocolOfPath(path);
   if (
@@ -30,12 +30,29 @@ export function errorFaceOf(url: string, headers: IncomingHeaders = {}): Protoco
  * The protocol a path (without its query) belongs to by its shape alone: the one mapping from URL to
  * protocol, read by errorFaceOf and by the inference routes (src/server/inference-routes.ts).
  */
-export function protocolOfPath(path: string): ProtocolName {
-  if (path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
+export function protocolOfPath(rawPath: string): ProtocolName {
+  const path = servedPath(rawPath);
+  if (path === "/v1beta" || path.startsWith("/v1beta/") || endsInMethod(path)) return "gemini";
   if (path.startsWith("/v1/messages")) return "anthropic";
   if (path.startsWith("/v1/responses")) return "openai-responses";
   return "openai-chat";
 }
+
+/**
+ * The path a request is served at: `/api/v1/…` as `/v1/…` for the inference, listing and counting
+ * routes, since OpenRouter's clients are given a base URL ending in `/api/v1` and nothing else
+ * (docs/architecture.md §1). The rest of `/api/v1/` (the lookup, the admin API) is the gateway's own.
+ */
+export function servedPath(path: string): string {
+  if (!path.startsWith(OPENROUTER_BASE)) return path;
+  const served = path.slice(OPENROUTER_BASE.length - "/v1/".length);
+  return OPENROUTER_ROUTES.some((route) => served === route || served.startsWith(`${route}/`))
+    ? served
+    : path;
+}
+
+const OPENROUTER_BASE = "/api/v1/";
+const OPENROUTER_ROUTES = ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1/models"];
 
 /** A path (without its query) that ends in a `:method` (`:generateContent`), the colon written or escaped. */
 export function endsInMethod(path: string): boolean {

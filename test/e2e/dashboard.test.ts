@@ -62,9 +62,26 @@ test("sign in, find a generation and its exact cost, make a key, use it, revoke 
   });
   const pageErrors: string[] = [];
   page.on("pageerror", (err) => pageErrors.push(err.message));
+  const consoleErrors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  const adminCalls: string[] = [];
+  page.on("request", (req) => {
+    if (req.url().includes("/api/v1/admin/")) adminCalls.push(req.url());
+  });
+  const failedLoads: string[] = [];
+  page.on("response", (res) => {
+    if (res.status() >= 400) failedLoads.push(`${res.status()} ${res.url()}`);
+  });
 
   await page.goto(`${gw.url}/dashboard`);
   await page.locator("#admin-key").waitFor();
+  // Signed out, the page asks the session endpoint, not the admin API: no 401 in the console.
+  await page.waitForLoadState("networkidle");
+  assert.deepEqual(adminCalls, [], "the signed-out page calls no admin route");
+  assert.deepEqual(failedLoads, [], "every request of the signed-out page succeeds");
+  assert.deepEqual(consoleErrors, [], "the signed-out page logs no error");
   await page.fill("#admin-key", "sk-admin-wrong-key-00000000");
   await page.click("#login-form button");
   await page.locator("#login-error", { hasText: "not an admin key" }).waitFor();

@@ -46,6 +46,16 @@ describe("Gemini clients", () => {
     assert.equal(((await res.json()) as any).error.status, "NOT_FOUND");
   });
 
+  test("/v1beta itself, and /v1beta/models/ without a model, are a Gemini NOT_FOUND", async () => {
+    for (const path of ["/v1beta", "/v1beta?key=x", "/v1beta/", "/v1beta/models/"]) {
+      const res = await fetch(`${gw.url}${path}`, { headers: { "x-goog-api-key": PAYG_KEY } });
+      const body = (await res.json()) as any;
+      assert.equal(res.status, 404, path);
+      assert.equal(body.error.code, 404, path);
+      assert.equal(body.error.status, "NOT_FOUND", path);
+    }
+  });
+
   test("an undecodable escape before a :method is a Gemini 400, not the chat shape", async () => {
     const res = await fetch(`${gw.url}/v2/models/%FF:generateContent`, { method: "POST", body: "{}" });
     assert.equal(res.status, 400);

@@ -112,6 +112,8 @@ describe("responses against the local models", () => {
     assert.match(reasoning.summary[0]?.text ?? "", /The user wrote 4 words/);
     assert.equal(summary.join(""), reasoning.summary[0]?.text);
     assert.ok((first.usage?.output_tokens_details.reasoning_tokens ?? 0) > 0);
+    // The settings asked are echoed, the summary as OpenAI's answer does (not null).
+    assert.deepEqual(first.reasoning, { effort: "low", summary: "auto" });
     const call = first.output.find((item) => item.type === "function_call");
     assert.ok(call);
     // The local model refuses thinking whose signature does not match its text (a 400).
@@ -124,6 +126,7 @@ describe("responses against the local models", () => {
       ],
     });
     assert.match(second.output_text, /-2C/);
+    assert.deepEqual(second.reasoning, { effort: "low", summary: "auto" });
     const tampered = first.output.map((item) =>
       item.type === "reasoning"
         ? { ...item, summary: [{ type: "summary_text" as const, text: "forged" }] }

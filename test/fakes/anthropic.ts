@@ -132,6 +132,8 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       400,
       "`temperature` and `top_p` cannot both be specified for this model. Please use only one.",
     );
+  const unthought = toolTurnWithoutThinking(body);
+  if (unthought) return reject(400, unthought);
   return {
     ok: true,
     exchange: {
@@ -142,6 +144,27 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
       created: Math.floor(Date.now() / 1000),
     },
   };
+}
+
+/**
+ * With thinking on, the last assistant message, when it calls tools, must open with its thinking
+ * (the API's 400, word for word); undefined when the request keeps that rule.
+ */
+function toolTurnWithoutThinking(body: any): string | undefined {
+  const type = body.thinking?.type;
+  if (type !== "enabled" && type !== "adaptive") return undefined;
+  const at = body.messages.findLastIndex((m: Json) => m?.role === "assistant");
+  const content = at < 0 ? undefined : body.messages[at].content;
+  if (!Array.isArray(content) || !content.some((b: Json) => b?.type === "tool_use")) return undefined;
+  const first = content[0]?.type;
+  if (first === "thinking" || first === "redacted_thinking") return undefined;
+  return (
+    `messages.${at}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
+    "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding " +
+    "the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks " +
+    "from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation " +
+    "at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+  );
 }
 
 /** The tool names Anthropic takes. */

@@ -108,7 +108,12 @@ export type Fault =
   /** Stream: everything but the final events, then a clean end. Non-stream: half the JSON, clean end. */
   | "truncated-sse"
   /** Stream: some chunks, then the protocol's native in-stream error. Non-stream: an overloaded error. */
-  | "midstream-error";
+  | "midstream-error"
+  /**
+   * Stream: some chunks, then an event that never ends (no blank line), more than the 64 MiB a
+   * reader of SSE should hold, and the socket left open. Non-stream: as `reset-mid`.
+   */
+  | "oversized-event";
 
 export interface Reply {
   blocks?: ReplyBlock[];

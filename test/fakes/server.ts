@@ -149,15 +149,15 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
         fault === "malformed-json"
           ? MALFORMED_BODY
           : JSON.stringify(dialect.response(reply, exchange, options));
-      if (fault !== "reset-mid" && fault !== "stall-mid" && fault !== "truncated-sse") {
+      if (!fault || fault === "malformed-json") {
         sendText(res, status, text, headers(false));
         return;
       }
       // Chunked (no content-length), so that a cut is visible only as an unfinished body.
       res.writeHead(status, headers(false));
       await write(res, text.slice(0, Math.floor(text.length / 2)));
-      if (fault === "reset-mid") reset();
-      else if (fault === "truncated-sse") res.end();
+      if (fault === "truncated-sse") res.end();
+      else if (fault !== "stall-mid") reset();
       return;
     }
 
@@ -180,6 +180,9 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
       case "midstream-error":
         if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.streamError(exchange)], delay))
           res.end();
+        return;
+      case "oversized-event":
+        if (await writeFrames(res, plan.frames.slice(0, cut), delay)) await write(res, oversized());
         return;
       case "malformed-json":
         if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.malformedFrame()], delay))
@@ -254,11 +257,18 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
 }
 
 /** Writes and waits until the bytes are handed to the socket (so a reset right after cannot eat them). */
-function write(res: ServerResponse, text: string): Promise<boolean> {
+function write(res: ServerResponse, text: string | Buffer): Promise<boolean> {
   if (gone(res)) return Promise.resolve(false);
   return new Promise((resolve) => {
     res.write(text, (error) => resolve(!error && !gone(res)));
   });
+}
+
+/** An event's first line that goes on past 64 MiB without ending (`oversized-event`), made once needed. */
+let oversizedEvent: Buffer | undefined;
+function oversized(): Buffer {
+  oversizedEvent ??= Buffer.alloc(65 * 1024 * 1024, "x").fill("data: ", 0, 6);
+  return oversizedEvent;
 }
 
 /** Writes frame by frame with the pause between them; false once the client has gone. */

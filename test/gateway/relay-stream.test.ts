@@ -12,6 +12,7 @@ import { Meter } from "../../src/gateway/meter.ts";
 import { RelayStream } from "../../src/gateway/relay-stream.ts";
 import type { Piece } from "../../src/gateway/route.ts";
 import type { Request } from "../../src/ir/request.ts";
+import type { StreamEvent } from "../../src/ir/stream.ts";
 import { protocols } from "../../src/protocols/index.ts";
 import { relays } from "../../src/protocols/relays.ts";
 import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
@@ -84,14 +85,19 @@ function decodedEveryEvent(name: ProtocolName, body: Buffer, ctx = context()) {
   for (const e of [...reader.read(body), ...reader.end()]) {
     const events = tap.decode(e);
     const failure = events.find((event) => event.type === "error");
-    if (failure) return [...pieces, { text: encoder.encode(failure), events }];
+    if (failure) {
+      // The error goes on from the upstream's own events, as the relay's encoder is told.
+      encoder.follow?.(pieces.map((piece) => piece.text).join(""));
+      return [...pieces, { text: encoder.encode(failure), events }];
+    }
     pieces.push({ text: relays[name].streamEvent(e, ctx), events });
   }
   const tail = tap.end();
-  return [
-    ...pieces,
-    { text: tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join(""), events: tail },
-  ];
+  const endWith = (tail: StreamEvent[]) => {
+    encoder.follow?.(pieces.map((piece) => piece.text).join(""));
+    return tail.map((e) => (e.type === "error" ? encoder.encode(e) : "")).join("");
+  };
+  return [...pieces, { text: endWith(tail), events: tail }];
 }
 
 const cases: Array<[ProtocolName, string]> = [
@@ -347,10 +353,13 @@ describe("an upstream event that never ends", () => {
       stream.read(chunk(first));
       const endless = chunk(`data: {"id":"c","choices":[{"delta":{"content":"${"x".repeat(1000)}`);
       let reads = 0;
-      assert.throws(() => {
-        for (; reads < 100; reads++) stream.read(endless);
-      }, tooLarge);
+      let last: Piece[] = [];
+      for (; reads < 100 && !stream.failed; reads++) last = stream.read(endless);
       assert.ok(reads >= 3 && reads <= 5, `failed after ${reads} reads of 1 KB`);
+      // The failure ends the stream as the client's protocol writes an error: nothing is thrown.
+      const error = last.at(-1)?.events.find((e) => e.type === "error");
+      assert.ok(error?.type === "error" && tooLarge(error.error));
+      assert.match(String(last.at(-1)?.text), /^data: \{"error":\{"message":"upstream sent a stream event/);
     });
 
   test("events that each end are never limited, however long the stream", () => {

@@ -5,14 +5,14 @@
 // top_k are left out and top_p below 0.95 too (the protocol refuses them with thinking). What the
 // client asked for and the upstream does not get is named in the call's `dropped` (dropped-fields.ts).
 
-import type { Request, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
+import type { Message, Request, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { upstreamCall } from "../shared/dropped-fields.ts";
 import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
 import { cacheControlField } from "./cache-control.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-content.ts";
-import { encodeThinking } from "./encode-thinking.ts";
+import { encodeThinking, type WireThinking } from "./encode-thinking.ts";
 import { JSON_TOOL, JSON_TOOL_NAME } from "./json-mode.ts";
 
 /** Used only when neither the client nor the catalog gives an output limit (the protocol requires one). */
@@ -31,8 +31,13 @@ export function encodeRequest(
   if (system.length > 0) body.system = system;
   body.messages = encodeMessages(req.messages);
 
-  const { thinking, effort } = encodeThinking(req.reasoning, maxTokens);
-  const thinkingOn = thinking !== undefined && thinking.type !== "disabled";
+  const asked = encodeThinking(req.reasoning, maxTokens);
+  // The upstream refuses thinking beside a tool turn that does not open with its signed thinking (a
+  // chat client that drops reasoning_details): thinking is then off for this call, and named as
+  // dropped (`reasoning`), rather than the upstream's 400 reaching the client.
+  const thinking = isOn(asked.thinking) && toolTurnUnsigned(req.messages) ? undefined : asked.thinking;
+  const effort = asked.effort;
+  const thinkingOn = isOn(thinking);
   if (thinking) body.thinking = thinking;
 
   const tools: object[] = req.tools.map(encodeTool);
@@ -61,6 +66,25 @@ export function encodeRequest(
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (target.stream) body.stream = true;
   return upstreamCall("/v1/messages", body, droppedFields(req, thinking));
+}
+
+function isOn(thinking: WireThinking | undefined): boolean {
+  return thinking !== undefined && thinking.type !== "disabled";
+}
+
+/**
+ * The last assistant turn calls tools but would not open with thinking the upstream can check: a
+ * signed thinking block or a redacted one (unsigned thinking and empty text are not sent:
+ * encode-content.ts).
+ */
+function toolTurnUnsigned(messages: Message[]): boolean {
+  const turn = messages.findLast((m) => m.role === "assistant");
+  if (!turn?.content.some((block) => block.type === "tool_call")) return false;
+  const first = turn.content.find(
+    (block) =>
+      !(block.type === "thinking" && !block.signature) && !(block.type === "text" && block.text === ""),
+  );
+  return first?.type !== "thinking" && first?.type !== "redacted_thinking";
 }
 
 function encodeTool(tool: ToolDefinition): object {

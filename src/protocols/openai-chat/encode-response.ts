@@ -69,6 +69,12 @@ export interface ChatCompletion {
   object: "chat.completion";
   created: number;
   model: string;
+  /**
+   * OpenAI's backend configuration: null, as an upstream's is not carried over. OpenRouter's SDK
+   * requires the key in a whole answer; in a stream chunk it takes a string or nothing (null fails
+   * its validation, and OpenAI's chunk type has no null either), so chunks leave it out.
+   */
+  system_fingerprint: null;
   choices: Array<{
     index: 0;
     message: ChatCompletionMessage;
@@ -95,6 +101,7 @@ export function encodeResponse(response: Response, ctx: EncodeContext): ChatComp
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
+    system_fingerprint: null,
     choices: [
       {
         index: 0,

@@ -27,6 +27,8 @@ const GATEWAY_ONLY = ["provider", "model_routing_config", "usage", "reasoning"];
 /** Where OpenAI-compatible upstreams put reasoning in a message or a delta (removed on `exclude`). */
 const REASONING_MEMBERS = ["reasoning", "reasoning_content", "reasoning_details"];
 
+const NO_FINGERPRINT = { system_fingerprint: "null" };
+
 export const openaiChatRelay: Relay = {
   request(raw, request, target) {
     const set: Record<string, string> = { model: JSON.stringify(target.model) };
@@ -69,7 +71,9 @@ export const openaiChatRelay: Relay = {
   unsent: (request) => request.ignored,
 
   response(text, ctx) {
-    const edited = editJson(text, identityEdits(ctx, "id", "model"));
+    // `system_fingerprint` as OpenAI's answers have it, null when the upstream gave none (clients
+    // such as OpenRouter's SDK require the member); the upstream's own is kept.
+    const edited = editJson(text, { ...identityEdits(ctx, "id", "model"), fill: NO_FINGERPRINT });
     return excludesReasoning(ctx) ? withoutReasoning(edited, "message") : edited;
   },
 

@@ -81,6 +81,8 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   decodeText(b.text, request, ignored);
   const reasoning = decodeReasoning(b.reasoning);
   if (reasoning) request.reasoning = reasoning;
+  const summary = decodeReasoningSummary(b.reasoning);
+  if (summary) request.reasoningSummary = summary;
   const user = optionalString(b.safety_identifier, "safety_identifier") ?? optionalString(b.user, "user");
   if (user !== undefined) request.user = user;
   decodeAcceptedButNotCarried(b, ignored);
@@ -114,8 +116,8 @@ function decodeText(value: unknown, request: Request, ignored: string[]): void {
 
 /**
  * `reasoning: {effort, summary}`. `none` switches reasoning off; `max` is the IR's highest effort.
- * The summary setting is checked only: a translated answer shows the thinking text as the summary
- * whenever the model gives one.
+ * The summary setting (or its older name, `generate_summary`) is only echoed (Request.reasoningSummary):
+ * a translated answer shows the thinking text as the summary whenever the model gives one.
  */
 function decodeReasoning(value: unknown): ReasoningSettings | undefined {
   if (!present(value)) return undefined;
@@ -127,12 +129,21 @@ function decodeReasoning(value: unknown): ReasoningSettings | undefined {
     settings.effort = (effort === "max" ? "xhigh" : effort) as ReasoningEffort;
     if (effort === "none") settings.enabled = false;
   }
+  return Object.keys(settings).length > 0 ? settings : undefined;
+}
+
+/** `reasoning.summary` (or `generate_summary`), the first given: what the answer echoes. */
+function decodeReasoningSummary(value: unknown): Request["reasoningSummary"] {
+  if (!present(value)) return undefined;
+  const r = expectObject(value, "reasoning");
+  let asked: string | undefined;
   for (const field of ["summary", "generate_summary"]) {
     const summary = optionalString(r[field], `reasoning.${field}`);
     if (summary !== undefined && !SUMMARIES.includes(summary))
       throw invalid(`reasoning.${field}`, "must be one of auto, concise, detailed");
+    asked ??= summary;
   }
-  return Object.keys(settings).length > 0 ? settings : undefined;
+  return asked as Request["reasoningSummary"];
 }
 
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {

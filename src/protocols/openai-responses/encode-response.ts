@@ -7,7 +7,7 @@ import { toOpenAILogprobs } from "../shared/openai-logprobs.ts";
 import type { EncodeContext } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
-import { outputItems, responseObject } from "./output-items.ts";
+import { completedAt, outputItems, responseObject } from "./output-items.ts";
 import type { WireResponse } from "./wire-types.ts";
 
 export function encodeResponse(response: Response, ctx: EncodeContext): WireResponse {
@@ -17,8 +17,10 @@ export function encodeResponse(response: Response, ctx: EncodeContext): WireResp
     const text = output.find((item) => item.type === "message")?.content[0];
     text?.logprobs.push(...toOpenAILogprobs(response.logprobs));
   }
+  const ending = finishReasonToWire(response.finishReason);
   return responseObject(ctx, {
-    ...finishReasonToWire(response.finishReason),
+    ...ending,
+    completed_at: completedAt(ending.status),
     output,
     usage: usageToWire(response.usage),
   });

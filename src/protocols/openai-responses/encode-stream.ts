@@ -27,6 +27,7 @@ import type { EncodeContext, StreamEncoder } from "../types.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { usageToWire } from "./map-usage.ts";
 import {
+  completedAt,
   imageItem,
   itemId,
   messageItem,
@@ -81,6 +82,9 @@ interface OpenMessage {
   outputIndex: number;
   item: WireMessageItem;
 }
+
+/** The member that numbers each event, as JSON spells its name (the upstream's, in a relay). */
+const SEQUENCE_MEMBER = '"sequence_number"';
 
 export function streamEncoder(ctx: EncodeContext): StreamEncoder {
   return new ResponsesStreamEncoder(ctx);
@@ -137,10 +141,21 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const ending = finishReasonToWire(this.reason);
     const response = this.snapshot({
       ...ending,
+      completed_at: completedAt(ending.status),
       usage: this.usage ? usageToWire(this.usage) : null,
     });
     const type = ending.status === "incomplete" ? "response.incomplete" : "response.completed";
     return text + this.eventOf(type, `,"response":${response}`);
+  }
+
+  follow(written: string): void {
+    if (written === "") return;
+    // The upstream opened the stream (response.created comes first): no second opening.
+    this.opened = true;
+    const at = written.lastIndexOf(SEQUENCE_MEMBER);
+    const last =
+      at < 0 ? undefined : /^\s*:\s*(\d+)/.exec(written.slice(at + SEQUENCE_MEMBER.length, at + 40));
+    if (last) this.sequence = Number(last[1]) + 1;
   }
 
   /** response.created and response.in_progress, once, before anything else. */

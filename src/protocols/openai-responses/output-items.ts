@@ -30,7 +30,7 @@ export function itemId(ctx: EncodeContext, prefix: string, index: number): strin
 export function responseObject(
   ctx: EncodeContext,
   fields: Pick<WireResponse, "status" | "output" | "usage"> &
-    Partial<Pick<WireResponse, "incomplete_details" | "error">>,
+    Partial<Pick<WireResponse, "completed_at" | "incomplete_details" | "error">>,
 ): WireResponse {
   const request = ctx.request;
   return {
@@ -39,6 +39,7 @@ export function responseObject(
     created_at: ctx.created,
     status: fields.status,
     background: false,
+    completed_at: fields.completed_at ?? null,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete_details ?? null,
     instructions: null,
@@ -47,9 +48,13 @@ export function responseObject(
     output: fields.output,
     parallel_tool_calls: request.parallelToolCalls ?? true,
     previous_response_id: null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: null },
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoningSummary ?? null },
     store: false,
     temperature: request.temperature ?? null,
+    // The Responses API takes no penalties, and its answers say 0 for each (OpenRouter's SDK
+    // requires both members).
+    frequency_penalty: request.frequencyPenalty ?? 0,
+    presence_penalty: request.presencePenalty ?? 0,
     text: { format: textFormat(request) },
     tool_choice: toolChoice(request),
     tools: toolsEcho(request),
@@ -62,22 +67,27 @@ export function responseObject(
 
 type ResponseFields = Parameters<typeof responseObject>[1];
 
+/** `completed_at` of a response ending with `status`: now, when it completed (null otherwise). */
+export function completedAt(status: WireResponse["status"]): number | null {
+  return status === "completed" ? Math.floor(Date.now() / 1000) : null;
+}
+
 /** Stands in for a changing field while the rest of the response is written (ResponseJson). */
 const MARK = "\u0000switchyard-response-field:";
 const MARK_WRITTEN = JSON.stringify(MARK).slice(1, -1);
 const QUOTE = 0x22;
-const MARKED_FIELDS = ["status", "error", "incomplete_details", "output", "usage"] as const;
+const MARKED_FIELDS = ["status", "completed_at", "error", "incomplete_details", "output", "usage"] as const;
 const MARKED = Object.fromEntries(MARKED_FIELDS.map((name) => [name, `${MARK}${name}`]));
 
 /**
  * A stream's response object as JSON, written several times (created, in progress, completed):
- * only its status, error, incomplete_details, output and usage change, so the text around them is
- * written once and each response is that text joined to those five values' JSON, the bytes
+ * only its status, completed_at, error, incomplete_details, output and usage change, so the text
+ * around them is written once and each response is that text joined to those six values' JSON, the bytes
  * JSON.stringify writes for the whole (test/protocols/openai-responses/encode-stream.test.ts).
  */
 export class ResponseJson {
   private readonly ctx: EncodeContext;
-  /** The text around the five fields, in their order; undefined if it could not be told apart. */
+  /** The text around the six fields, in their order; undefined if it could not be told apart. */
   private readonly around: string[] | undefined;
 
   constructor(ctx: EncodeContext) {
@@ -111,14 +121,16 @@ export class ResponseJson {
       around[0] +
       JSON.stringify(fields.status) +
       around[1] +
-      JSON.stringify(fields.error ?? null) +
+      JSON.stringify(fields.completed_at ?? null) +
       around[2] +
-      JSON.stringify(fields.incomplete_details ?? null) +
+      JSON.stringify(fields.error ?? null) +
       around[3] +
-      JSON.stringify(fields.output) +
+      JSON.stringify(fields.incomplete_details ?? null) +
       around[4] +
+      JSON.stringify(fields.output) +
+      around[5] +
       JSON.stringify(fields.usage) +
-      around[5]
+      around[6]
     );
   }
 }

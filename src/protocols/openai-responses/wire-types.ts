@@ -93,6 +93,8 @@ export interface WireResponse {
   created_at: number;
   status: WireStatus;
   background: false;
+  /** Unix seconds when the response completed; null while in progress, failed or incomplete. */
+  completed_at: number | null;
   error: { code: string; message: string } | null;
   incomplete_details: { reason: "max_output_tokens" | "content_filter" } | null;
   instructions: string | null;
@@ -104,6 +106,8 @@ export interface WireResponse {
   reasoning: { effort: string | null; summary: string | null };
   store: false;
   temperature: number | null;
+  frequency_penalty: number;
+  presence_penalty: number;
   text: { format: Record<string, unknown> };
   tool_choice: unknown;
   tools: unknown[];

@@ -26,6 +26,8 @@ export interface JsonEdits {
   set?: Record<string, string>;
   /** Members to remove when present. */
   remove?: string[];
+  /** Members added at the end when absent (value as raw JSON text); one present keeps its own. */
+  fill?: Record<string, string>;
 }
 
 /**
@@ -40,11 +42,13 @@ const LIST_MEMBERS_FROM = 1024 * 1024;
 export function editJson(text: string, edits: JsonEdits): string {
   const set = edits.set ?? {};
   const setKeys = Object.keys(set);
+  const fillKeys = edits.fill ? Object.keys(edits.fill).filter((key) => !Object.hasOwn(set, key)) : [];
+  const sought = fillKeys.length > 0 ? [...setKeys, ...fillKeys] : setKeys;
   const long = text.length >= LIST_MEMBERS_FROM;
   const remove = long ? toRemove(edits.remove, set) : removable(text, edits.remove, set);
   // With nothing to remove, the scan may stop as soon as every member to set was found (a stream
   // chunk's `id` and `model` come first, so most of the chunk is never scanned).
-  const members = memberList(text, long || remove || setKeys.length === 0 ? undefined : setKeys);
+  const members = memberList(text, long || remove || sought.length === 0 ? undefined : sought);
   const cuts: Cut[] = [];
   let additions = "";
   for (const key of setKeys) {
@@ -56,6 +60,9 @@ export function editJson(text: string, edits: JsonEdits): string {
       }
     if (!found) additions += `${additions ? "," : ""}${JSON.stringify(key)}:${set[key]}`;
   }
+  for (const key of fillKeys)
+    if (!members.some((m) => m.key === key))
+      additions += `${additions ? "," : ""}${JSON.stringify(key)}:${edits.fill?.[key]}`;
   if (remove) for (const span of removalSpans(members, remove)) cuts.push({ ...span, insert: "" });
   if (cuts.length === 0 && additions === "") return text;
 

@@ -72,6 +72,58 @@ async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>)
   return { reasoning, content, details, calls: [...calls.values()] };
 }
 
+describe("a chat client that drops reasoning_details in a tool loop on a thinking Anthropic model", () => {
+  const SIGNATURE = "EqQBCkgIBRABGAIiQLs9-tool-turn";
+  const toolTurn = {
+    blocks: [
+      { type: "thinking" as const, text: "The user wants Oslo's weather.", signature: SIGNATURE },
+      { type: "tool_call" as const, id: "toolu_01A", name: "get_weather", args: { city: "Oslo" } },
+    ],
+  };
+  const answer = { blocks: [{ type: "text" as const, text: "It is -2C in Oslo." }] };
+  const ask = (messages: OpenAI.ChatCompletionMessageParam[]) =>
+    chat.chat.completions
+      .create({ model: "fa/claude", reasoning_effort: "low", tools: [WEATHER_TOOL_CHAT], messages })
+      .withResponse();
+  /** Turn 1, then turn 2 with the call sent back as `sent` makes it of turn 1's message. */
+  async function toolLoop(sent: (message: any) => any) {
+    routes.anthropic.script(toolTurn, answer);
+    const question = { role: "user" as const, content: "Weather in Oslo?" };
+    const first = (await ask([question])).data.choices[0].message as any;
+    const call = first.tool_calls[0];
+    const second = await ask([
+      question,
+      sent(first),
+      { role: "tool", tool_call_id: call.id, content: "-2C" },
+    ]);
+    return { second, upstream: routes.anthropic.requests[1].body };
+  }
+
+  test("its turn 2 gets an answer with thinking off, named in x-switchyard-ignored, not the upstream's 400", async () => {
+    const { second, upstream } = await toolLoop((m) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: m.tool_calls,
+    }));
+    assert.equal(second.data.choices[0].message.content, "It is -2C in Oslo.");
+    assert.equal(upstream.thinking, undefined, "thinking is off for the call that could not carry it");
+    assert.match(second.response.headers.get("x-switchyard-ignored") ?? "", /\breasoning\b/);
+  });
+
+  test("sent back with its reasoning_details, turn 2 keeps thinking and the signed block", async () => {
+    const { second, upstream } = await toolLoop((m) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: m.tool_calls,
+      reasoning_details: m.reasoning_details,
+    }));
+    assert.equal(second.data.choices[0].message.content, "It is -2C in Oslo.");
+    assert.equal(upstream.thinking?.type, "enabled");
+    assert.equal(upstream.messages[1].content[0].signature, SIGNATURE);
+    assert.doesNotMatch(second.response.headers.get("x-switchyard-ignored") ?? "", /\breasoning\b/);
+  });
+});
+
 describe("empty-text thinking blocks that carry a signature are kept (litellm#41361)", () => {
   const reply = {
     blocks: [

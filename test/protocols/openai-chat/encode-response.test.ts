@@ -40,6 +40,7 @@ describe("encodeResponse", () => {
       object: "chat.completion",
       created: 1750000000,
       model: "openai/gpt-4.1",
+      system_fingerprint: null,
       choices: [
         {
           index: 0,

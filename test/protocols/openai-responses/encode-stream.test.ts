@@ -355,8 +355,10 @@ describe("events written as text around their JSON", () => {
         assert.equal(withResponse.length, 3);
         for (const { data } of withResponse) {
           const { type, sequence_number, response } = JSON.parse(data);
-          const { status, output, usage: wireUsage, error, incomplete_details } = response;
-          const fields = { status, output, usage: wireUsage, error, incomplete_details };
+          const { status, completed_at, output, usage: wireUsage, error, incomplete_details } = response;
+          // A completed response says when; any other, null.
+          assert.equal(typeof completed_at, status === "completed" ? "number" : "object");
+          const fields = { status, completed_at, output, usage: wireUsage, error, incomplete_details };
           assert.equal(
             data,
             JSON.stringify({ type, sequence_number, response: responseObject(ctx, fields) }),

@@ -19,6 +19,23 @@ describe("editJson", () => {
     );
   });
 
+  test("fill adds a member only when absent, keeping one present, wherever it is", () => {
+    const fill = { system_fingerprint: "null" };
+    assert.equal(editJson('{"id":"a","x":1}', { fill }), '{"id":"a","x":1,"system_fingerprint":null}');
+    assert.equal(editJson("{}", { fill }), '{"system_fingerprint":null}');
+    const kept = '{"id":"a","choices":[{"system_fingerprint":1}],"system_fingerprint":"fp_1"}';
+    assert.equal(editJson(kept, { fill }), kept);
+    // Beside a set: the scan for the set's members does not stop before the member filled.
+    assert.equal(
+      editJson('{"id":"a","model":"m","system_fingerprint":"fp_2"}', { set: { id: '"g"' }, fill }),
+      '{"id":"g","model":"m","system_fingerprint":"fp_2"}',
+    );
+    assert.equal(
+      editJson('{"id":"a","model":"m"}', { set: { id: '"g"' }, fill }),
+      '{"id":"g","model":"m","system_fingerprint":null}',
+    );
+  });
+
   test("removes members at the start, middle and end, keeping the object valid", () => {
     const text =
       '{"provider": {"a": [1, {"b": "]"}]}, "model": "m", "usage": {"include": true}, "x": 1, "metadata": {}}';
