@@ -78,13 +78,10 @@ export async function runCell(stage: Stage, driver: ClientDriver, column: Column
       if (name === "text" || name === "stream")
         for (const answer of stage.front.answers) {
           const id = answer.headers["x-generation-id"];
-          // An agent CLI streams its text case too: only the stream case's flag is known.
-          if (typeof id === "string")
-            ids.push({
-              id,
-              model: modelFor(column, false, driver),
-              streamed: name === "stream" ? true : undefined,
-            });
+          // An agent CLI streams its text case too, and may make side calls whole: each answer's
+          // own content type tells.
+          const streamed = String(answer.headers["content-type"] ?? "").includes("text/event-stream");
+          if (typeof id === "string") ids.push({ id, model: modelFor(column, false, driver), streamed });
         }
       return notes;
     });
@@ -220,10 +217,13 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
   },
 };
 
-/** The upstream's generation requests (token counts aside, which agents make beside their turns). */
+/**
+ * The upstream's generation requests (token counts and the side calls the fake answered aside,
+ * which agents make beside their turns).
+ */
 function modelTurns(stage: Stage, column: Upstream): RecordedRequest[] {
   return stage.matrix.fakes[column].requests.filter(
-    (r) => !/count_tokens|:countTokens|input_tokens/.test(r.pathname),
+    (r) => !r.side && !/count_tokens|:countTokens|input_tokens/.test(r.pathname),
   );
 }
 

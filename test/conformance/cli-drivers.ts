@@ -3,10 +3,10 @@
 
 import { clientsDir } from "../agents/clients.ts";
 import { agentsSdkDriver } from "./agents-sdk.ts";
-import { claudeCodeDriver } from "./claude-code.ts";
-import { codexDriver } from "./codex-cli.ts";
+import { claudeCodeDefaultDriver, claudeCodeDriver } from "./claude-code.ts";
+import { codexDefaultDriver, codexDriver } from "./codex-cli.ts";
 import type { ClientDriver } from "./driver.ts";
-import { geminiCliDriver } from "./gemini-cli.ts";
+import { geminiCliDefaultDriver, geminiCliDriver } from "./gemini-cli.ts";
 import { opencodeDriver } from "./opencode.ts";
 import { qwenCodeDriver } from "./qwen-code.ts";
 
@@ -22,8 +22,11 @@ export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableCli
   return [
     agentsSdkDriver(),
     codexDriver(dir),
+    codexDefaultDriver(dir),
     claudeCodeDriver(dir),
+    claudeCodeDefaultDriver(dir),
     geminiCliDriver(dir),
+    geminiCliDefaultDriver(dir),
     qwenCodeDriver(dir, "openai"),
     qwenCodeDriver(dir, "anthropic"),
     opencodeDriver(dir),
