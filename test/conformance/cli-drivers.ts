@@ -2,11 +2,15 @@
 // repository (scripts/install-clients.ts); `npm run conformance` drives them, `npm test` does not.
 
 import { clientsDir } from "../agents/clients.ts";
+import { adkDriver } from "./adk.ts";
 import { agentsSdkDriver } from "./agents-sdk.ts";
 import { claudeCodeDefaultDriver, claudeCodeDriver } from "./claude-code.ts";
 import { codexDefaultDriver, codexDriver } from "./codex-cli.ts";
+import { copilotCliDriver } from "./copilot-cli.ts";
 import type { ClientDriver } from "./driver.ts";
 import { geminiCliDefaultDriver, geminiCliDriver } from "./gemini-cli.ts";
+import { genkitDriver } from "./genkit.ts";
+import { mastraDriver } from "./mastra.ts";
 import { opencodeDriver } from "./opencode.ts";
 import { qwenCodeDriver } from "./qwen-code.ts";
 
@@ -21,6 +25,9 @@ export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableCli
   const dir = clientsDir();
   return [
     agentsSdkDriver(),
+    mastraDriver(),
+    genkitDriver(),
+    adkDriver(),
     codexDriver(dir),
     codexDefaultDriver(dir),
     claudeCodeDriver(dir),
@@ -30,5 +37,6 @@ export async function CLI_DRIVERS(): Promise<Array<ClientDriver | UnavailableCli
     qwenCodeDriver(dir, "openai"),
     qwenCodeDriver(dir, "anthropic"),
     opencodeDriver(dir),
+    copilotCliDriver(dir),
   ];
 }
