@@ -52,10 +52,11 @@ function renderCell(client: string, column: Column, row: Row, note: (text: strin
   const whole = (list: Array<[string, Outcome]>) =>
     list.length === outcomes.length &&
     new Set(list.map(([, o]) => ("reason" in o ? o.reason : ""))).size === 1;
-  // A whole cell skipped for one reason shares its note with the row's other such cells.
+  // A skip is the driver's, not the column's: one note for the row's cells skipped alike.
   const refs = (list: Array<[string, Outcome]>, skips = false) =>
     list.map(([name, o]) => {
-      const where = whole(list) ? (skips ? "" : ` × ${HEADING[column]}`) : ` × ${HEADING[column]}, ${name}`;
+      const case_ = whole(list) ? "" : `, ${name}`;
+      const where = skips ? case_ : ` × ${HEADING[column]}${case_}`;
       return note(`${client}${where}: ${"reason" in o ? o.reason : ""}`);
     });
   const limits = outcomes.flatMap(([name, o]) =>
