@@ -128,10 +128,12 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
     const call = shell
       ? { name: shell.tool, args: shell.args(SHELL_COMMAND) }
       : { name: "get_weather", args: { city: "Oslo" } };
+    const thought = driver.thinksEveryTurn && column === "anthropic";
+    const thinking = { type: "thinking" as const, text: FAKE_THINKING, signature: SIGNATURE };
     script(
       stage,
       column,
-      { blocks: [{ type: "tool_call", id: "call_oslo_1", ...call }] },
+      { blocks: [...(thought ? [thinking] : []), { type: "tool_call", id: "call_oslo_1", ...call }] },
       { blocks: [{ type: "text", text: FAKE_TOOL_ANSWER }] },
     );
     const ran: string[] = [];

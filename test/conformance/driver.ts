@@ -79,6 +79,12 @@ export interface ClientDriver {
   knownIssues?: Partial<
     Record<"local" | Upstream, Partial<Record<"text" | "stream" | "tool" | "reasoning", string>>>
   >;
+  /**
+   * It asks for thinking of type `enabled` on every turn: an Anthropic model then opens every answer
+   * with signed thinking, and the API refuses a tool turn sent back without it, so the tool case's
+   * Anthropic upstream answers the call after such thinking too.
+   */
+  thinksEveryTurn?: boolean;
   /** It names its agent session (X-Claude-Code-Session-Id): the lookup must show it. */
   sessionId?: boolean;
   /** How long one case may take (default 30 s; a CLI starts a process per turn). */
