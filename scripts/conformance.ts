@@ -1,6 +1,7 @@
 // `npm run conformance`: the conformance matrix (docs/compatibility.md). Installs the pinned agent
 // clients outside the repository (scripts/install-clients.ts), starts the gateway in front of a fake
-// upstream of each protocol, drives every client — the SDKs of `npm test`'s part and the agent CLIs —
+// upstream of each protocol, drives every client — the SDKs of `npm test`'s part, the agent
+// frameworks and the agent CLIs (each of Codex, Claude Code and Gemini CLI also in its default mode) —
 // through text, stream, a tool round trip, a second turn with reasoning and a lookup, prints the
 // client × upstream matrix, then the embedding clients' rows (test/conformance/embeddings.ts), and
 // writes both to docs/compatibility.md.
@@ -95,6 +96,22 @@ A cell reads ✅ (every case passed), ❌ (a case failed) or ⏭ (skipped), with
 five; a number in brackets points at a note below the table: why a case failed or was skipped, or
 what a client's own protocol mapping cannot do (each such limit is checked, so a client that
 outgrows it turns the cell red until the note goes).
+
+A row marked **default mode** runs an agent CLI given only the gateway's address and a key, as a new
+user runs it: it asks for its vendor's own model ids (Claude Code's default and its dated small model,
+Gemini CLI's \`auto\` router with its classifier model and the flash and pro models it routes between,
+Codex's default profile's model), which the matrix's gateway serves as \`aliases\` of the catalog model
+of the CLI's own protocol, so such a row runs in that column only. Each of its cases also checks every
+model call the CLI made, side calls included, was answered 2xx; for Gemini CLI, that the router's
+classifier call reached the gateway (the fake answers it as the real model does for a simple request)
+and that its answer routed the turn to the flash model.
+
+A case a known gateway bug fails is shown skipped, with the bug in its note; it still runs, and
+turns red once it passes, so that the note goes when the bug is fixed. A row skipped whole names
+why the client cannot run here.
+
+OpenRouter's clients (\`@openrouter/sdk\`, \`@openrouter/ai-sdk-provider\`) are given the gateway's
+\`/api/v1\` as their base URL, as OpenRouter's own would be.
 
 The SDK rows also run in \`npm test\` (\`test/conformance/sdk-matrix.test.ts\`); the agent CLIs run
 only here, before each release. The CLIs are installed at the versions pinned in

@@ -1,5 +1,6 @@
 // Installs the agent clients that `npm run test:agents` and `npm run conformance` drive (Codex CLI,
-// the OpenAI Agents SDK, Claude Code, Gemini CLI, qwen-code, opencode) at the versions pinned in
+// the OpenAI Agents SDK, Claude Code, Gemini CLI, qwen-code, opencode, the Copilot CLI, cline,
+// Continue's cn, Mastra, Genkit, Google's ADK) at the versions pinned in
 // test/agents/clients/package-lock.json, into a cache directory outside the repository. They are not
 // dependencies of the gateway or of `npm test`: Codex and Claude Code each ship a native binary of
 // about 400 MB in their platform packages. A cache that already holds this lock's install is reused;

@@ -57,7 +57,7 @@ export async function runCodex(opts: {
   home: string;
   workdir: string;
   key: string;
-  model: string;
+  model?: string;
   prompt: string;
   config?: string[];
   resume?: boolean;
@@ -73,8 +73,8 @@ export async function runCodex(opts: {
     "--skip-git-repo-check",
     "--dangerously-bypass-approvals-and-sandbox",
     ...(opts.resume ? [] : ["--strict-config", "--cd", opts.workdir]),
-    "--model",
-    opts.model,
+    // No model: Codex's default profile picks its own.
+    ...(opts.model ? ["--model", opts.model] : []),
     ...(opts.config ?? []).flatMap((c) => ["-c", c]),
     opts.prompt,
   ];

@@ -1,10 +1,13 @@
 // Conformance drivers for the AI SDK (`ai`) with each of its providers that speaks a protocol the
 // gateway serves: openai's chat model, openai's default (the Responses API), anthropic and google,
-// each given the gateway as `baseURL`. The tool loop is the SDK's own (`stopWhen: stepCountIs(2)`).
+// each given the gateway as `baseURL`, and OpenRouter's own provider (@openrouter/ai-sdk-provider)
+// given the gateway's `/api/v1` as an OpenRouter user's would be. The tool loop is the SDK's own
+// (`stopWhen: stepCountIs(2)`).
 
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenRouter } from "@openrouter/ai-sdk-provider";
 import {
   generateText,
   jsonSchema,
@@ -16,12 +19,14 @@ import {
 } from "ai";
 import { type ClientDriver, type Gateway, PROMPTS, WEATHER, WEATHER_PROMPT } from "./driver.ts";
 
-type Provider = "openai" | "openai-responses" | "anthropic" | "google";
+type Provider = "openai" | "openai-responses" | "anthropic" | "google" | "openrouter";
 
 function modelOf(provider: Provider, gw: Gateway, id: string): LanguageModel {
   if (provider === "openai") return createOpenAI({ baseURL: `${gw.base}/v1`, apiKey: gw.key }).chat(id);
   if (provider === "openai-responses") return createOpenAI({ baseURL: `${gw.base}/v1`, apiKey: gw.key })(id);
   if (provider === "anthropic") return createAnthropic({ baseURL: `${gw.base}/v1`, apiKey: gw.key })(id);
+  if (provider === "openrouter")
+    return createOpenRouter({ baseURL: `${gw.base}/api/v1`, apiKey: gw.key })(id);
   return createGoogleGenerativeAI({ baseURL: `${gw.base}/v1beta`, apiKey: gw.key })(id);
 }
 
@@ -35,6 +40,7 @@ function reasoningOptions(provider: Provider): any {
       openai: { reasoningEffort: "low", reasoningSummary: "auto", store: false, forceReasoning: true },
     };
   if (provider === "anthropic") return { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } };
+  if (provider === "openrouter") return { openrouter: { reasoning: { effort: "low" } } };
   return { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } };
 }
 
@@ -122,4 +128,5 @@ export const AI_SDK = [
   aiClientDriver("openai-responses", "AI SDK, openai Responses provider", "@ai-sdk/openai"),
   aiClientDriver("anthropic", "AI SDK, anthropic provider", "@ai-sdk/anthropic"),
   aiClientDriver("google", "AI SDK, google provider", "@ai-sdk/google"),
+  aiClientDriver("openrouter", "AI SDK, OpenRouter provider", "@openrouter/ai-sdk-provider"),
 ];

@@ -4,11 +4,23 @@
 
 import { codexHome, completedItems, runCodex } from "../agents/codex.ts";
 import { agentDriver, newSession } from "./agent-process.ts";
+import { assertModels, inDefaultMode } from "./default-mode.ts";
 import type { ClientDriver } from "./driver.ts";
+import { DEFAULT_IDS } from "./stage.ts";
 
 const REASONING = ['model_reasoning_effort="low"', 'model_reasoning_summary="auto"'];
 
-export function codexDriver(clientsDir: string): ClientDriver {
+/** Codex with its default profile: no `--model`, so its own default model. */
+export function codexDefaultDriver(clientsDir: string): ClientDriver {
+  const [main] = DEFAULT_IDS["openai-responses"];
+  return inDefaultMode(codexDriver(clientsDir, { defaults: true }), {
+    column: "openai-responses",
+    check: (calls) => assertModels(calls, DEFAULT_IDS["openai-responses"], main),
+  });
+}
+
+/** `defaults`: no model named (the default profile's). */
+export function codexDriver(clientsDir: string, { defaults = false } = {}): ClientDriver {
   return agentDriver({
     name: "Codex CLI",
     packages: ["@openai/codex"],
@@ -32,7 +44,7 @@ export function codexDriver(clientsDir: string): ClientDriver {
         home: session.home,
         workdir: session.workdir,
         key: gw.key,
-        model,
+        model: defaults ? undefined : model,
         prompt,
         config: reasoning ? REASONING : [],
         resume: next,

@@ -12,6 +12,7 @@ export interface Gateway {
   answers: readonly TappedAnswer[];
 }
 
+import type { Upstream } from "../e2e/matrix/harness.ts";
 import type { TappedAnswer } from "../support/tap.ts";
 
 export interface Turn {
@@ -69,7 +70,21 @@ export interface ClientDriver {
   /** Cases the client cannot be asked of the local models, each with why. */
   localSkip?: Partial<Record<"text" | "stream" | "tool" | "reasoning", string>>;
   /** Columns the client cannot be run against (all their cases shown skipped), each with why. */
-  columnsSkipped?: Partial<Record<"local" | "openai" | "anthropic" | "gemini" | "openai-responses", string>>;
+  columnsSkipped?: Partial<Record<"local" | Upstream, string>>;
+  /**
+   * Gateway bugs this client meets, by column and case, each with what is wrong: the case still
+   * runs, and is shown skipped with the note while it fails, failed once it passes (so the entry goes
+   * when the bug is fixed).
+   */
+  knownIssues?: Partial<
+    Record<"local" | Upstream, Partial<Record<"text" | "stream" | "tool" | "reasoning", string>>>
+  >;
+  /**
+   * It asks for thinking of type `enabled` on every turn: an Anthropic model then opens every answer
+   * with signed thinking, and the API refuses a tool turn sent back without it, so the tool case's
+   * Anthropic upstream answers the call after such thinking too.
+   */
+  thinksEveryTurn?: boolean;
   /** It names its agent session (X-Claude-Code-Session-Id): the lookup must show it. */
   sessionId?: boolean;
   /** How long one case may take (default 30 s; a CLI starts a process per turn). */

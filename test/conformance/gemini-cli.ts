@@ -3,10 +3,13 @@
 // in its settings file, the workspace trusted and usage statistics off. Output is `-o stream-json`;
 // tools run unasked (`--yolo`); a second turn is `--resume latest` in the same home and directory.
 
+import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentDriver, checkExit, jsonLines, newSession, runAgent } from "./agent-process.ts";
+import { assertModels, inDefaultMode, type ModelCall } from "./default-mode.ts";
 import type { ClientDriver } from "./driver.ts";
+import { DEFAULT_IDS, GEMINI_CLASSIFIER, GEMINI_ROUTED_FLASH } from "./stage.ts";
 
 const SETTINGS = {
   security: { auth: { selectedType: "gemini-api-key" } },
@@ -14,7 +17,32 @@ const SETTINGS = {
   telemetry: { enabled: false },
 };
 
-export function geminiCliDriver(clientsDir: string): ClientDriver {
+/**
+ * Gemini CLI with no `-m`: its `auto` mode, where a classifier call (a JSON answer under
+ * responseJsonSchema) picks the model of each turn. The fake answers it "simple", so the turn must
+ * go to the flash model: a classifier refused or misread would send it to pro instead.
+ */
+export function geminiCliDefaultDriver(clientsDir: string): ClientDriver {
+  return inDefaultMode(geminiCliDriver(clientsDir, { defaults: true }), {
+    column: "gemini",
+    check(calls: ModelCall[]) {
+      assertModels(calls, DEFAULT_IDS.gemini, GEMINI_ROUTED_FLASH);
+      assert.ok(
+        calls.some((c) => c.model === GEMINI_CLASSIFIER && !c.streamed),
+        "the router's classifier call reached the gateway",
+      );
+      const turns = calls.filter((c) => c.model !== GEMINI_CLASSIFIER).map((c) => c.model);
+      assert.deepEqual(
+        [...new Set(turns)],
+        [GEMINI_ROUTED_FLASH],
+        "the classifier's answer routed each turn",
+      );
+    },
+  });
+}
+
+/** `defaults`: no `-m` (Gemini CLI's auto mode). */
+export function geminiCliDriver(clientsDir: string, { defaults = false } = {}): ClientDriver {
   const script = join(clientsDir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js");
   return agentDriver({
     name: "Gemini CLI",
@@ -43,7 +71,8 @@ export function geminiCliDriver(clientsDir: string): ClientDriver {
         GEMINI_CLI_TRUST_WORKSPACE: "true",
       };
       // Its own Node (the bundle needs a newer one than a system's may be).
-      const argv = [process.execPath, script, "-p", prompt, "-m", model, "-o", "stream-json", "--yolo"];
+      const argv = [process.execPath, script, "-p", prompt, "-o", "stream-json", "--yolo"];
+      if (!defaults) argv.push("-m", model);
       if (next) argv.push("--resume", "latest");
       const result = await runAgent(argv, session, env);
       checkExit(result, "gemini");

@@ -23,6 +23,8 @@ export function qwenCodeDriver(clientsDir: string, mode: Mode): ClientDriver {
     name: `qwen-code (${mode === "openai" ? "OpenAI" : "Anthropic"} mode)`,
     packages: ["@qwen-code/qwen-code"],
     installedIn: clientsDir,
+    // In Anthropic mode it asks for enabled thinking (a budget) on every turn.
+    thinksEveryTurn: mode === "anthropic",
     columnsSkipped: {
       local:
         "qwen-code's first message lists its skills and agents by name, and the local model calls every tool a user message names: an echo model cannot hold a qwen-code session",

@@ -52,18 +52,19 @@ function renderCell(client: string, column: Column, row: Row, note: (text: strin
   const whole = (list: Array<[string, Outcome]>) =>
     list.length === outcomes.length &&
     new Set(list.map(([, o]) => ("reason" in o ? o.reason : ""))).size === 1;
-  const refs = (list: Array<[string, Outcome]>) =>
-    list.map(([name, o]) =>
-      note(
-        `${client} × ${HEADING[column]}${whole(list) ? "" : `, ${name}`}: ${"reason" in o ? o.reason : ""}`,
-      ),
-    );
+  // A skip is the driver's, not the column's: one note for the row's cells skipped alike.
+  const refs = (list: Array<[string, Outcome]>, skips = false) =>
+    list.map(([name, o]) => {
+      const case_ = whole(list) ? "" : `, ${name}`;
+      const where = skips ? case_ : ` × ${HEADING[column]}${case_}`;
+      return note(`${client}${where}: ${"reason" in o ? o.reason : ""}`);
+    });
   const limits = outcomes.flatMap(([name, o]) =>
     o.status === "pass" ? o.notes.map((text) => note(`${client}, ${name}: ${text}`)) : [],
   );
   const passed = outcomes.length - failed.length - skipped.length;
   const mark = failed.length > 0 ? "❌" : skipped.length > 0 ? "⏭" : "✅";
-  const all = [...refs(failed), ...refs(skipped), ...limits];
+  const all = [...refs(failed), ...refs(skipped, true), ...limits];
   const unique = [...new Set(all)].sort((a, b) => a - b);
   return `${mark} ${passed}/${outcomes.length}${unique.length > 0 ? ` [${unique.join(",")}]` : ""}`;
 }

@@ -147,11 +147,12 @@ function check(request: RecordedRequest, options: FakeOptions): Verdict {
 }
 
 /**
- * With thinking enabled, the last assistant message, when it calls tools, must open with its thinking
- * (the API's 400, word for word); undefined when the request keeps that rule.
+ * With thinking enabled, the last assistant message, when it calls tools, must open with its
+ * thinking (the API's 400, word for word); undefined when the request keeps that rule. Not under
+ * `adaptive` thinking: there the model may skip thinking before a tool call, so a tool turn without
+ * it is what the API itself produced (Claude Code sends such turns back in every tool loop).
  */
 function toolTurnWithoutThinking(body: any): string | undefined {
-  // (Enabled thinking only: what adaptive thinking asks of a replayed turn is not modelled here.)
   if (body.thinking?.type !== "enabled") return undefined;
   const at = body.messages.findLastIndex((m: Json) => m?.role === "assistant");
   const content = at < 0 ? undefined : body.messages[at].content;

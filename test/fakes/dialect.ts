@@ -21,6 +21,8 @@ export interface RecordedRequest {
   seq: number;
   /** The client went away before the response was finished. */
   aborted: boolean;
+  /** Answered by the side-call answerer (FakeUpstream.answerSideCalls), not from the script. */
+  side?: boolean;
   abortedAt?: number;
 }
 

@@ -24,6 +24,12 @@ export interface FakeUpstream {
   goaway(code: number): void;
   /** Queues replies for the next requests; an empty queue answers DEFAULT_REPLY. */
   script(...replies: Reply[]): void;
+  /**
+   * Answers the requests `answer` returns a reply for with that reply instead of the script's next
+   * (an agent's side calls, such as a router's classifier, beside the turns a test scripts); such a
+   * request is recorded with `side: true`. Kept until replaced (reset keeps it).
+   */
+  answerSideCalls(answer: (request: RecordedRequest) => Reply | undefined): void;
   /** How many scripted replies are still waiting. */
   readonly queued: number;
   /** Forgets the queued replies and the recorded requests (between tests). */
@@ -38,6 +44,7 @@ const MALFORMED_BODY = "<html><body><h1>502 Bad Gateway</h1></body></html>";
 export async function startFakeServer(dialect: Dialect, options: FakeOptions = {}): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Reply[] = [];
+  let sideCall: ((request: RecordedRequest) => Reply | undefined) | undefined;
   const changes = new EventEmitter();
   let closing = false;
 
@@ -122,7 +129,9 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
       sendText(res, verdict.status, JSON.stringify(verdict.body), dialect.headers(false));
       return;
     }
-    const reply = queue.shift() ?? DEFAULT_REPLY;
+    const side = sideCall?.(record);
+    if (side) record.side = true;
+    const reply = side ?? queue.shift() ?? DEFAULT_REPLY;
     await answer(res, reply, verdict.exchange, reset);
   }
 
@@ -208,6 +217,9 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
       return fake.connections;
     },
     goaway: (code) => fake.goaway(code),
+    answerSideCalls(answer) {
+      sideCall = answer;
+    },
     script(...replies: Reply[]) {
       queue.push(...replies);
     },

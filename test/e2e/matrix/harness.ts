@@ -55,9 +55,13 @@ export interface Matrix {
   close(): Promise<void>;
 }
 
-function catalogModel(upstream: Upstream) {
+/** More names (`aliases`) each upstream's catalog model answers to, as an operator may give them. */
+export type MatrixAliases = Partial<Record<Upstream, string[]>>;
+
+function catalogModel(upstream: Upstream, aliases: MatrixAliases) {
   return {
     id: MODEL[upstream],
+    ...(aliases[upstream] ? { aliases: aliases[upstream] } : {}),
     display_name: `Matrix ${upstream}`,
     created: "2025-01-01",
     input_modalities: ["text", "image"],
@@ -74,7 +78,10 @@ function catalogModel(upstream: Upstream) {
 }
 
 /** `extra`: more top-level config (e.g. `clients`), merged over the matrix's own. */
-export async function startMatrix(extra: Record<string, unknown> = {}): Promise<Matrix> {
+export async function startMatrix(
+  extra: Record<string, unknown> = {},
+  aliases: MatrixAliases = {},
+): Promise<Matrix> {
   const fakeList = await Promise.all(UPSTREAMS.map((u) => startFakeUpstream(u, { apiKey: UPSTREAM_KEY[u] })));
   const fakes = Object.fromEntries(UPSTREAMS.map((u, i) => [u, fakeList[i]])) as Record<
     Upstream,
@@ -92,7 +99,7 @@ export async function startMatrix(extra: Record<string, unknown> = {}): Promise<
       base_url: taps[u].url,
       api_key: UPSTREAM_KEY[u],
     })),
-    models: UPSTREAMS.map(catalogModel),
+    models: UPSTREAMS.map((u) => catalogModel(u, aliases)),
     ...extra,
   });
   const gw = await startGateway(config, { dir });
