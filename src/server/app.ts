@@ -20,8 +20,9 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
-import { errorAnswer } from "../gateway/error-answer.ts";
+import { errorAnswer, writeError } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
+import { bodyJson, bodyTooLarge } from "../gateway/front-step.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
@@ -173,10 +174,13 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
 
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const status = err.statusCode ?? 500;
+    // A body past the limit is refused in the same words on every route (front-step.ts).
     const error =
-      status < 500
-        ? new GatewayError(kindForStatus(status), err.message, { status })
-        : asGatewayError(err, log);
+      err.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+        ? bodyTooLarge(config.server.bodyLimitBytes)
+        : status < 500
+          ? new GatewayError(kindForStatus(status), err.message, { status })
+          : asGatewayError(err, log);
     sendError(reply, errorFaceOf(req.url, req.headers), error);
   });
   fastify.setNotFoundHandler((req, reply) => {
@@ -255,7 +259,15 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
-  registerResponseRoutes(fastify, { auth, memory, conversations: memory.conversations });
+  // Their bodies are read as the inference routes' are (front-step.ts): the same checks, the same errors.
+  fastify.register(async (scope) => {
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "string" },
+      async (_req: FastifyRequest, body: string) => bodyJson(body),
+    );
+    registerResponseRoutes(scope, { auth, memory, conversations: memory.conversations });
+  });
 
   registerAdminApi(fastify, {
     store,
@@ -300,12 +312,19 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   };
 }
 
+/** fastify's reply as the one error writer's sink (src/gateway/error-answer.ts). */
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
-  const answer = errorAnswer(protocols[face], error);
-  reply
-    .code(answer.status)
-    .headers({ ...answer.headers, "content-type": "application/json" })
-    .send(JSON.stringify(answer.body));
+  writeError(
+    {
+      json: (status, headers, body) =>
+        reply
+          .code(status)
+          .headers({ ...headers, "content-type": "application/json" })
+          .send(JSON.stringify(body)),
+    },
+    protocols[face],
+    error,
+  );
 }
 
 /**
@@ -338,7 +357,8 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
       : status === 408
         ? "The request was not received in time."
         : "The request is not valid HTTP.";
-  const { body } = protocols["openai-chat"].encodeError(
+  const { body } = errorAnswer(
+    protocols["openai-chat"],
     new GatewayError(kindForStatus(status), message, { status }),
   );
   const text = JSON.stringify(body);
