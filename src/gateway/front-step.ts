@@ -34,7 +34,7 @@ export async function frontStep(
   auth: Authenticator,
   face: Face,
   input: FrontInput,
-): Promise<{ caller: Caller; rawBody: string; json: unknown }> {
+): Promise<{ caller: Caller; rawBody: string | undefined; json: unknown }> {
   const caller = await callerOf(auth, face, input);
   // From here the caller holds the body alone: a stream may stay open for minutes, and a prompt
   // can weigh megabytes.

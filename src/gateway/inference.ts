@@ -103,13 +103,10 @@ export class InferencePipeline {
     if (input.embed) facts.embedding = true;
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
-      const front = await frontStep(this.deps.auth, face, input);
-      const caller = front.caller;
-      facts.caller = caller;
       // The body is held from here by `call` alone, which lets it go once an endpoint has answered
-      // (releaseBody).
-      let rawBody: string | undefined = front.rawBody;
-      let json = front.json;
+      // (releaseBody). (Taken apart at once: nothing here may keep the front step's answer.)
+      let { caller, rawBody, json } = await frontStep(this.deps.auth, face, input);
+      facts.caller = caller;
       // A continuation becomes the whole input here, before decoding: every route sends it alike.
       const turn = face === "openai-responses" && !input.embed ? this.deps.memory?.turnOf(json) : undefined;
       // Only a request that refers to stored state waits for the store.
