@@ -298,10 +298,6 @@ export interface Protocol extends ClientFace, UpstreamFace {
   embeddings?: Embeddings;
 }
 
-/**
- * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
- * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
- */
 /** What an upstream call is encoded for: the model as the upstream names it, and the provider's ways. */
 export interface UpstreamTarget {
   model: string;
@@ -327,6 +323,10 @@ export interface UpstreamTarget {
   reasoningModel?: boolean;
 }
 
+/**
+ * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
+ * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
+ */
 export interface Relay {
   /**
    * The upstream call: the client's body with only the model (and gateway-only fields) changed.
