@@ -46,7 +46,7 @@ import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
 import type { Tracing } from "../telemetry/tracing.ts";
-import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
+import { afterTheUpload, type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 import { registerResponseRoutes } from "./response-routes.ts";
 
@@ -173,15 +173,20 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
 
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const face = errorFaceOf(req.url, req.headers);
+    // A body past the limit is refused as the inference routes refuse it (front-step.ts): in the
+    // same words, once the upload is over, on a connection that then closes.
+    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      reply.header("connection", "close");
+      afterTheUpload(req.raw, () => sendError(reply, face, bodyTooLarge(config.server.bodyLimitBytes)));
+      return;
+    }
     const status = err.statusCode ?? 500;
-    // A body past the limit is refused in the same words on every route (front-step.ts).
     const error =
-      err.code === "FST_ERR_CTP_BODY_TOO_LARGE"
-        ? bodyTooLarge(config.server.bodyLimitBytes)
-        : status < 500
-          ? new GatewayError(kindForStatus(status), err.message, { status })
-          : asGatewayError(err, log);
-    sendError(reply, errorFaceOf(req.url, req.headers), error);
+      status < 500
+        ? new GatewayError(kindForStatus(status), err.message, { status })
+        : asGatewayError(err, log);
+    sendError(reply, face, error);
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(

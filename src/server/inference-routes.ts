@@ -179,7 +179,7 @@ const DISCARD_MS = 2_000;
  * Reads and drops the rest of a refused body, then runs `answer`; at the latest after DISCARD_MS, so
  * a client that sends forever holds nothing for long. Nothing is answered to a client that left.
  */
-function afterTheUpload(req: IncomingMessage, answer: () => void): void {
+export function afterTheUpload(req: IncomingMessage, answer: () => void): void {
   if (req.complete) {
     answer();
     return;
