@@ -7,7 +7,8 @@
 //   the relayed route does it (src/gateway/relay-stream.ts), each stream with an upstream id and a
 //   context of its own.
 // One line per pair (the translated pairs of bench/scenarios.ts, and the two relays), in µs of CPU
-// per stream.
+// per stream. SWITCHYARD_RELAY_FAST_PATH=off measures the relays without their fast path
+// (src/gateway/relay-fast-path.ts).
 //
 //   node bench/micro.ts --scenario translated|relayed [--streams 20000] [--reads burst|turn]
 //                       [--rounds 3] [--pair NAME] [--print] [--profile]
@@ -132,7 +133,7 @@ function handle(pair: Pair, reads: Buffer[]): string {
 
 /** One stream, as the relayed route passes it on and taps it, under a context of its own. */
 function relay(pair: Pair, name: ProtocolName, reads: Buffer[]): string {
-  const ctx: EncodeContext = { ...pair.ctx, identityEdits: undefined };
+  const ctx: EncodeContext = { ...pair.ctx };
   const stream = new RelayStream(
     relays[name],
     ctx,

@@ -5,7 +5,6 @@
 
 import { randomBytes } from "node:crypto";
 import type { Authenticator } from "../auth/authenticator.ts";
-import { presentedKey } from "../auth/credentials.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import { storableText } from "../ledger/columns.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
@@ -17,7 +16,7 @@ import type {
 import { decodeMetadata } from "../protocols/openai-responses/decode-request.ts";
 import { expectArray, expectObject, isObject } from "../protocols/shared/validate.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
-import { listPage } from "./stored-responses.ts";
+import { accountOf, listPage } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -144,10 +143,6 @@ function itemNotFound(id: string): GatewayError {
 export interface ConversationsDeps {
   auth: Authenticator;
   conversations: Conversations;
-}
-
-async function accountOf(deps: ConversationsDeps, headers: IncomingHeaders): Promise<string> {
-  return (await deps.auth.authenticate(presentedKey("openai-responses", headers, {}))).accountId;
 }
 
 /** `items` of a create or an add: objects, at most 20. */

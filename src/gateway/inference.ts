@@ -1,7 +1,6 @@
 // One inference, top to bottom: authenticate, decode, resolve, route, call, translate, meter, record.
 
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Face, presentedKey } from "../auth/credentials.ts";
 import { type CatalogModel, isEmbeddingModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
@@ -21,7 +20,8 @@ import type { RequestTrace, Tracing } from "../telemetry/tracing.ts";
 import { compactionBody } from "./compaction.ts";
 import type { CreditCheck } from "./credit.ts";
 import { embeddingJob } from "./embeddings.ts";
-import { errorAnswer } from "./error-answer.ts";
+import { writeError } from "./error-answer.ts";
+import { frontStep } from "./front-step.ts";
 import { ignoredList } from "./header-value.ts";
 import { newGenerationId } from "./ids.ts";
 import { keepsThinking, restoreKeptThinking, ThinkingCollector } from "./kept-thinking.ts";
@@ -31,7 +31,6 @@ import { Metrics } from "./metrics.ts";
 import type { ModelIndex } from "./models.ts";
 import { estimatePromptTokens } from "./prompt-tokens.ts";
 import { GenerationRecorder, UnwrittenStarts } from "./recorder.ts";
-import { bodyText, parseBody } from "./request-body.ts";
 import type { RequestFacts, RequestLog } from "./request-log.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import { memoryContext, queuedResponse, type ResponseMemory, type Turn } from "./response-memory.ts";
@@ -110,15 +109,10 @@ export class InferencePipeline {
     if (input.embed) facts.embedding = true;
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
-      const key = presentedKey(face as Face, input.headers, input.query);
-      const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
-      facts.caller = caller;
       // The body is held from here by `call` alone, which lets it go once an endpoint has answered
-      // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
-      let rawBody: string | undefined = bodyText(input.body);
-      input.body = undefined;
-      let json = parseBody(rawBody);
-      if (json instanceof Promise) json = await json;
+      // (releaseBody). (Taken apart at once: nothing here may keep the front step's answer.)
+      let { caller, rawBody, json } = await frontStep(this.deps.auth, face, input);
+      facts.caller = caller;
       // A compaction is a generation that summarises the window it is given.
       if (input.compact) json = compactionBody(json);
       // A continuation becomes the whole input here, before decoding: every route sends it alike.
@@ -487,9 +481,7 @@ export class InferencePipeline {
     id: string,
   ): GatewayError {
     const error = asGatewayError(err, this.deps.log, id);
-    if (out.signal.aborted) return error;
-    const answer = errorAnswer(protocol, error);
-    out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
+    if (!out.signal.aborted) writeError(out, protocol, error, headers);
     return error;
   }
 }

@@ -2,7 +2,6 @@
 // own generations only. Billing fields appear for pay-as-you-go keys once the generation is settled.
 
 import type { Authenticator } from "../auth/authenticator.ts";
-import { presentedKey } from "../auth/credentials.ts";
 import { creditsToJson, ratingToJson } from "../billing/render.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { FinishReason } from "../ir/response.ts";
@@ -12,6 +11,7 @@ import type { Api, GenerationRow, Store } from "../ledger/types.ts";
 import { protocols } from "../protocols/index.ts";
 import { protocolOfApi } from "../protocols/names.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
+import { callerOf } from "./front-step.ts";
 import { generationIdTime } from "./ids.ts";
 
 export async function lookupGeneration(
@@ -19,7 +19,7 @@ export async function lookupGeneration(
   headers: IncomingHeaders,
   query: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const caller = await deps.auth.authenticate(presentedKey("lookup", headers, {}));
+  const caller = await callerOf(deps.auth, "lookup", { headers, query: {} });
   const id = query.id ?? query.generate_id;
   if (typeof id !== "string" || id === "") throw invalid("id", "the generation id is required (?id=gen-…)");
   const row = await readGeneration(deps.store, storableText("id", id), caller.accountId);

@@ -89,7 +89,7 @@ export class GenerationRecorder {
   readonly arrivedAt: number;
   /** How it ended, once it has. */
   status?: "completed" | "cancelled" | "failed";
-  /** The cost once known (see `cost`): made only when asked for, so that no one asking costs nothing. */
+  /** The promise of the cost (see `cost`), made only once someone asks for it. */
   private costPromise?: Promise<string | undefined>;
   private costKnown = false;
   private costValue?: string;

@@ -1,21 +1,28 @@
-// A relayed stream, read by read. The upstream's bytes are cut into SSE events without decoding
-// them; an event whose edit is at most a swap of its opening (Relay.passBytes) goes on as the
-// upstream's own bytes, decoded for the meter only when it carries usage or a finish, not when it
-// carries only content. Every other event (the first, errors, anything unusual) is decoded as text,
+// A relayed stream, read by read. On the fast path (relay-fast-path.ts, on unless switched off) the
+// upstream's bytes are cut into SSE events without decoding them; an event whose edit is at most a
+// swap of its opening (Relay.passBytes) goes on as the upstream's own bytes, decoded for the meter
+// only when it carries usage or a finish, not when it carries only content. Every other event (the
+// first, errors, anything unusual), and every event once the fast path is off, is decoded as text,
 // read by the tap for the meter and framed again (Relay.streamEvent). docs/architecture.md §4.
 
 import { GatewayError, upstreamEventTooLarge } from "../ir/errors.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import { plainEvent } from "../protocols/shared/sse.ts";
 import { SSE_EVENT_MAX_BYTES, SseReader } from "../protocols/shared/sse-reader.ts";
 import type {
   EncodeContext,
-  RawSseEvent,
   Relay,
+  RelayMemo,
   SseEvent,
   StreamDecoder,
   StreamEncoder,
 } from "../protocols/types.ts";
+import {
+  EventView,
+  endsWithBlankLine,
+  eventEnd,
+  type RelayFastPath,
+  relayFastPath,
+} from "./relay-fast-path.ts";
 import type { Piece } from "./route.ts";
 
 const CR = 13;
@@ -27,13 +34,18 @@ export class RelayStream {
   private readonly ctx: EncodeContext;
   private readonly tap: StreamDecoder;
   private readonly encoder: StreamEncoder;
+  /** What the relay remembers of this stream (its identity edits, what it learned of its events). */
+  private readonly memo: RelayMemo;
   /**
    * Events are decoded as text from the reader: all of them once CR is seen, and before that any
    * whose layout plainEvent does not read. Made when first needed: most streams never need it.
    */
   private reader: SseReader | undefined;
-  /** The upstream ends lines with CR (Google does): from then on every event is read as text. */
-  private asText = false;
+  /**
+   * Every event is read as text: the fast path is off, or the upstream ends lines with CR (Google
+   * does; from then on).
+   */
+  private asText: boolean;
   /**
    * The reads since the last complete event (an event not yet complete), joined only once a blank
    * line completes it: a long event (a generated image's base64) arriving in many reads is then
@@ -52,8 +64,11 @@ export class RelayStream {
     tap: StreamDecoder,
     encoder: StreamEncoder,
     maxEventBytes = SSE_EVENT_MAX_BYTES,
+    fastPath: RelayFastPath = relayFastPath,
   ) {
     this.maxEvent = maxEventBytes;
+    this.memo = fastPath.memo(relay);
+    this.asText = !fastPath.on;
     this.relay = relay;
     this.ctx = ctx;
     this.tap = tap;
@@ -146,8 +161,8 @@ export class RelayStream {
     for (let end = eventEnd(view, 0); end >= 0; end = eventEnd(view, from)) {
       event.at(from, end);
       const next = end + 2;
-      const passed = this.relay.passBytes?.(event, this.ctx);
-      if (!passed) this.decode(event, bytes.subarray(from, next), out);
+      const passed = this.relay.passBytes?.(event, this.ctx, this.memo);
+      if (!passed) this.decode(bytes.subarray(from, next), out);
       else if (!passed.tap || this.tapped(passed.tap, out)) {
         if (passed.by) out.latin1(passed.by);
         out.span(view, from + (passed.replace ?? 0), next);
@@ -166,11 +181,9 @@ export class RelayStream {
     return last !== undefined && last[last.length - 1] === LF && chunk[0] === LF;
   }
 
-  /** An event the relay does not pass as bytes, decoded as text: by plainEvent, else by the reader. */
-  private decode(event: EventView, bytes: Buffer, out: PieceBuilder): void {
-    const plain = plainEvent(event);
-    if (!plain) this.decodeAll(this.textReader().read(bytes), out);
-    else if (this.tapped(plain, out)) out.utf8(this.relay.streamEvent(plain, this.ctx));
+  /** An event the relay does not pass as bytes, decoded as text by the reader. */
+  private decode(bytes: Buffer, out: PieceBuilder): void {
+    this.decodeAll(this.textReader().read(bytes), out);
   }
 
   private textReader(): SseReader {
@@ -181,7 +194,7 @@ export class RelayStream {
   private decodeAll(events: SseEvent[], out: PieceBuilder): void {
     for (const e of events) {
       if (this.failed || !this.tapped(e, out)) return;
-      out.utf8(this.relay.streamEvent(e, this.ctx));
+      out.utf8(this.relay.streamEvent(e, this.ctx, this.memo));
     }
   }
 
@@ -215,55 +228,6 @@ export class RelayStream {
   private errorText(failure: StreamEvent, out: PieceBuilder): string {
     this.encoder.follow?.(out.pendingText());
     return this.encoder.encode(failure);
-  }
-}
-
-/** The read ends where an event does (its last bytes are a blank line's). */
-function endsWithBlankLine(chunk: Buffer): boolean {
-  const n = chunk.length;
-  return n >= 2 && chunk[n - 1] === LF && chunk[n - 2] === LF;
-}
-
-/**
- * Where the event that begins at `from` ends (the blank line after it), or -1. Most events are one
- * line, so the first line end usually is the event's end: one single-character search.
- */
-function eventEnd(view: string, from: number): number {
-  const lineEnd = view.indexOf("\n", from);
-  if (lineEnd < 0) return -1;
-  return view.charCodeAt(lineEnd + 1) === LF ? lineEnd : view.indexOf("\n\n", lineEnd + 1);
-}
-
-/** One event of a read, seen through a one-byte (latin1) string of the read's bytes. */
-class EventView implements RawSseEvent {
-  readonly view: string;
-  from = 0;
-  end = 0;
-  readonly bytes: Buffer;
-  /** The event's own text (a slice of the view), made when first searched. */
-  private text: string | undefined;
-
-  constructor(bytes: Buffer) {
-    this.bytes = bytes;
-    this.view = bytes.toString("latin1");
-  }
-
-  utf8(from: number, to: number): string {
-    return this.bytes.toString("utf8", from, to);
-  }
-
-  at(from: number, end: number): void {
-    this.from = from;
-    this.end = end;
-    this.text = undefined;
-  }
-
-  find(text: string): number {
-    // Searched in the event's own slice: a text the event lacks is not looked for through the rest
-    // of the read (a whole stream, when the upstream wrote it at once).
-    this.text ??= this.view.slice(this.from, this.end);
-    const at = this.text.indexOf(text);
-    return at < 0 ? -1 : this.from + at;
   }
 }
 

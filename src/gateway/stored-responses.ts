@@ -3,10 +3,10 @@
 // exist for it: another account's id is a 404 exactly like an unknown one.
 
 import type { Authenticator } from "../auth/authenticator.ts";
-import { presentedKey } from "../auth/credentials.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
 import type { Run } from "./background.ts";
+import { callerOf } from "./front-step.ts";
 import type { ResponseMemory, StoredContent } from "./response-memory.ts";
 
 type Json = Record<string, unknown>;
@@ -113,8 +113,9 @@ async function readOwn(deps: StoredResponsesDeps, headers: IncomingHeaders, id: 
   return { stored };
 }
 
-async function accountOf(deps: StoredResponsesDeps, headers: IncomingHeaders): Promise<string> {
-  return (await deps.auth.authenticate(presentedKey("openai-responses", headers, {}))).accountId;
+/** The account of the key presented the Responses API's way: only its responses and conversations exist for it. */
+export async function accountOf(deps: { auth: Authenticator }, headers: IncomingHeaders): Promise<string> {
+  return (await callerOf(deps.auth, "openai-responses", { headers, query: {} })).accountId;
 }
 
 function notFound(id: string): GatewayError {

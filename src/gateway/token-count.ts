@@ -8,19 +8,18 @@
 // off the event loop (prompt-tokens.ts). `x-switchyard-token-count: upstream | local` says which.
 
 import type { Authenticator } from "../auth/authenticator.ts";
-import { type Face, presentedKey } from "../auth/credentials.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import { protocolOfConfig } from "../protocols/names.ts";
 import type { Protocol, ProtocolName, UpstreamCounting } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter, type RelayingAdapter } from "../providers/types.ts";
-import { errorAnswer } from "./error-answer.ts";
+import { writeError } from "./error-answer.ts";
+import { frontStep } from "./front-step.ts";
 import { asGatewayError, type InferenceInput } from "./inference.ts";
 import type { WarningLogger } from "./logger.ts";
 import type { ModelIndex } from "./models.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
-import { bodyText, parseBody } from "./request-body.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
 export interface TokenCountDeps {
@@ -50,9 +49,7 @@ export class TokenCounter {
     try {
       const counting = protocol.tokenCounting;
       if (!counting) throw new Error(`the ${face} protocol has no token counting`);
-      await this.deps.auth.authenticate(presentedKey(face as Face, input.headers, input.query));
-      let json = parseBody(bodyText(input.body));
-      if (json instanceof Promise) json = await json;
+      const { json } = await frontStep(this.deps.auth, face, input);
       const request = counting.decodeCountRequest(json, {
         headers: input.headers,
         pathModel: input.pathModel,
@@ -69,8 +66,7 @@ export class TokenCounter {
       if (!out.signal.aborted) out.json(200, headers, counting.encodeCount(tokens));
     } catch (err) {
       if (out.signal.aborted) return;
-      const answer = errorAnswer(protocol, asGatewayError(err, this.deps.log));
-      out.json(answer.status, { ...headers, ...answer.headers }, answer.body);
+      writeError(out, protocol, asGatewayError(err, this.deps.log), headers);
     }
   }
 

@@ -51,17 +51,30 @@ export interface EncodeContext {
     /** The settings the answer repeats that the IR has no place for (openai-responses/settings-echo.ts). */
     settings?: SettingsEcho;
   };
+}
+
+/**
+ * What a relay remembers while it edits one relayed stream: made for each stream by the relayed
+ * route (src/gateway/relay-fast-path.ts), never shared between streams, so no relay keeps state of
+ * its own. `shared` alone is common to every stream of the relay in this process: what one stream
+ * learned that the next may try first (the chat relay's text chunk shape).
+ */
+export interface RelayMemo {
   /**
-   * A relay's id/model edits, made once per generation and model, and the opening of the stream's
-   * last event with them applied (src/protocols/shared/identity.ts).
+   * The id/model edits, made once per model (a fallback model changes it once, before any event),
+   * and the opening of the stream's last decoded event with them applied (shared/identity.ts).
    */
-  identityEdits?: {
+  identity?: {
     model: string;
     edits: JsonEdits;
     memo: OpeningMemo;
     /** The memo's opening as bytes (identity.ts identityOpening), for the opening it was made from. */
     bytes?: { opening: string; ascii: { text: string; edited: string } | undefined };
   };
+  /** What the relay learned of this stream's events (Relay.passBytes). */
+  learned?: unknown;
+  /** What the relay learned of the last stream, for the next to try (Relay.passBytes). */
+  readonly shared: { learned?: unknown };
 }
 
 /** One SSE event as read from an upstream stream. */
@@ -294,10 +307,6 @@ export interface Protocol extends ClientFace, UpstreamFace {
   embeddings?: Embeddings;
 }
 
-/**
- * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
- * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
- */
 /** What an upstream call is encoded for: the model as the upstream names it, and the provider's ways. */
 export interface UpstreamTarget {
   model: string;
@@ -323,6 +332,10 @@ export interface UpstreamTarget {
   reasoningModel?: boolean;
 }
 
+/**
+ * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
+ * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
+ */
 export interface Relay {
   /**
    * The upstream call: the client's body with only the model (and gateway-only fields) changed.
@@ -344,7 +357,7 @@ export interface Relay {
   /** A whole response body with the id and model replaced. */
   response(text: string, ctx: EncodeContext): string;
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */
-  streamEvent(event: SseEvent, ctx: EncodeContext): string;
+  streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo): string;
   /**
    * A stream event whose edit is at most a swap of its opening, as a single data line shaped as a
    * JSON object: it goes on as the upstream's bytes, the opening swapped. One that carries only
@@ -353,7 +366,7 @@ export interface Relay {
    * for the tap too (`tap`). Undefined, the default whenever in doubt, has it decoded and framed
    * again by `streamEvent` (docs/architecture.md §4).
    */
-  passBytes?(event: RawSseEvent, ctx: EncodeContext): PassedBytes | undefined;
+  passBytes?(event: RawSseEvent, ctx: EncodeContext, memo: RelayMemo): PassedBytes | undefined;
   /**
    * What the meter needs of a whole relayed answer (usage, finish reason), read without decoding the
    * whole body. Throws SyntaxError when the body is not a JSON object.

@@ -20,8 +20,9 @@ import {
 import type { Config } from "../config/load.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import { CreditCheck } from "../gateway/credit.ts";
-import { errorAnswer } from "../gateway/error-answer.ts";
+import { errorAnswer, writeError } from "../gateway/error-answer.ts";
 import { eventLoopLag } from "../gateway/event-loop-lag.ts";
+import { bodyJson, bodyTooLarge } from "../gateway/front-step.ts";
 import { asGatewayError, InferencePipeline } from "../gateway/inference.ts";
 import { lookupGeneration } from "../gateway/lookup.ts";
 import { METRICS_CONTENT_TYPE, Metrics } from "../gateway/metrics.ts";
@@ -47,7 +48,7 @@ import type { ProviderAdapter } from "../providers/types.ts";
 import { FallbackRoutingState, RedisRoutingState } from "../routing/redis-state.ts";
 import { Router } from "../routing/router.ts";
 import type { Tracing } from "../telemetry/tracing.ts";
-import { type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
+import { afterTheUpload, type InferenceServer, inferenceRoute, serveInference } from "./inference-routes.ts";
 import { decodePathSegment, errorFaceOf, isGeminiCaller } from "./paths.ts";
 import { registerResponseRoutes } from "./response-routes.ts";
 
@@ -187,12 +188,20 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   });
 
   fastify.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const face = errorFaceOf(req.url, req.headers);
+    // A body past the limit is refused as the inference routes refuse it (front-step.ts): in the
+    // same words, once the upload is over, on a connection that then closes.
+    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      reply.header("connection", "close");
+      afterTheUpload(req.raw, () => sendError(reply, face, bodyTooLarge(config.server.bodyLimitBytes)));
+      return;
+    }
     const status = err.statusCode ?? 500;
     const error =
       status < 500
         ? new GatewayError(kindForStatus(status), err.message, { status })
         : asGatewayError(err, log);
-    sendError(reply, errorFaceOf(req.url, req.headers), error);
+    sendError(reply, face, error);
   });
   fastify.setNotFoundHandler((req, reply) => {
     sendError(
@@ -270,7 +279,15 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
     return lookup(req);
   });
 
-  registerResponseRoutes(fastify, { auth, memory, conversations: memory.conversations });
+  // Their bodies are read as the inference routes' are (front-step.ts): the same checks, the same errors.
+  fastify.register(async (scope) => {
+    scope.addContentTypeParser(
+      "application/json",
+      { parseAs: "string" },
+      async (_req: FastifyRequest, body: string) => bodyJson(body),
+    );
+    registerResponseRoutes(scope, { auth, memory, conversations: memory.conversations });
+  });
 
   registerAdminApi(fastify, {
     store,
@@ -317,12 +334,19 @@ export function createApp(config: Config, store: Store, options: AppOptions = {}
   };
 }
 
+/** fastify's reply as the one error writer's sink (src/gateway/error-answer.ts). */
 function sendError(reply: FastifyReply, face: ProtocolName, error: GatewayError): void {
-  const answer = errorAnswer(protocols[face], error);
-  reply
-    .code(answer.status)
-    .headers({ ...answer.headers, "content-type": "application/json" })
-    .send(JSON.stringify(answer.body));
+  writeError(
+    {
+      json: (status, headers, body) =>
+        reply
+          .code(status)
+          .headers({ ...headers, "content-type": "application/json" })
+          .send(JSON.stringify(body)),
+    },
+    protocols[face],
+    error,
+  );
 }
 
 /**
@@ -355,7 +379,8 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
       : status === 408
         ? "The request was not received in time."
         : "The request is not valid HTTP.";
-  const { body } = protocols["openai-chat"].encodeError(
+  const { body } = errorAnswer(
+    protocols["openai-chat"],
     new GatewayError(kindForStatus(status), message, { status }),
   );
   const text = JSON.stringify(body);

@@ -4,7 +4,8 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
-import { errorAnswer } from "../gateway/error-answer.ts";
+import { writeError } from "../gateway/error-answer.ts";
+import { bodyTooLarge } from "../gateway/front-step.ts";
 import type { InferenceInput, InferencePipeline } from "../gateway/inference.ts";
 import type { Logger } from "../gateway/logger.ts";
 import type { TokenCounter } from "../gateway/token-count.ts";
@@ -13,7 +14,6 @@ import { protocols } from "../protocols/index.ts";
 import type { ProtocolName } from "../protocols/types.ts";
 import { decodePathSegment, endsInMethod, protocolOfPath, servedPath } from "./paths.ts";
 import { HttpResponder } from "./responder.ts";
-import { validStatus } from "./response-head.ts";
 
 export interface InferenceRoute {
   face: ProtocolName;
@@ -174,12 +174,7 @@ function sendError(
   error: GatewayError,
   headers: Record<string, string> = {},
 ): void {
-  const answer = errorAnswer(protocols[face], error);
-  new HttpResponder(req, res).json(
-    validStatus(answer.status),
-    { ...headers, ...answer.headers },
-    answer.body,
-  );
+  writeError(new HttpResponder(req, res), protocols[face], error, headers);
 }
 
 /** How long a refused upload is read (and dropped) before it is answered anyway. */
@@ -189,7 +184,7 @@ const DISCARD_MS = 2_000;
  * Reads and drops the rest of a refused body, then runs `answer`; at the latest after DISCARD_MS, so
  * a client that sends forever holds nothing for long. Nothing is answered to a client that left.
  */
-function afterTheUpload(req: IncomingMessage, answer: () => void): void {
+export function afterTheUpload(req: IncomingMessage, answer: () => void): void {
   if (req.complete) {
     answer();
     return;
@@ -221,8 +216,7 @@ function afterTheUpload(req: IncomingMessage, answer: () => void): void {
  * chunks (and their closures) with it.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const tooLarge = () =>
-    new GatewayError("request_too_large", `The request body exceeds ${limit} bytes.`, { param: "body" });
+  const tooLarge = () => bodyTooLarge(limit);
   const declared = Number(req.headers["content-length"]);
   if (declared > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {

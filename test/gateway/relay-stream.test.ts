@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Meter } from "../../src/gateway/meter.ts";
+import { RelayFastPath } from "../../src/gateway/relay-fast-path.ts";
 import { RelayStream } from "../../src/gateway/relay-stream.ts";
 import type { Piece } from "../../src/gateway/route.ts";
 import type { Request } from "../../src/ir/request.ts";
@@ -64,10 +65,20 @@ function bytesOf(piece: Piece): Buffer {
     : piece.text;
 }
 
+/** The fast path on, and off (every event read as text): the same bytes and meter reading either way. */
+const FAST_PATHS = [new RelayFastPath(true), new RelayFastPath(false)];
+
 /** The stream through RelayStream, in reads of `size` bytes (the whole body in one read when 0). */
-function relayed(name: ProtocolName, body: Buffer, size: number, ctx = context()) {
+function relayed(name: ProtocolName, body: Buffer, size: number, ctx = context(), fastPath = FAST_PATHS[0]) {
   const p = protocols[name];
-  const stream = new RelayStream(relays[name], ctx, p.streamDecoder(), p.streamEncoder(ctx));
+  const stream = new RelayStream(
+    relays[name],
+    ctx,
+    p.streamDecoder(),
+    p.streamEncoder(ctx),
+    undefined,
+    fastPath,
+  );
   const pieces: Piece[] = [];
   for (let at = 0; at < body.length && !stream.failed; at += size || body.length)
     pieces.push(...stream.read(body.subarray(at, at + (size || body.length))));
@@ -81,6 +92,7 @@ function decodedEveryEvent(name: ProtocolName, body: Buffer, ctx = context()) {
   const tap = p.streamDecoder();
   const encoder = p.streamEncoder(ctx);
   const reader = new SseReader();
+  const memo = { shared: {} };
   const pieces: Piece[] = [];
   for (const e of [...reader.read(body), ...reader.end()]) {
     const events = tap.decode(e);
@@ -90,7 +102,7 @@ function decodedEveryEvent(name: ProtocolName, body: Buffer, ctx = context()) {
       encoder.follow?.(pieces.map((piece) => piece.text).join(""));
       return [...pieces, { text: encoder.encode(failure), events }];
     }
-    pieces.push({ text: relays[name].streamEvent(e, ctx), events });
+    pieces.push({ text: relays[name].streamEvent(e, ctx, memo), events });
   }
   const tail = tap.end();
   const endWith = (tail: StreamEvent[]) => {
@@ -121,15 +133,18 @@ const cases: Array<[ProtocolName, string]> = [
 
 describe("relayed stream", () => {
   for (const [name, path] of cases) {
-    test(`${path}: the same bytes and meter reading as decoding every event, in reads of any size`, () => {
+    test(`${path}: the same bytes and meter reading as decoding every event, in reads of any size, fast path on and off`, () => {
       const body = fixture(path);
       const expected = outcome(decodedEveryEvent(name, body));
-      for (const size of [0, 1, 7, 64]) {
-        const { pieces, passed } = relayed(name, body, size);
-        assert.deepEqual(outcome(pieces), expected, `reads of ${size || "all"} bytes`);
-        // Gemini's events all carry usage: it has no content-only event to pass.
-        if (name !== "gemini") assert.ok(passed > 0, "some events went on undecoded");
-      }
+      for (const fastPath of FAST_PATHS)
+        for (const size of [0, 1, 7, 64]) {
+          const { pieces, passed } = relayed(name, body, size, context(), fastPath);
+          const how = `reads of ${size || "all"} bytes, fast path ${fastPath.on ? "on" : "off"}`;
+          assert.deepEqual(outcome(pieces), expected, how);
+          // Gemini's events all carry usage: it has no content-only event to pass.
+          if (!fastPath.on) assert.equal(passed, 0, how);
+          else if (name !== "gemini") assert.ok(passed > 0, `some events went on undecoded (${how})`);
+        }
     });
   }
 
@@ -195,15 +210,26 @@ describe("relayed stream", () => {
       `data: {"id":"${id}","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":null}]${tail}}\n\n`;
     const p = protocols["openai-chat"];
     const relay = relays["openai-chat"];
+    const fastPath = new RelayFastPath(true);
     const opened = (id: string) => {
       const ctx = context();
-      const stream = new RelayStream(relay, ctx, p.streamDecoder(), p.streamEncoder(ctx));
+      const stream = new RelayStream(
+        relay,
+        ctx,
+        p.streamDecoder(),
+        p.streamEncoder(ctx),
+        undefined,
+        fastPath,
+      );
       stream.read(Buffer.from(chunk(id, ""))); // decoded: it leaves the stream's identity opening
-      return { ctx, stream };
+      return stream;
     };
-    opened("first").stream.read(Buffer.from(chunk("first", "learned here")));
-    // The next stream's text chunk, seen as passBytes sees it, counting the searches made in it.
-    const { ctx, stream } = opened("second");
+    opened("first").read(Buffer.from(chunk("first", "learned here")));
+    // The next stream's text chunk, seen as passBytes sees it, counting the searches made in it: its
+    // memo as a stream's, its first chunk decoded.
+    const ctx = context();
+    const memo = fastPath.memo(relay);
+    relay.streamEvent({ data: chunk("second", "").slice("data: ".length, -2) }, ctx, memo);
     let searches = 0;
     const event = (text: string): RawSseEvent => {
       const view = Buffer.from(text).toString("latin1");
@@ -218,11 +244,11 @@ describe("relayed stream", () => {
         utf8: (from, to) => Buffer.from(view, "latin1").toString("utf8", from, to),
       };
     };
-    assert.deepEqual(relay.passBytes?.(event(chunk("second", "hello")), ctx)?.tap, undefined);
+    assert.deepEqual(relay.passBytes?.(event(chunk("second", "hello")), ctx, memo)?.tap, undefined);
     assert.equal(searches, 0, "the chunk was searched for the members the meter reads");
     // A chunk of the same shape but for what follows its choices is the meter's: decoded.
     const usage = chunk("second", "x", ',"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}');
-    assert.equal(outcome(stream.read(Buffer.from(usage))).usage.completionTokens, 2);
+    assert.equal(outcome(opened("second").read(Buffer.from(usage))).usage.completionTokens, 2);
   });
 
   test("OpenAI's padding of random length on every chunk does not stop its text chunks passing as bytes", () => {

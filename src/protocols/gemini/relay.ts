@@ -3,7 +3,7 @@
 
 import { identityEdits, withIdentity } from "../shared/identity.ts";
 import { editJson, parseObject } from "../shared/json-edit.ts";
-import type { EncodeContext, Relay, SseEvent } from "../types.ts";
+import type { EncodeContext, Relay, RelayMemo, SseEvent } from "../types.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { OutputUnits } from "./output-units.ts";
@@ -33,8 +33,8 @@ export const geminiRelay: Relay = {
     };
   },
 
-  streamEvent(event: SseEvent, ctx: EncodeContext) {
+  streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo) {
     const end = event.crlf ? "\r\n\r\n" : "\n\n";
-    return `data: ${withIdentity(event.data, ctx, "responseId", "modelVersion")}${end}`;
+    return `data: ${withIdentity(event.data, ctx, memo, "responseId", "modelVersion")}${end}`;
   },
 };

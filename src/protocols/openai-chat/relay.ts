@@ -13,7 +13,7 @@ import {
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
 import { closingQuote, latin1Copy, startsAt } from "../shared/text.ts";
-import type { EncodeContext, PassedBytes, RawSseEvent, Relay, SseEvent } from "../types.ts";
+import type { EncodeContext, PassedBytes, RawSseEvent, Relay, RelayMemo, SseEvent } from "../types.ts";
 import { TEXT_DELTA } from "./decode-stream.ts";
 import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
@@ -86,11 +86,11 @@ export const openaiChatRelay: Relay = {
     return { usage, finishReason: finishReasonFromWire(choice?.finish_reason) };
   },
 
-  streamEvent(event: SseEvent, ctx: EncodeContext) {
+  streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo) {
     const end = event.crlf ? "\r\n\r\n" : "\n\n";
     if (event.data === "[DONE]") return `data: [DONE]${end}`;
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
-    let data = withIdentity(event.data, ctx, "id", "model");
+    let data = withIdentity(event.data, ctx, memo, "id", "model");
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
@@ -101,13 +101,13 @@ export const openaiChatRelay: Relay = {
   // under this stream's opening), or, before the stream has such a shape, holds nothing the meter
   // counts (contentOnly). The usage chunk the client did not ask for takes the decoding path, which
   // withholds it; so does every chunk when reasoning is removed.
-  passBytes(event, ctx) {
+  passBytes(event, ctx, memo) {
     // Most of a stream: a text chunk of the shape learned, under the identity it was learned with.
-    const learned = contentShapes.get(ctx);
-    if (learned?.holds(ctx) && learned.fits(event)) return learned.passed;
+    const learned = memo.learned as ContentShape | undefined;
+    if (learned?.holds(ctx, memo) && learned.fits(event)) return learned.passed;
     if (isDoneLine(event)) return DONE_PASSED;
     if (excludesReasoning(ctx)) return undefined;
-    const opening = identityOpening(ctx, "id", "model", DATA);
+    const opening = identityOpening(ctx, memo, "id", "model", DATA);
     if (!opening) return undefined;
     // (A shape's bytes begin with the opening it was learned under.)
     const shape = learned?.opening === opening.text ? learned : undefined;
@@ -115,16 +115,16 @@ export const openaiChatRelay: Relay = {
       return undefined;
     const passed = { replace: opening.text.length, by: opening.edited };
     if (!shape) {
-      const known = ContentShape.ofLastStream(event, ctx, opening.text, passed);
+      const known = ContentShape.ofLastStream(event, memo, opening.text, passed);
       if (known) {
-        contentShapes.set(ctx, known);
+        memo.learned = known;
         return passed;
       }
       if (contentOnly(event)) {
-        const first = ContentShape.of(event, ctx, opening.text, passed);
+        const first = ContentShape.of(event, memo, opening.text, passed);
         if (first) {
-          contentShapes.set(ctx, first);
-          lastStreamShape = first.withoutOpening();
+          memo.learned = first;
+          memo.shared.learned = first.withoutOpening();
         }
         return passed;
       }
@@ -173,18 +173,13 @@ function isDoneLine({ view, from, end }: RawSseEvent): boolean {
   return end - from === DONE_LINE.length && startsAt(view, DONE_LINE, from);
 }
 
-/** Each stream's content shape, learned from its first content-only text chunk. */
-const contentShapes = new WeakMap<EncodeContext, ContentShape>();
-
 const DATA = "data: ";
 
 /**
- * The text chunks' shape last learned, after its opening: the next stream tries it first
+ * A content shape without its stream's opening: the prefix's rest, and the tail (ContentShape). The
+ * last one learned is kept for the next stream (RelayMemo.shared), which tries it first
  * (ContentShape.ofLastStream), since an upstream writes every stream's text chunks alike.
  */
-let lastStreamShape: ShapeAfterOpening | undefined;
-
-/** A content shape without its stream's opening: the prefix's rest, and the tail (ContentShape). */
 interface ShapeAfterOpening {
   middle: string;
   tail: string;
@@ -216,11 +211,11 @@ class ContentShape {
   /** A padded chunk's bytes after its padding, from the padding's closing quote: `"}` */
   private readonly afterPadding: string | undefined;
   /** The identity edits (identity.ts) in force when it was learned, and their memo's opening then. */
-  private readonly identity: EncodeContext["identityEdits"];
+  private readonly identity: RelayMemo["identity"];
   private readonly memoOpening: string | undefined;
 
   private constructor(
-    ctx: EncodeContext,
+    memo: RelayMemo,
     opening: string,
     passed: PassedBytes,
     prefix: string,
@@ -232,14 +227,14 @@ class ContentShape {
     this.prefix = prefix;
     this.tail = tail;
     this.afterPadding = afterPadding;
-    this.identity = ctx.identityEdits;
-    this.memoOpening = ctx.identityEdits?.memo.opening;
+    this.identity = memo.identity;
+    this.memoOpening = memo.identity?.memo.opening;
   }
 
   /** The shape of a content-only chunk whose delta is its text alone; undefined for any other. */
   static of(
     event: RawSseEvent,
-    ctx: EncodeContext,
+    memo: RelayMemo,
     opening: string,
     passed: PassedBytes,
   ): ContentShape | undefined {
@@ -253,12 +248,12 @@ class ContentShape {
     // (A member name: its quotes would be escaped inside a string.)
     const padding = view.slice(close, end).indexOf(PADDING);
     if (padding < 0)
-      return new ContentShape(ctx, opening, passed, prefix, latin1Copy(view.slice(close, end)), undefined);
+      return new ContentShape(memo, opening, passed, prefix, latin1Copy(view.slice(close, end)), undefined);
     const paddingStart = close + padding + PADDING.length;
     const paddingEnd = closingQuote(view, paddingStart);
     if (paddingEnd >= end) return undefined;
     const tail = latin1Copy(view.slice(close, paddingStart));
-    return new ContentShape(ctx, opening, passed, prefix, tail, latin1Copy(view.slice(paddingEnd, end)));
+    return new ContentShape(memo, opening, passed, prefix, tail, latin1Copy(view.slice(paddingEnd, end)));
   }
 
   /**
@@ -267,18 +262,19 @@ class ContentShape {
    */
   static ofLastStream(
     event: RawSseEvent,
-    ctx: EncodeContext,
+    memo: RelayMemo,
     opening: string,
     passed: PassedBytes,
   ): ContentShape | undefined {
-    if (!lastStreamShape) return undefined;
+    const last = memo.shared.learned as ShapeAfterOpening | undefined;
+    if (!last) return undefined;
     const shape = new ContentShape(
-      ctx,
+      memo,
       opening,
       passed,
-      opening + lastStreamShape.middle,
-      lastStreamShape.tail,
-      lastStreamShape.afterPadding,
+      opening + last.middle,
+      last.tail,
+      last.afterPadding,
     );
     return shape.fits(event) ? shape : undefined;
   }
@@ -293,8 +289,8 @@ class ContentShape {
    * Whether the identity opening is still the one the shape was learned under: the same edits (the
    * model unchanged) and the same opening remembered (a decoded event may have changed it).
    */
-  holds(ctx: EncodeContext): boolean {
-    const identity = ctx.identityEdits;
+  holds(ctx: EncodeContext, memo: RelayMemo): boolean {
+    const identity = memo.identity;
     return (
       identity === this.identity &&
       identity?.model === ctx.model &&

@@ -2,7 +2,7 @@
 // data shared by their stream decoders.
 
 import { upstreamFrameNotJson } from "../../ir/errors.ts";
-import type { PassedBytes, RawSseEvent, SseEvent } from "../types.ts";
+import type { PassedBytes, RawSseEvent } from "../types.ts";
 import { startsAt } from "./text.ts";
 
 /** `data: <json>\n\n` (chat-completions and content-generation streams). */
@@ -32,26 +32,6 @@ export function frameJson(data: string): unknown {
 
 const EVENT_LINE = "event: ";
 const DATA_FIELD = "data: ";
-
-/**
- * A relayed event of one `data: …` line, or of an `event: …` line and a `data: …` line (every
- * provider's layout), read as the SSE parser would read it but without it; undefined for any other
- * layout (comments, `id:`, several data lines, no space after the colon), which the parser reads.
- */
-export function plainEvent(event: RawSseEvent): SseEvent | undefined {
-  const { view, from, end } = event;
-  const lineEnd = view.indexOf("\n", from);
-  if (lineEnd === end)
-    return startsAt(view, DATA_FIELD, from)
-      ? { event: undefined, data: event.utf8(from + DATA_FIELD.length, end) }
-      : undefined;
-  if (!startsAt(view, EVENT_LINE, from) || !startsAt(view, DATA_FIELD, lineEnd + 1)) return undefined;
-  if (view.indexOf("\n", lineEnd + 1) !== end) return undefined;
-  return {
-    event: event.utf8(from + EVENT_LINE.length, lineEnd),
-    data: event.utf8(lineEnd + 1 + DATA_FIELD.length, end),
-  };
-}
 
 /** A relayed event passed on exactly as the upstream sent it, undecoded (Relay.passBytes). */
 const AS_IT_CAME: PassedBytes = {};

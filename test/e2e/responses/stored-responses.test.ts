@@ -472,6 +472,39 @@ describe("conversations: the items API, and a response that continues and extend
   });
 });
 
+describe("the conversations' bodies pass the inference routes' front step", () => {
+  const post = (body: string | Buffer) =>
+    fetch(`${gw.url}/v1/conversations`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${PAYG_KEY}` },
+      body,
+    });
+
+  test("past the body limit: the same 413 naming body as POST /v1/responses", async () => {
+    const tooLarge = Buffer.alloc(33 * 1024 * 1024, " ");
+    for (const path of ["/v1/conversations", "/v1/responses"]) {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${PAYG_KEY}` },
+        body: tooLarge,
+      });
+      assert.equal(res.status, 413, path);
+      const { error } = (await res.json()) as any;
+      assert.equal(error.param, "body", path);
+      assert.match(error.message, /exceeds 33554432 bytes/, path);
+    }
+  });
+
+  test("a long body nested past the front door's depth is a 400 naming body, before anything reads it", async () => {
+    const deep = `{"metadata":{"pad":"${"x".repeat(300 * 1024)}"},"items":${"[".repeat(1500)}${"]".repeat(1500)}}`;
+    const res = await post(deep);
+    assert.equal(res.status, 400);
+    const { error } = (await res.json()) as any;
+    assert.equal(error.param, "body");
+    assert.match(error.message, /nested too deeply/);
+  });
+});
+
 describe('truncation: "auto" drops the oldest items of a chain longer than the context window', () => {
   const long = (word: string) => Array.from({ length: 60 }, () => word).join(" ");
 
