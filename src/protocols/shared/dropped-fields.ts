@@ -55,6 +55,45 @@ export class DroppedFields {
   }
 }
 
+/**
+ * What one attempt's upstream did not get, for `x-switchyard-ignored`, gathered from whoever left it
+ * out: the client face's set-aside fields and what a relay removed (`addPaths`, the client's own
+ * paths, in the order met), what an encoder could not express and the members a model refused
+ * (`addFields`: the vocabulary's names, in its order, then any other refused member). One per attempt:
+ * the route makes it and reads it once.
+ */
+export class Unsent {
+  private readonly paths = new Set<string>();
+  private readonly fields = new Set<string>();
+
+  constructor(paths: Iterable<string> = []) {
+    this.addPaths(paths);
+  }
+
+  addPaths(paths: Iterable<string>): void {
+    for (const path of paths) this.paths.add(path);
+  }
+
+  /** One of the vocabulary's names, when `when` holds: called in the branch that leaves the field out. */
+  add(name: DroppedField, when = true): void {
+    if (when) this.fields.add(name);
+  }
+
+  addFields(names: Iterable<string>): void {
+    for (const name of names) this.fields.add(name);
+  }
+
+  /** Every name once: the paths, then the vocabulary's names in its order, then the others. */
+  list(): string[] {
+    if (this.fields.size === 0) return [...this.paths];
+    const known = DROPPED_FIELD_NAMES.filter((name) => this.fields.has(name));
+    const others = [...this.fields].filter((name) => !VOCABULARY.has(name));
+    return [...new Set([...this.paths, ...known, ...others])];
+  }
+}
+
+const VOCABULARY: ReadonlySet<string> = new Set(DROPPED_FIELD_NAMES);
+
 /** The call, carrying `dropped` only when something was left out (a lossless call stays as it was). */
 export function upstreamCall(path: string, body: unknown, dropped: DroppedFields): UpstreamCall {
   const names = dropped.list();
