@@ -177,8 +177,9 @@ class RelayedRoute implements Route {
     const { call, relay } = this;
     if (call.rawBody === undefined)
       throw new Error("the client's body was released: an endpoint has answered");
-    const quirks = this.adapter.quirks;
-    const target = { model: this.target.upstreamModel, stream, ...(quirks ? { quirks } : {}) };
+    const { quirks } = this.adapter;
+    const model = this.target.upstreamModel;
+    const target = quirks ? { model, stream, quirks } : { model, stream };
     const { path, body } = relay.request(call.rawBody, call.request, target, this.unsentFields);
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }

@@ -1,4 +1,4 @@
-// One adapter per cloud-platform provider (docs/clouds.md): it holds one HTTP transport per model
+// One adapter per cloud-platform provider (docs/clouds.md): it holds one HTTP provider per model
 // family the platform serves, each speaking that family's protocol over the platform's paths and
 // authorization, and gives the pipeline the one a call's model and client protocol need
 // (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.

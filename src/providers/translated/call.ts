@@ -190,7 +190,7 @@ export class TranslatedCall {
       stream,
       maxOutputTokens: target.model.maxOutputTokens,
       reasoningModel: target.model.reasoning,
-      ...(this.quirks ? { quirks: this.quirks } : {}),
+      quirks: this.quirks,
     });
   }
 
