@@ -22,13 +22,7 @@ import type {
   StreamEncoder,
 } from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
-import {
-  type CallReport,
-  canRelay,
-  type ProviderAdapter,
-  type RelayingAdapter,
-  type Target,
-} from "../providers/types.ts";
+import { canRelay, type ProviderAdapter, type RelayingAdapter, type Target } from "../providers/types.ts";
 import { RelayStream } from "./relay-stream.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
@@ -204,7 +198,7 @@ class TranslatedRoute implements Route {
    * What the upstream did not get: the fields the client face set aside, then what the adapter
    * leaves out as it encodes the request, before anything reaches the client.
    */
-  private readonly report: CallReport;
+  private readonly report: Unsent;
   /** The client's encoder of the stream under way. */
   private encoder: StreamEncoder | undefined;
 
