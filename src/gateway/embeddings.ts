@@ -10,10 +10,11 @@ import { type CatalogModel, isEmbeddingModel } from "../catalog/types.ts";
 import { type EmbeddingRequest, inputTexts, tokenIdCount } from "../ir/embeddings.ts";
 import { invalid } from "../ir/errors.ts";
 import { emptyUsage } from "../ir/usage.ts";
+import { Unsent } from "../protocols/shared/dropped-fields.ts";
 import type { DecodeContext, EmbeddingRelay, Embeddings, Protocol } from "../protocols/types.ts";
-import { noEmbeddings } from "../providers/http/adapter.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import { countTokensEach } from "../providers/local/tokens.ts";
+import { noEmbeddings } from "../providers/translated/call.ts";
 import {
   type CallReport,
   canRelay,
@@ -86,7 +87,8 @@ function checkEmbeddingModel(request: EmbeddingRequest, model: CatalogModel): vo
 class EmbeddingRoute implements Route {
   /** Set when the client's bytes went to the upstream as they came (passThrough). */
   relayed = false;
-  private readonly report: CallReport = {};
+  /** What the upstream did not get: the fields the client face set aside, then the adapter's drops. */
+  private readonly report: CallReport;
   private readonly adapter: ProviderAdapter;
   private readonly target: Target;
   private readonly codec: Embeddings;
@@ -105,11 +107,11 @@ class EmbeddingRoute implements Route {
     this.codec = codec;
     this.request = request;
     this.call = call;
+    this.report = new Unsent(request.ignored);
   }
 
   unsent(): string[] {
-    const dropped = this.report.dropped ?? [];
-    return dropped.length > 0 ? [...this.request.ignored, ...dropped] : this.request.ignored;
+    return this.report.list();
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {

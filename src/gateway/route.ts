@@ -12,6 +12,7 @@ import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { relays } from "../protocols/relays.ts";
+import { Unsent } from "../protocols/shared/dropped-fields.ts";
 import type {
   EncodeContext,
   IncomingHeaders,
@@ -21,13 +22,7 @@ import type {
   StreamEncoder,
 } from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
-import {
-  type CallReport,
-  canRelay,
-  type ProviderAdapter,
-  type RelayingAdapter,
-  type Target,
-} from "../providers/types.ts";
+import { canRelay, type ProviderAdapter, type RelayingAdapter, type Target } from "../providers/types.ts";
 import { RelayStream } from "./relay-stream.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
@@ -112,8 +107,8 @@ class RelayedRoute implements Route {
   private readonly target: Target;
   private readonly call: RouteCall;
   private readonly relay: Relay;
-  /** Members this upstream refuses, removed from the body it was sent (Relay.request). */
-  private refused: string[] | undefined;
+  /** What the upstream did not get: what the relay removed of the client's body (Relay.request). */
+  private readonly unsentFields = new Unsent();
   /** The stream under way, once the upstream has answered. */
   private under: RelayStream | undefined;
 
@@ -125,9 +120,7 @@ class RelayedRoute implements Route {
   }
 
   unsent(): string[] {
-    // What the relay strips from the client's body (the chat relay: what the client face set aside).
-    const unsent = this.relay.unsent(this.call.request);
-    return this.refused ? [...unsent, ...this.refused] : unsent;
+    return this.unsentFields.list();
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {
@@ -178,14 +171,10 @@ class RelayedRoute implements Route {
     const { call, relay } = this;
     if (call.rawBody === undefined)
       throw new Error("the client's body was released: an endpoint has answered");
-    const { path, body, refused } = relay.request(call.rawBody, call.request, {
-      model: this.target.upstreamModel,
-      stream,
-      legacyMaxTokens: this.target.provider.legacyMaxTokens,
-      streamUsageUnasked: this.target.provider.streamUsageUnasked,
-      requestFields: this.target.provider.requestFields,
-    });
-    this.refused = refused;
+    const { quirks } = this.adapter;
+    const model = this.target.upstreamModel;
+    const target = quirks ? { model, stream, quirks } : { model, stream };
+    const { path, body } = relay.request(call.rawBody, call.request, target, this.unsentFields);
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }
 
@@ -205,8 +194,11 @@ class TranslatedRoute implements Route {
   private readonly adapter: ProviderAdapter;
   private readonly target: Target;
   private readonly call: RouteCall;
-  /** Filled by the adapter as it encodes the request, before anything reaches the client. */
-  private readonly report: CallReport = {};
+  /**
+   * What the upstream did not get: the fields the client face set aside, then what the adapter
+   * leaves out as it encodes the request, before anything reaches the client.
+   */
+  private readonly report: Unsent;
   /** The client's encoder of the stream under way. */
   private encoder: StreamEncoder | undefined;
 
@@ -214,13 +206,11 @@ class TranslatedRoute implements Route {
     this.adapter = adapter;
     this.target = target;
     this.call = call;
+    this.report = new Unsent(call.request.ignored);
   }
 
   unsent(): string[] {
-    const dropped = this.report.dropped;
-    return dropped && dropped.length > 0
-      ? [...this.call.request.ignored, ...dropped]
-      : this.call.request.ignored;
+    return this.report.list();
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {

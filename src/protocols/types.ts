@@ -8,9 +8,8 @@ import type { Request } from "../ir/request.ts";
 import type { FinishReason, Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import type { Usage } from "../ir/usage.ts";
-import type { RequestFields } from "./openai-chat/request-fields.ts";
 import type { SettingsEcho } from "./openai-responses/settings-echo.ts";
-import type { DroppedField } from "./shared/dropped-fields.ts";
+import type { DroppedField, Unsent } from "./shared/dropped-fields.ts";
 import type { JsonEdits, OpeningMemo } from "./shared/json-edit.ts";
 import type { Refusal } from "./shared/refused-members.ts";
 
@@ -174,11 +173,11 @@ export interface UpstreamFace {
   /**
    * The protocol takes no request without a conversation turn: a system prompt alone is refused
    * (messages: "at least one message is required"; content-generation: "contents is not specified").
-   * A translated request without one is a 400 before any call (src/providers/http/adapter.ts).
+   * A translated request without one is a 400 before any call (src/providers/translated/call.ts).
    */
   needsTurn?: true;
   /**
-   * The protocol has no stop sequences: the HTTP adapter cuts the answer at them itself
+   * The protocol has no stop sequences: the translated call cuts the answer at them itself
    * (src/ir/stop-sequences.ts) when there are few enough to search for (`canEmulateStops`).
    */
   lacksStopSequences?: true;
@@ -188,7 +187,7 @@ export interface UpstreamFace {
    */
   toolNames?: RegExp;
   /**
-   * The most stop sequences the protocol takes: past it the encoder sends none, and the HTTP adapter
+   * The most stop sequences the protocol takes: past it the encoder sends none, and the translated call
    * cuts at all of them (`cutsStopsItself`, src/ir/stop-sequences.ts).
    */
   maxStopSequences?: number;
@@ -204,13 +203,13 @@ export interface UpstreamFace {
    */
   refusedMember?(status: number, body: unknown): Refusal | undefined;
   /**
-   * The members a model may refuse that a translated request can go without: the HTTP adapter
-   * leaves one so refused out and asks again (src/providers/http/refusals.ts).
+   * The members a model may refuse that a translated request can go without: the translated call
+   * leaves one so refused out and asks again (src/providers/translated/refusals.ts).
    */
   optionalMembers?: ReadonlyMap<string, OptionalMember>;
   /**
    * The members (an output limit) that go lowered to the model's limit when the upstream refuses
-   * them as over it and names the limit (src/providers/http/refusals.ts).
+   * them as over it and names the limit (src/providers/translated/refusals.ts).
    */
   limitedMembers?: ReadonlyMap<string, LimitedMember>;
 }
@@ -307,51 +306,41 @@ export interface Protocol extends ClientFace, UpstreamFace {
   embeddings?: Embeddings;
 }
 
-/** What an upstream call is encoded for: the model as the upstream names it, and the provider's ways. */
-export interface UpstreamTarget {
+/**
+ * What an upstream call is encoded for: the model as the upstream names it, and what the catalog and
+ * the provider say of it.
+ */
+export interface UpstreamTarget<Quirks = unknown> {
   model: string;
   stream: boolean;
   /** The catalog's output limit (a protocol that requires a limit uses it when the client gave none). */
   maxOutputTokens?: number;
-  /**
-   * chat-completions: the provider takes the output limit only as the older `max_tokens` (Mistral
-   * refuses `max_completion_tokens` with a 422; DeepSeek and Together document only `max_tokens`).
-   */
-  legacyMaxTokens?: boolean;
-  /**
-   * chat-completions: the provider reports a stream's usage in its last chunk unasked, and refuses
-   * `stream_options` (Mistral, with a 422): the request carries none.
-   */
-  streamUsageUnasked?: boolean;
-  /**
-   * chat-completions: the provider refuses request members outside its vendor's list (Mistral, with a
-   * 422): the request carries only those (openai-chat/request-fields.ts).
-   */
-  requestFields?: RequestFields;
-  /** The catalog says the model reasons (OpenAI's o-series and gpt-5, say): request-fields.ts. */
+  /** The catalog says the model reasons (OpenAI's o-series and gpt-5, say). */
   reasoningModel?: boolean;
+  /**
+   * What this provider does otherwise than its protocol's reference API, as the protocol module
+   * types it (chat-completions: `ChatQuirks`, openai-chat/quirks.ts); absent for none.
+   */
+  quirks?: Quirks;
 }
 
 /**
  * Same protocol in and out: the client's bytes go upstream with targeted edits only, and the
  * upstream's bytes come back the same way; nothing the gateway does not know is lost (docs/translation.md).
  */
-export interface Relay {
+export interface Relay<Quirks = unknown> {
   /**
    * The upstream call: the client's body with only the model (and gateway-only fields) changed.
-   * `refused`: members removed because this upstream refuses them (UpstreamTarget.requestFields).
+   * What it removes of the client's body is named in `unsent` as the client's paths: the fields the
+   * client face set aside (`Request.ignored`) for chat, a few the spec refuses for messages, the
+   * members this provider refuses (its quirks); nothing for a relay that forwards every byte.
    */
   request(
     raw: string,
     request: Request,
-    target: UpstreamTarget,
-  ): { path: string; body: string; refused?: string[] };
-  /**
-   * The fields `request` removes from any upstream's body, named in `x-switchyard-ignored`: those the
-   * client face set aside (`Request.ignored`) for chat, a few the spec refuses for messages, none
-   * for a relay that forwards every byte.
-   */
-  unsent(request: Request): string[];
+    target: UpstreamTarget<Quirks>,
+    unsent: Unsent,
+  ): { path: string; body: string };
   /** Client headers the upstream needs as well (the messages protocol's betas). */
   headers?(clientHeaders: IncomingHeaders): Record<string, string>;
   /** A whole response body with the id and model replaced. */

@@ -7,7 +7,9 @@ import type { EmbeddingRequest, EmbeddingResponse } from "../ir/embeddings.ts";
 import type { Request } from "../ir/request.ts";
 import type { Response } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
-import type { ProtocolName, UpstreamCounting } from "../protocols/types.ts";
+import type { Unsent } from "../protocols/shared/dropped-fields.ts";
+import type { ProtocolName, UpstreamCounting, UpstreamEmbeddings, UpstreamFace } from "../protocols/types.ts";
+import type { ProviderQuirks } from "./quirks.ts";
 
 export interface Target {
   provider: ProviderConfig;
@@ -18,14 +20,24 @@ export interface Target {
 }
 
 /**
- * What one call learned that the pipeline reports to the client. The caller passes an empty object;
- * the adapter fills it when it encodes the request, so it is complete once `complete` resolves or
- * `stream` has yielded its first event (or thrown): before any byte goes to the client.
+ * The protocol an upstream speaks: its upstream face, named (`anthropic`, `bedrock-converse`…), and
+ * its token counter (a client protocol's `tokenCounting`, the upstream-only Converse's `countTokens`)
+ * and its embedding calls, when its API has them.
  */
-export interface CallReport {
-  /** Request features the upstream's protocol could not express (`UpstreamCall.dropped`). */
-  dropped?: string[];
-}
+export type UpstreamProtocol = UpstreamFace & {
+  readonly name: string;
+  readonly tokenCounting?: UpstreamCounting;
+  readonly countTokens?: UpstreamCounting;
+  readonly embeddings?: UpstreamEmbeddings;
+};
+
+/**
+ * What one call learned that the pipeline reports to the client: the attempt's collector of what
+ * the upstream did not get. The adapter adds to it as it encodes the request, so it is complete once
+ * `complete` resolves or `stream` has yielded its first event (or thrown): before any byte goes to
+ * the client.
+ */
+export type CallReport = Unsent;
 
 export interface ProviderAdapter {
   /**
@@ -78,6 +90,8 @@ export interface RelayedAnswer {
 export interface RelayingAdapter extends ProviderAdapter {
   /** The protocol relayed (a ProtocolName; an upstream-only protocol's name never matches a client's). */
   readonly relayProtocol: string;
+  /** What the provider does otherwise than its protocol's reference API: the relay follows it too. */
+  readonly quirks?: ProviderQuirks;
   /** The upstream's token counter, when it has one: its calls go through `relay`. */
   readonly counting?: UpstreamCounting;
   relay(

@@ -1,16 +1,15 @@
-// What a model refused is remembered for an hour from its first refusal (src/providers/http/refusals.ts):
+// What a model refused is remembered for an hour from its first refusal (src/providers/translated/refusals.ts):
 // its calls are fitted at once meanwhile, and a provider that takes the member again gets it after.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { OPTIONAL_MEMBERS } from "../../src/protocols/openai-chat/dropped-fields.ts";
-import { FittedBody, ModelRefusals, REMEMBERED_MS } from "../../src/providers/http/refusals.ts";
+import { FittedBody, ModelRefusals, REMEMBERED_MS } from "../../src/providers/translated/refusals.ts";
 
 /** The members a call to `model` keeps once what the model refused is left out. */
 function fitted(refusals: ModelRefusals, model: string): string[] {
   const call = new FittedBody(
     { presence_penalty: 0.5, temperature: 0.2 },
-    [],
     { optional: OPTIONAL_MEMBERS },
     false,
   );

@@ -9,9 +9,9 @@ import type { Request } from "../../ir/request.ts";
 import type { WireThinking } from "../shared/claude-thinking.ts";
 import {
   asksForReasoning,
-  DroppedFields,
   isUnsignedThinking,
   requestBlocks,
+  Unsent,
   usesImageDetail,
   usesSchemaDescription,
   usesStrictTools,
@@ -20,8 +20,8 @@ import { dropUnsupported } from "../shared/web-search.ts";
 import type { LimitedMember, OptionalMember } from "../types.ts";
 
 /** `thinking`: what the encoder sent as `thinking`, if anything. */
-export function droppedFields(request: Request, thinking: WireThinking | undefined): DroppedFields {
-  const dropped = new DroppedFields();
+export function droppedFields(request: Request, thinking: WireThinking | undefined): Unsent {
+  const dropped = new Unsent();
   // The web search limits this target's search tool takes (docs/translation.md §13c).
   dropUnsupported(dropped, request.webSearch, {
     maxUses: true,

@@ -3,7 +3,7 @@
 // model. Please use only one.", a 400), where earlier models take both; and each model refuses a
 // `max_tokens` over its own output limit, which the refusal names (the call goes with that limit). A translated request that
 // carries both (OpenAI's and Gemini's clients often do) goes on without `top_p`, beside `temperature`
-// only: alone, `top_p` still goes (src/providers/http/refusals.ts). docs/translation.md §9,
+// only: alone, `top_p` still goes (src/providers/translated/refusals.ts). docs/translation.md §9,
 // "Members a model refuses".
 
 import type { Refusal } from "../shared/refused-members.ts";

@@ -17,12 +17,11 @@ import { usageFromWire } from "./map-usage.ts";
 const UNSUPPORTED = ["metadata", "service_tier"];
 
 export const anthropicRelay: Relay = {
-  request(raw, _request, target) {
+  request(raw, request, target, unsent) {
     const edits = { set: { model: JSON.stringify(target.model) }, remove: UNSUPPORTED };
+    unsent.addPaths(request.ignored.filter((name) => UNSUPPORTED.includes(name)));
     return { path: "/v1/messages", body: editJson(raw, edits) };
   },
-
-  unsent: (request) => request.ignored.filter((name) => UNSUPPORTED.includes(name)),
 
   headers(clientHeaders): Record<string, string> {
     // Every beta checkMessagesHeaders saw, under either name.

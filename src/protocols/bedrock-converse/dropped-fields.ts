@@ -7,16 +7,16 @@
 import type { Request } from "../../ir/request.ts";
 import {
   asksForReasoning,
-  DroppedFields,
   isUnsignedThinking,
   requestBlocks,
+  Unsent,
   usesCitations,
   usesImageDetail,
 } from "../shared/dropped-fields.ts";
 import { type ModelFamily, type ModelFields, takesToolResultStatus } from "./model-fields.ts";
 
-export function droppedFields(request: Request, fields: ModelFields, family: ModelFamily): DroppedFields {
-  const dropped = new DroppedFields();
+export function droppedFields(request: Request, fields: ModelFields, family: ModelFamily): Unsent {
+  const dropped = new Unsent();
   // Converse has no web search of its own.
   dropped.add("web_search", request.webSearch !== undefined);
   dropped.add("temperature", fields.thinkingOn && request.temperature !== undefined);

@@ -7,9 +7,9 @@
 
 import type { Request } from "../../ir/request.ts";
 import {
-  DroppedFields,
   isUnsignedThinking,
   requestBlocks,
+  Unsent,
   usesCacheControl,
   usesCitations,
   usesImageDetail,
@@ -19,8 +19,8 @@ import {
 import { dropUnsupported } from "../shared/web-search.ts";
 import type { OptionalMember } from "../types.ts";
 
-export function droppedFields(request: Request): DroppedFields {
-  const dropped = new DroppedFields();
+export function droppedFields(request: Request): Unsent {
+  const dropped = new Unsent();
   // The web search limits this target's search tool takes (docs/translation.md §13c).
   dropUnsupported(dropped, request.webSearch, {});
   dropped.add("user", request.user !== undefined);

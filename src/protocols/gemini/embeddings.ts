@@ -5,7 +5,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { DroppedFields, upstreamCall } from "../shared/dropped-fields.ts";
+import { Unsent, upstreamCall } from "../shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, expectString, type Json } from "../shared/validate.ts";
 import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
 import { camelName, field } from "./read-field.ts";
@@ -108,7 +108,7 @@ function encodeEmbedRequest(
   inputs: readonly EmbeddingInput[],
   target: { model: string },
 ): UpstreamCall {
-  const dropped = new DroppedFields();
+  const dropped = new Unsent();
   dropped.add("user", request.user !== undefined);
   const requests = inputs.map((input) => {
     if (input.kind !== "text")

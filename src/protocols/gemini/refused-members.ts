@@ -5,7 +5,7 @@
 // supported.", "Thinking is not enabled for models/…"), and one before Gemini 3 a thinking level
 // ("Thinking level is not supported for this model."), where other models of the same API take
 // them. The refusal names the setting, not the member: each member it may mean is named, and the
-// HTTP adapter leaves out those the request holds (src/providers/http/refusals.ts).
+// translated call leaves out those the request holds (src/providers/translated/refusals.ts).
 // docs/translation.md §9, "Members a model refuses".
 
 import type { Refusal } from "../shared/refused-members.ts";

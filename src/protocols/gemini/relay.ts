@@ -14,8 +14,6 @@ export const geminiRelay: Relay = {
     return { path: `/v1beta/models/${target.model}:${method}`, body: raw };
   },
 
-  unsent: () => [],
-
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "responseId", "modelVersion"));
   },

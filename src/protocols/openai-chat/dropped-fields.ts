@@ -5,13 +5,13 @@
 // effort), a tool choice or `parallel_tool_calls` without tools (OpenAI refuses them; they mean nothing).
 
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
-import { DroppedFields, requestBlocks, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
+import { requestBlocks, Unsent, usesCacheControl, usesCitations } from "../shared/dropped-fields.ts";
 import { dropUnsupported } from "../shared/web-search.ts";
 import type { LimitedMember, OptionalMember } from "../types.ts";
 
 /** `effortSent`: the `reasoning_effort` the encoder wrote, if any. */
-export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
-  const dropped = new DroppedFields();
+export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): Unsent {
+  const dropped = new Unsent();
   // The web search limits this target's search tool takes (docs/translation.md §13c).
   dropUnsupported(dropped, request.webSearch, { userLocation: true, contextSize: true });
   dropped.add("top_k", request.topK !== undefined);

@@ -4,7 +4,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { DroppedFields, upstreamCall } from "../shared/dropped-fields.ts";
+import { Unsent, upstreamCall } from "../shared/dropped-fields.ts";
 import { float32Base64, fromFloat32Base64 } from "../shared/float32-base64.ts";
 import { editJson, topLevelMembers } from "../shared/json-edit.ts";
 import {
@@ -110,7 +110,7 @@ function encodeEmbedRequest(
   inputs: readonly EmbeddingInput[],
   target: { model: string },
 ): UpstreamCall {
-  const dropped = new DroppedFields();
+  const dropped = new Unsent();
   const body: Record<string, unknown> = {
     model: target.model,
     input: inputs.map((input) => (input.kind === "text" ? input.text : input.tokens)),

@@ -22,6 +22,7 @@ import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
+import type { ChatQuirks } from "./quirks.ts";
 import { fitBody } from "./request-fields.ts";
 
 /** OpenAI takes up to 4 stop sequences ("Invalid 'stop': array too long", a 400, for a fifth). */
@@ -31,18 +32,19 @@ export { reasoningEffort };
 
 type Json = Record<string, unknown>;
 
-export function encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget<ChatQuirks>): UpstreamCall {
+  const quirks = target.quirks ?? {};
   const messages = encodeMessages(request.system, request.messages, request.tools);
   // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
   if (prefillText(request) !== undefined) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
   const body: Json = { model: target.model, messages };
   if (target.stream) {
     body.stream = true;
-    if (!target.streamUsageUnasked) body.stream_options = { include_usage: true };
+    if (!quirks.streamUsageUnasked) body.stream_options = { include_usage: true };
   }
   // Only the client's limit: this protocol does not require one, so the catalog's output limit
   // (`target.maxOutputTokens`, which Anthropic-style upstreams need) is not imposed here.
-  if (request.maxOutputTokens !== undefined) body[outputLimitField(target)] = request.maxOutputTokens;
+  if (request.maxOutputTokens !== undefined) body[outputLimitField(quirks)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
@@ -67,8 +69,8 @@ export function encodeRequest(request: Request, target: UpstreamTarget): Upstrea
   }
   if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
   const dropped = droppedFields(request, effort);
-  if (target.requestFields)
-    for (const name of fitBody(body, target.requestFields, target.reasoningModel)) dropped.add(name);
+  if (quirks.requestFields)
+    for (const name of fitBody(body, quirks.requestFields, target.reasoningModel)) dropped.add(name);
   return upstreamCall("/chat/completions", body, dropped);
 }
 
@@ -108,8 +110,8 @@ function encodeResponseFormat(format: ResponseFormat): Json {
 }
 
 /** OpenAI's field for the output limit (its reasoning models refuse `max_tokens`), or a provider's older one. */
-export function outputLimitField(target: UpstreamTarget): "max_tokens" | "max_completion_tokens" {
-  return target.legacyMaxTokens ? "max_tokens" : "max_completion_tokens";
+export function outputLimitField(quirks: ChatQuirks): "max_tokens" | "max_completion_tokens" {
+  return quirks.legacyMaxTokens ? "max_tokens" : "max_completion_tokens";
 }
 
 /** `web_search_options`: the context size and where the user is (domains and a use limit: §13c). */

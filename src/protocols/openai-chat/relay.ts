@@ -19,6 +19,7 @@ import { outputLimitField, reasoningEffort } from "./encode-request.ts";
 import { finishReasonFromWire } from "./map-finish-reason.ts";
 import { usageFromWire } from "./map-usage.ts";
 import { imagesFrom } from "./output-images.ts";
+import type { ChatQuirks } from "./quirks.ts";
 import { fitRelayedMessage, fitsRelayed, type RequestFields, refusedMembers } from "./request-fields.ts";
 
 /** Request members only the gateway understands; an upstream would reject them. */
@@ -29,13 +30,15 @@ const REASONING_MEMBERS = ["reasoning", "reasoning_content", "reasoning_details"
 
 const NO_FINGERPRINT = { system_fingerprint: "null" };
 
-export const openaiChatRelay: Relay = {
-  request(raw, request, target) {
+export const openaiChatRelay: Relay<ChatQuirks> = {
+  request(raw, request, target, unsent) {
     const set: Record<string, string> = { model: JSON.stringify(target.model) };
     const remove = [...GATEWAY_ONLY, ...request.ignored];
+    unsent.addPaths(request.ignored);
+    const quirks = target.quirks ?? {};
     // The gateway always asks for streamed usage; the client sees it only if it asked (streamEvent).
     // An upstream that reports it unasked refuses the field, the client's own included.
-    if (target.stream && target.streamUsageUnasked) remove.push("stream_options");
+    if (target.stream && quirks.streamUsageUnasked) remove.push("stream_options");
     else if (target.stream) set.stream_options = '{"include_usage":true}';
     // `reasoning: {enabled, effort, max_tokens}` is the gateway's field; the chat protocol's own is
     // `reasoning_effort`, mapped exactly as a translated request maps it (docs/translation.md §4).
@@ -45,12 +48,12 @@ export const openaiChatRelay: Relay = {
     // OpenAI's reasoning models refuse the deprecated `max_tokens`; `max_completion_tokens` means the
     // same to every model (the limit, reasoning included).
     if (request.maxOutputTokens !== undefined) {
-      const field = outputLimitField(target);
+      const field = outputLimitField(quirks);
       set[field] = JSON.stringify(request.maxOutputTokens);
       remove.push(field === "max_tokens" ? "max_completion_tokens" : "max_tokens");
     }
     // An upstream that refuses some of OpenAI's members: the client's are fitted to it (request-fields.ts).
-    const fields = target.requestFields;
+    const fields = quirks.requestFields;
     const refused = fitsRelayed(fields) ? refusedOfBody(raw, set, remove, fields) : undefined;
     if (refused) remove.push(...refused);
     let body = withoutAssistantAudio(editJson(raw, { set, remove }), request.ignored);
@@ -63,12 +66,10 @@ export const openaiChatRelay: Relay = {
         "messages",
         JSON.stringify({ role: "user", content: CONTINUE_INSTRUCTION }),
       );
-    return refused?.length
-      ? { path: "/chat/completions", body, refused }
-      : { path: "/chat/completions", body };
+    // Named once the messages are fitted: fitting one adds the members it left out of it.
+    if (refused) unsent.addPaths(refused);
+    return { path: "/chat/completions", body };
   },
-
-  unsent: (request) => request.ignored,
 
   response(text, ctx) {
     // `system_fingerprint` as OpenAI's answers have it, null when the upstream gave none (clients

@@ -8,9 +8,9 @@
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
 import { canEmulateStops } from "../../ir/stop-sequences.ts";
 import {
-  DroppedFields,
   isUnsignedThinking,
   requestBlocks,
+  Unsent,
   usesCacheControl,
   usesCitations,
 } from "../shared/dropped-fields.ts";
@@ -18,8 +18,8 @@ import { dropUnsupported } from "../shared/web-search.ts";
 import type { OptionalMember } from "../types.ts";
 
 /** `effortSent`: the `reasoning.effort` the encoder wrote, if any. */
-export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): DroppedFields {
-  const dropped = new DroppedFields();
+export function droppedFields(request: Request, effortSent: ReasoningEffort | undefined): Unsent {
+  const dropped = new Unsent();
   // The web search limits this target's search tool takes (docs/translation.md §13c).
   dropUnsupported(dropped, request.webSearch, {
     allowedDomains: true,

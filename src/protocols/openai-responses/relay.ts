@@ -26,8 +26,6 @@ export const openaiResponsesRelay: Relay = {
     return { path: "/responses", body: editJson(raw, { set: { model: JSON.stringify(target.model) } }) };
   },
 
-  unsent: () => [],
-
   response(text, ctx) {
     return editJson(text, identityEdits(ctx, "id", "model"));
   },

@@ -1,7 +1,9 @@
-// What an upstream encoder could not express: `UpstreamCall.dropped`, which the gateway adds to the
-// `x-switchyard-ignored` response header (docs/architecture.md §8). One vocabulary for every target, spelled
-// as the field's common wire name so that a client of any protocol can look it up in docs/translation.md §9.
-// Each protocol's `dropped-fields.ts` decides which of these names its target cannot say.
+// What an upstream did not get, for the `x-switchyard-ignored` response header (docs/architecture.md
+// §8), and the vocabulary an encoder names what it could not express in (`UpstreamCall.dropped`): one
+// for every target, spelled as the field's common wire name so that a client of any protocol can look
+// it up in docs/translation.md §9. Each protocol's `dropped-fields.ts` decides which of these names
+// its target cannot say, in an `Unsent` of its own that the call carries; the translated call adds
+// the call's names to the attempt's.
 
 import type { ContentBlock, Request } from "../../ir/request.ts";
 import type { UpstreamCall } from "../types.ts";
@@ -41,22 +43,47 @@ export const DROPPED_FIELD_NAMES = [
 
 export type DroppedField = (typeof DROPPED_FIELD_NAMES)[number];
 
-/** Collects names as an encoder finds them; `list()` gives each once, in the vocabulary's order. */
-export class DroppedFields {
-  private readonly names = new Set<DroppedField>();
+/**
+ * What one attempt's upstream did not get, for `x-switchyard-ignored`, gathered from whoever left it
+ * out: the client face's set-aside fields and what a relay removed (`addPaths`, the client's own
+ * paths, in the order met), what an encoder could not express and the members a model refused
+ * (`add`, `addFields`: the vocabulary's names, in its order, then any other refused member). One per
+ * attempt: the route makes it and reads it once. An encoder gathers its own names in one too.
+ */
+export class Unsent {
+  private readonly paths = new Set<string>();
+  private readonly fields = new Set<string>();
 
-  add(name: DroppedField, when = true): void {
-    if (when) this.names.add(name);
+  constructor(paths: Iterable<string> = []) {
+    this.addPaths(paths);
   }
 
-  list(): DroppedField[] {
-    if (this.names.size === 0) return [];
-    return DROPPED_FIELD_NAMES.filter((name) => this.names.has(name));
+  addPaths(paths: Iterable<string>): void {
+    for (const path of paths) this.paths.add(path);
+  }
+
+  /** One of the vocabulary's names, when `when` holds: called in the branch that leaves the field out. */
+  add(name: DroppedField, when = true): void {
+    if (when) this.fields.add(name);
+  }
+
+  addFields(names: Iterable<string>): void {
+    for (const name of names) this.fields.add(name);
+  }
+
+  /** Every name once: the paths, then the vocabulary's names in its order, then the others. */
+  list(): string[] {
+    if (this.fields.size === 0) return [...this.paths];
+    const known = DROPPED_FIELD_NAMES.filter((name) => this.fields.has(name));
+    const others = [...this.fields].filter((name) => !VOCABULARY.has(name));
+    return [...new Set([...this.paths, ...known, ...others])];
   }
 }
 
+const VOCABULARY: ReadonlySet<string> = new Set(DROPPED_FIELD_NAMES);
+
 /** The call, carrying `dropped` only when something was left out (a lossless call stays as it was). */
-export function upstreamCall(path: string, body: unknown, dropped: DroppedFields): UpstreamCall {
+export function upstreamCall(path: string, body: unknown, dropped: Unsent): UpstreamCall {
   const names = dropped.list();
   return names.length > 0 ? { path, body, dropped: names } : { path, body };
 }

@@ -1,8 +1,8 @@
 // Request members a model refuses. OpenAI-compatible upstreams answer a member one model does not
 // take (while another of theirs does) with a 400 that names it, and the same request without it
 // would be answered: a reasoning model's `temperature`, a model without reasoning's
-// `reasoning_effort`, a codex model's `stop`. The HTTP adapter leaves such a member out and asks
-// again (src/providers/http/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's and
+// `reasoning_effort`, a codex model's `stop`. The translated call leaves such a member out and asks
+// again (src/providers/translated/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's and
 // Claude's: refused-members.ts in their protocols' folders) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 

@@ -5,7 +5,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { WebSearchSettings } from "../../ir/request.ts";
-import type { DroppedFields } from "./dropped-fields.ts";
+import type { Unsent } from "./dropped-fields.ts";
 import { expectArray, expectObject, expectString, optionalString } from "./validate.ts";
 
 type Location = NonNullable<WebSearchSettings["userLocation"]>;
@@ -48,7 +48,7 @@ export function decodeContextSize(value: unknown, at: string): WebSearchSettings
 
 /** What a target's search cannot limit, among the settings the request used. */
 export function dropUnsupported(
-  dropped: DroppedFields,
+  dropped: Unsent,
   search: WebSearchSettings | undefined,
   supports: Partial<Record<keyof WebSearchSettings, boolean>>,
 ): void {

@@ -1,4 +1,4 @@
-// How an HTTP upstream call is authorized: the transport (src/providers/http/adapter.ts) hands each
+// How an HTTP upstream call is authorized: the transport (src/providers/http/transport.ts) hands each
 // request, exactly as it will send it, to its provider's UpstreamAuth and sends the headers it gets
 // back. A plain provider's key is a fixed header; a cloud platform's credential is a token that
 // expires (Google, Entra ID) or a signature over the very bytes sent (AWS SigV4). docs/clouds.md.

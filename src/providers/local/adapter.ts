@@ -6,7 +6,6 @@ import { invalid } from "../../ir/errors.ts";
 import type { Request } from "../../ir/request.ts";
 import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
-import { DroppedFields } from "../../protocols/shared/dropped-fields.ts";
 import type { CallReport, ProviderAdapter, Target } from "../types.ts";
 import { LOCAL_DIMENSIONS } from "./embed.ts";
 import type { LocalReply, LocalReplyOptions } from "./reply.ts";
@@ -97,13 +96,10 @@ export class LocalProvider implements ProviderAdapter {
     _signal?: AbortSignal,
     report?: CallReport,
   ): Promise<EmbeddingResponse> {
-    const dropped = new DroppedFields();
     for (const input of request.inputs) {
-      dropped.add("taskType", input.taskType !== undefined);
-      dropped.add("title", input.title !== undefined);
+      report?.add("taskType", input.taskType !== undefined);
+      report?.add("title", input.title !== undefined);
     }
-    const names = dropped.list();
-    if (report && names.length > 0) report.dropped = names;
     const dimensions = request.dimensions ?? target.model.dimensions ?? LOCAL_DIMENSIONS;
     // The model's own length bounds a catalog record that names none (the gateway checks the rest).
     if (dimensions > LOCAL_DIMENSIONS)
@@ -145,9 +141,6 @@ function thirds(json: string): string[] {
  * they have no token logprobs and cannot search the web (docs/translation.md §13b, §13c).
  */
 function reportUnsupported(request: Request, report: CallReport | undefined): void {
-  const dropped = new DroppedFields();
-  dropped.add("logprobs", request.logprobs !== undefined);
-  dropped.add("web_search", request.webSearch !== undefined);
-  const names = dropped.list();
-  if (report && names.length > 0) report.dropped = names;
+  report?.add("logprobs", request.logprobs !== undefined);
+  report?.add("web_search", request.webSearch !== undefined);
 }

@@ -6,7 +6,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { DroppedFields, upstreamCall } from "../../protocols/shared/dropped-fields.ts";
+import { Unsent, upstreamCall } from "../../protocols/shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, type Json } from "../../protocols/shared/validate.ts";
 import type { UpstreamCall, UpstreamEmbeddings } from "../../protocols/types.ts";
 
@@ -40,7 +40,7 @@ const titan: UpstreamEmbeddings = {
   takesTokenIds: false,
   encodeEmbedRequest(request, inputs, target): UpstreamCall {
     const [text] = textsOf(request, inputs, target.model);
-    const dropped = new DroppedFields();
+    const dropped = new Unsent();
     dropped.add("user", request.user !== undefined);
     dropped.add(
       "taskType",
@@ -93,7 +93,7 @@ const cohere: UpstreamEmbeddings = {
         request.fields.dimensions,
         `is not supported by ${target.model}, whose vectors have one length`,
       );
-    const dropped = new DroppedFields();
+    const dropped = new Unsent();
     dropped.add("user", request.user !== undefined);
     dropped.add(
       "title",
@@ -140,7 +140,7 @@ function vertexPredict(batchLimit: number): UpstreamEmbeddings {
     takesTokenIds: false,
     encodeEmbedRequest(request, inputs, target): UpstreamCall {
       const texts = textsOf(request, inputs, target.model);
-      const dropped = new DroppedFields();
+      const dropped = new Unsent();
       dropped.add("user", request.user !== undefined);
       const instances = inputs.map((input, i) => {
         const instance: Json = { content: texts[i] };

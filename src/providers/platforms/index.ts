@@ -1,4 +1,4 @@
-// One adapter per cloud-platform provider (docs/clouds.md): it holds one HTTP transport per model
+// One adapter per cloud-platform provider (docs/clouds.md): it holds one HTTP provider per model
 // family the platform serves, each speaking that family's protocol over the platform's paths and
 // authorization, and gives the pipeline the one a call's model and client protocol need
 // (`ProviderAdapter.select`), so a client of that family's protocol gets a relay.
@@ -17,8 +17,9 @@ import { azureAuth } from "../auth/azure.ts";
 import { CredentialWatch } from "../auth/credential-watch.ts";
 import { googleAuth } from "../auth/google.ts";
 import type { UpstreamAuth } from "../auth/types.ts";
-import { HttpProvider, noEmbeddings, type UpstreamProtocol } from "../http/adapter.ts";
-import type { CallReport, ProviderAdapter, Target } from "../types.ts";
+import { HttpProvider } from "../http/adapter.ts";
+import { noEmbeddings } from "../translated/call.ts";
+import type { CallReport, ProviderAdapter, Target, UpstreamProtocol } from "../types.ts";
 import { azureContentFilterError, azureShape } from "./azure.ts";
 import { bedrockEmbeddingHooks, bedrockFamily, bedrockHooks } from "./bedrock.ts";
 import { bedrockEmbeddings, type PlatformEmbeddings, vertexEmbeddings } from "./embeddings.ts";

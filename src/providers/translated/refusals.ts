@@ -9,7 +9,7 @@
 // the client's to read.
 // docs/translation.md §9, "Members a model refuses".
 
-import { DROPPED_FIELD_NAMES, type DroppedField } from "../../protocols/shared/dropped-fields.ts";
+import { Unsent } from "../../protocols/shared/dropped-fields.ts";
 import {
   hasMember,
   memberValue,
@@ -109,7 +109,8 @@ export class FittedBody {
   readonly body: unknown;
   private readonly optional: ReadonlyMap<string, OptionalMember>;
   private readonly limited: ReadonlyMap<string, LimitedMember>;
-  private readonly dropped: Set<string>;
+  /** The attempt's collector: a member left out is named there. */
+  private readonly unsent: Unsent;
   /** The gateway can cut the answer at the request's stop sequences itself (src/ir/stop-sequences.ts). */
   private readonly stopsEmulable: boolean;
   /** `stop` was left out, and the gateway cuts the answer at the stop sequences instead. */
@@ -117,12 +118,12 @@ export class FittedBody {
 
   constructor(
     body: unknown,
-    encoderDropped: readonly string[] | undefined,
     members: { optional?: ReadonlyMap<string, OptionalMember>; limited?: ReadonlyMap<string, LimitedMember> },
     stopsEmulable: boolean,
+    unsent: Unsent = new Unsent(),
   ) {
     this.body = body;
-    this.dropped = new Set(encoderDropped);
+    this.unsent = unsent;
     this.optional = members.optional ?? NO_MEMBERS;
     this.limited = members.limited ?? NO_LIMITED;
     this.stopsEmulable = stopsEmulable;
@@ -181,15 +182,7 @@ export class FittedBody {
     removeMember(body, member);
     for (const other of optional.with ?? []) removeMember(body, other);
     if (member === "stop" && this.stopsEmulable) this.stopLeftOut = true;
-    else this.dropped.add(optional.name);
+    else this.unsent.addFields([optional.name]);
     return true;
-  }
-
-  /** What the call leaves out, in the vocabulary's order (UpstreamCall.dropped); undefined for nothing. */
-  droppedNames(): string[] | undefined {
-    if (this.dropped.size === 0) return undefined;
-    const known = DROPPED_FIELD_NAMES.filter((name) => this.dropped.has(name));
-    const others = [...this.dropped].filter((name) => !DROPPED_FIELD_NAMES.includes(name as DroppedField));
-    return [...known, ...others];
   }
 }
