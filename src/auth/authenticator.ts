@@ -75,16 +75,6 @@ export class Authenticator {
     return entry.caller;
   }
 
-  /**
-   * The caller of a key whose cached answer is fresh and valid, at once; undefined when
-   * `authenticate` must decide (not cached, expired, refused). Saves the request path an await.
-   */
-  cachedCaller(key: string | undefined): Caller | undefined {
-    if (key === undefined) return undefined;
-    const entry = this.cache.get(key);
-    return entry && entry.until >= Date.now() ? entry.caller : undefined;
-  }
-
   forget(): void {
     this.cache.clear();
   }

@@ -62,17 +62,6 @@ export class CreditCheck {
   }
 
   /**
-   * True when `admit` would admit the caller without asking the store (its cached answer is fresh);
-   * false when `admit` must decide. Saves the request path an await.
-   */
-  admitsNow(caller: Caller): boolean {
-    if (!this.store.acceptsGenerations) return false;
-    if (caller.kind !== "payg") return true;
-    const entry = this.hasCredit.get(caller.accountId);
-    return entry?.ok === true && entry.until > Date.now();
-  }
-
-  /**
    * Settlement changed these balances: read them again on the next request. (Expired, not dropped:
    * should the store then be unavailable, the last answer still stands.)
    */

@@ -108,7 +108,7 @@ export class InferencePipeline {
     const trace = this.deps.tracing?.request(face, id, input.headers);
     try {
       const key = presentedKey(face as Face, input.headers, input.query);
-      const caller = this.deps.auth.cachedCaller(key) ?? (await this.deps.auth.authenticate(key));
+      const caller = await this.deps.auth.authenticate(key);
       facts.caller = caller;
       // The body is held from here by `call` alone, which lets it go once an endpoint has answered
       // (releaseBody): a stream may stay open for minutes, and a prompt can weigh megabytes.
@@ -134,7 +134,7 @@ export class InferencePipeline {
       if (fitted !== undefined) rawBody = fitted;
       facts.model = model.id;
       facts.stream = job.stream;
-      if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
+      await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
@@ -458,14 +458,9 @@ export class InferencePipeline {
 
   /** Health and latency statistics are best effort: they never fail a generation. */
   private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
-    const notRecorded = (err: unknown) => this.deps.log.warn({ err }, "routing statistics not recorded");
-    try {
-      if (this.router.finishedNow(answered, outcome)) return;
-    } catch (err) {
-      notRecorded(err);
-      return;
-    }
-    this.router.finished(answered, outcome).catch(notRecorded);
+    this.router
+      .finished(answered, outcome)
+      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
   }
 
   /** Answers the error (unless the client has gone), and returns it as the client sees it. */
