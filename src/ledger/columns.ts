@@ -1,9 +1,9 @@
 // Both stores use the same table and column names; these functions turn a database row (SQLite gives
 // numbers and JSON text, pg gives BIGINT as strings and JSONB as objects) into the rows of types.ts.
 
+import { addDecimals, canonicalDecimal } from "../billing/money.ts";
 import { invalid } from "../ir/errors.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
-import { addDecimals, canonicalDecimal } from "./decimal.ts";
 import type {
   AccountRow,
   GenerationFilter,

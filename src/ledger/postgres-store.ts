@@ -11,6 +11,7 @@
 
 import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
+import { canonicalDecimal, canonicalDiscount, parseDecimal } from "../billing/money.ts";
 import {
   accountColumnList,
   accountFromColumns,
@@ -27,7 +28,7 @@ import {
   wholeMs,
 } from "./columns.ts";
 import { PostgresConversations } from "./conversations-postgres.ts";
-import { canonicalDecimal, DebitsByAccount, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
+import { DebitsByAccount, debitOf } from "./debits.ts";
 import {
   accountNotFound,
   duplicateKey,
@@ -200,7 +201,7 @@ export class PostgresStore implements Store {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
     const balance =
       opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? null : parseDiscount(opts.discount);
+    const discount = opts.discount === undefined ? null : canonicalDiscount(opts.discount);
     const result = await this.query(
       `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
        VALUES ($1, COALESCE($2::numeric, 0), $3::numeric, $4)
@@ -725,7 +726,8 @@ export class PostgresStore implements Store {
    */
   private async debitSettled(client: PoolClient, settled: Array<{ accountId: string; end: GenerationEnd }>) {
     const debits = new DebitsByAccount();
-    for (const { accountId, end } of settled) if (end.settlement) debits.add(accountId, end.settlement);
+    for (const { accountId, end } of settled)
+      if (end.settlement) debits.add(accountId, debitOf(end.settlement));
     for (const [account, change] of debits.balanceChanges()) await this.addToBalance(client, account, change);
   }
 

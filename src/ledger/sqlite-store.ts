@@ -8,7 +8,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { Decimal, formatDecimal, parseDecimal as parseMoney } from "../billing/money.ts";
+import {
+  addDecimals,
+  canonicalDecimal,
+  canonicalDiscount,
+  DecimalSum,
+  parseDecimal,
+} from "../billing/money.ts";
 import {
   accountColumnList,
   accountFromColumns,
@@ -24,7 +30,7 @@ import {
   wholeMs,
 } from "./columns.ts";
 import { SqliteConversations } from "./conversations-sqlite.ts";
-import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
+import { debitOf } from "./debits.ts";
 import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
@@ -104,33 +110,6 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
    * rest to a turn of its own, ms: what the writer holds the event loop for (sqlite-batch.ts).
    */
   batchTurnMs?: number;
-}
-
-/**
- * An exact sum of decimal texts for SQL's dec_sum: plain ones ("12.000345", the store's own form) are
- * added as integers per number of decimals, anything else through the money module; one Decimal at
- * the end. A usage query sums one cost per rollup row, tens of thousands of them.
- */
-class DecimalSum {
-  private readonly byScale = new Map<number, bigint>();
-  private other: Decimal = parseMoney("0", "cost");
-
-  add(text: string): void {
-    const match = /^(-?\d+)(?:\.(\d+))?$/.exec(text);
-    if (!match) {
-      this.other = this.other.plus(parseMoney(text, "cost"));
-      return;
-    }
-    const fraction = match[2] ?? "";
-    const units = BigInt(match[1] + fraction);
-    this.byScale.set(fraction.length, (this.byScale.get(fraction.length) ?? 0n) + units);
-  }
-
-  total(): string {
-    let sum = this.other;
-    for (const [scale, units] of this.byScale) sum = sum.plus(new Decimal(units, scale));
-    return formatDecimal(sum);
-  }
 }
 
 /** Opening and migrating wait patiently for a lock (several processes may start at once). */
@@ -302,7 +281,7 @@ export class SqliteStore implements Store {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
     const balance =
       opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? undefined : parseDiscount(opts.discount);
+    const discount = opts.discount === undefined ? undefined : canonicalDiscount(opts.discount);
     return this.transaction(() => {
       const existing = this.readAccount(id);
       if (!existing) {

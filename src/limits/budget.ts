@@ -5,9 +5,8 @@
 // admitted when the budget is reached finish: the last may take the spend past the budget.
 
 import { type Caller, STALE_MS } from "../auth/authenticator.ts";
-import { type Decimal, parseDecimal } from "../billing/money.ts";
+import { addDecimals, type Decimal, parseDecimal } from "../billing/money.ts";
 import { GatewayError } from "../ir/errors.ts";
-import { addDecimals } from "../ledger/decimal.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import { epochDay } from "../ledger/rollups.ts";
 import type { BudgetPeriod, Store } from "../ledger/types.ts";

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
+import { addDecimals } from "../../src/billing/money.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
-import { addDecimals } from "../../src/ledger/decimal.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
 
