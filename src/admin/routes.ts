@@ -120,7 +120,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys`,
     admin(async (req) => {
       const account = text(query(req), "account");
-      const [keys, spend] = await Promise.all([store.listKeys(account), spendByKey(store, account)]);
+      const [keys, spend] = await Promise.all([store.keys.listKeys(account), spendByKey(store, account)]);
       const held = await Promise.all(keys.map((k) => (k.budget ? heldBy(deps, { keyId: k.id }) : undefined)));
       return { data: keys.map((k, i) => adminKey(k, spend.get(k.id), held[i])) };
     }),
@@ -145,7 +145,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
         limits: body.limits,
         budget: body.budget,
       };
-      await store.insertKey(row);
+      await store.keys.insertKey(row);
       reply.code(201);
       return { key: secret, ...adminKey(row) };
     }),
@@ -154,12 +154,12 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys/:id`,
     admin(async (req) => {
       const id = param(req, "id");
-      const key = (await store.listKeys()).find((k) => k.id === id);
+      const key = (await store.keys.listKeys()).find((k) => k.id === id);
       if (!key) throw new GatewayError("not_found", `No key '${id}'.`, { param: "id" });
-      await store.revokeKey(id);
+      await store.keys.revokeKey(id);
       // This process stops accepting it at once; others within their cache's few seconds.
       deps.auth.forget();
-      const revoked = (await store.listKeys(key.accountId)).find((k) => k.id === id) ?? key;
+      const revoked = (await store.keys.listKeys(key.accountId)).find((k) => k.id === id) ?? key;
       return adminKey(revoked);
     }),
   );

@@ -57,7 +57,7 @@ export class Authenticator {
     }
     if (!entry || entry.until < now) {
       try {
-        const row = await this.store.findKeyByHash(hashKey(key));
+        const row = await this.store.keys.findKeyByHash(hashKey(key));
         const caller: Caller | undefined =
           row && !row.revokedAt ? { keyId: row.id, accountId: row.accountId, kind: row.kind } : undefined;
         if (caller && row?.limits) caller.limits = row.limits;

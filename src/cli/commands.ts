@@ -105,7 +105,7 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
       return 0;
     }
     if (sub === "list") {
-      for (const k of await store.listKeys(stringFlag(args, "account")))
+      for (const k of await store.keys.listKeys(stringFlag(args, "account")))
         process.stdout.write(
           `${k.id}\t${k.prefix}\t${k.kind}\t${k.accountId}\t${new Date(k.createdAt).toISOString()}\t${k.revokedAt ? "revoked" : "active"}${limitsText(k)}\n`,
         );
@@ -116,7 +116,7 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
       if (!which) throw new UsageError("keys revoke needs a key id, prefix or the key itself");
       const target =
         which.startsWith("sk-") && which.length > 20 ? `key_${hashKey(which).slice(0, 16)}` : which;
-      if (!(await store.revokeKey(target))) {
+      if (!(await store.keys.revokeKey(target))) {
         process.stderr.write(`switchyard: no key '${which}'\n`);
         return 1;
       }

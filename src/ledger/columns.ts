@@ -96,6 +96,22 @@ export function generationFromColumns(c: Columns): GenerationRow {
   });
 }
 
+/** A key's values in the order of keyColumnList, for an INSERT. */
+export function keyColumnValues(key: KeyRow): Array<string | number | null> {
+  return [
+    key.id,
+    key.hash,
+    key.prefix,
+    key.kind,
+    key.accountId,
+    key.name ?? null,
+    wholeMs(key.createdAt),
+    wholeMs(key.revokedAt),
+    limitsColumn(key.limits),
+    limitsColumn(key.budget),
+  ];
+}
+
 export function keyFromColumns(c: Columns): KeyRow {
   return withoutUndefined<KeyRow>({
     id: String(c.id),

@@ -19,9 +19,6 @@ import {
   generationColumnList,
   generationFromColumns,
   generationWhere,
-  keyColumnList,
-  keyFromColumns,
-  limitsColumn,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
@@ -29,9 +26,9 @@ import {
 } from "./columns.ts";
 import { PostgresConversations } from "./conversations-postgres.ts";
 import { DebitsByAccount, debitOf } from "./debits.ts";
+import { PostgresKeys } from "./keys-postgres.ts";
 import {
   accountNotFound,
-  duplicateKey,
   generationAlreadyStarted,
   generationNotFinishable,
   StoreUnavailable,
@@ -57,8 +54,6 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import {
-  type RevocationStep,
-  revocation,
   runStepsAsync,
   SETTLED_BUCKET_MS,
   type SettlementStep,
@@ -77,9 +72,6 @@ import type {
   GenerationStart,
   HeldSpend,
   KeptThinking,
-  KeyBudget,
-  KeyLimits,
-  KeyRow,
   Rating,
   SettlementItem,
   SpendDecision,
@@ -102,7 +94,6 @@ export interface PostgresStoreOptions extends WriteQueueOptions, StoreOptions {
   maxConnections?: number;
 }
 
-const uniqueViolation = "23505";
 /** A new connection that takes longer than this is a server away (or a pool exhausted): 503. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
@@ -121,6 +112,7 @@ export class PostgresStore implements Store {
   private readonly schema: string | undefined;
   private readonly t: Qualify;
   private closed = false;
+  readonly keys: PostgresKeys;
   readonly responses: PostgresResponses;
   readonly conversations: PostgresConversations;
 
@@ -145,6 +137,7 @@ export class PostgresStore implements Store {
       query: (sql, params) => this.query(sql, params),
       transaction: (work) => this.transaction(work),
     };
+    this.keys = new PostgresKeys(access, this.t);
     this.responses = new PostgresResponses(access, this.t);
     this.conversations = new PostgresConversations(access, this.t);
   }
@@ -223,86 +216,6 @@ export class PostgresStore implements Store {
   async creditAccount(id: string, amount: string): Promise<string> {
     const delta = canonicalDecimal(parseDecimal(amount, "amount"));
     return this.transaction((client) => this.addToBalance(client, id, delta));
-  }
-
-  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
-
-  async insertKey(key: KeyRow): Promise<void> {
-    try {
-      await this.query(
-        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          key.id,
-          key.hash,
-          key.prefix,
-          key.kind,
-          key.accountId,
-          key.name ?? null,
-          wholeMs(key.createdAt),
-          wholeMs(key.revokedAt),
-          limitsColumn(key.limits),
-          limitsColumn(key.budget),
-        ],
-      );
-    } catch (error) {
-      if ((error as { code?: string }).code === uniqueViolation) throw duplicateKey(key.id);
-      throw error;
-    }
-  }
-
-  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const result = await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE hash = $1`, [hash]);
-    return result.rows[0] ? keyFromColumns(result.rows[0]) : undefined;
-  }
-
-  async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const result =
-      accountId === undefined
-        ? await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} ORDER BY created_at, id`)
-        : await this.query(
-            `SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE account_id = $1 ORDER BY created_at, id`,
-            [accountId],
-          );
-    return result.rows.map(keyFromColumns);
-  }
-
-  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
-  async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction((client) =>
-      runStepsAsync(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(client, step)),
-    );
-  }
-
-  private async revocationStep(client: PoolClient, step: RevocationStep): Promise<unknown> {
-    const keys = this.t("keys");
-    switch (step.op) {
-      case "readKey": {
-        const found = await client.query(`SELECT revoked_at FROM ${keys} WHERE id = $1 FOR UPDATE`, [
-          step.id,
-        ]);
-        return found.rows[0] ? { revoked: found.rows[0].revoked_at !== null } : undefined;
-      }
-      case "liveKeysWithPrefix": {
-        const live = await client.query(
-          `SELECT id FROM ${keys} WHERE prefix = $1 AND revoked_at IS NULL FOR UPDATE`,
-          [step.prefix],
-        );
-        return live.rows.map((row) => String(row.id));
-      }
-      case "revoke":
-        await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [step.at, step.id]);
-        return undefined;
-    }
-  }
-
-  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = await this.query(`UPDATE ${this.t("keys")} SET limits = $1, budget = $2 WHERE id = $3`, [
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
-    ]);
-    return (result.rowCount ?? 0) > 0;
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────

@@ -23,15 +23,13 @@ import {
   generationColumnList,
   generationFromColumns,
   generationWhere,
-  keyColumnList,
-  keyFromColumns,
-  limitsColumn,
   ratingColumn,
   wholeMs,
 } from "./columns.ts";
 import { SqliteConversations } from "./conversations-sqlite.ts";
 import { debitOf } from "./debits.ts";
-import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
+import { SqliteKeys } from "./keys-sqlite.ts";
+import { accountNotFound, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
 import {
@@ -51,11 +49,9 @@ import {
 } from "./rollups.ts";
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
-import { isUnavailable } from "./sqlite-errors.ts";
+import { isUnavailable, read } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
-  type RevocationStep,
-  revocation,
   runSteps,
   SETTLED_BUCKET_MS,
   type SettlementStep,
@@ -74,9 +70,6 @@ import type {
   GenerationStart,
   HeldSpend,
   KeptThinking,
-  KeyBudget,
-  KeyLimits,
-  KeyRow,
   Rating,
   SettlementItem,
   SpendDecision,
@@ -155,6 +148,7 @@ export class SqliteStore implements Store {
   private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
+  readonly keys: SqliteKeys;
   readonly responses: SqliteResponses;
   readonly conversations: SqliteConversations;
 
@@ -194,6 +188,10 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
+    this.keys = new SqliteKeys(
+      (sql) => this.statement(sql),
+      (work) => this.transaction(work),
+    );
     this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
     this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
     this.writes = new WriteQueue((writes, mayLeave) => {
@@ -308,77 +306,6 @@ export class SqliteStore implements Store {
   async creditAccount(id: string, amount: string): Promise<string> {
     parseDecimal(amount, "amount");
     return this.transaction(() => this.addToBalance(id, amount));
-  }
-
-  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
-
-  async insertKey(key: KeyRow): Promise<void> {
-    try {
-      this.statement(
-        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).run(
-        key.id,
-        key.hash,
-        key.prefix,
-        key.kind,
-        key.accountId,
-        key.name ?? null,
-        key.createdAt,
-        key.revokedAt ?? null,
-        limitsColumn(key.limits),
-        limitsColumn(key.budget),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateKey(key.id);
-      throw error;
-    }
-  }
-
-  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const row = read(() => this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash));
-    return row ? keyFromColumns(row as Columns) : undefined;
-  }
-
-  async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const rows =
-      accountId === undefined
-        ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
-        : this.statement(
-            `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
-          ).all(accountId);
-    return rows.map((row) => keyFromColumns(row as Columns));
-  }
-
-  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
-  async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction(() =>
-      runSteps(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(step)),
-    );
-  }
-
-  private revocationStep(step: RevocationStep): unknown {
-    switch (step.op) {
-      case "readKey": {
-        const row = this.statement("SELECT revoked_at FROM keys WHERE id = ?").get(step.id);
-        return row ? { revoked: row.revoked_at !== null } : undefined;
-      }
-      case "liveKeysWithPrefix":
-        return this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL")
-          .all(step.prefix)
-          .map((row) => String(row.id));
-      case "revoke":
-        this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(step.at, step.id);
-        return undefined;
-    }
-  }
-
-  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
-    );
-    return result.changes > 0;
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────
@@ -719,17 +646,4 @@ export class SqliteStore implements Store {
     }
     return statement;
   }
-}
-
-/** A read on the request path: a locked or failing file is a StoreUnavailable (503), as a write is. */
-function read<T>(query: () => T): T {
-  try {
-    return query();
-  } catch (error) {
-    throw isUnavailable(error) ? new StoreUnavailable(error) : error;
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
 }

@@ -5,6 +5,7 @@ import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
 import type { ConversationStore } from "./conversations-types.ts";
+import type { KeyStore } from "./keys-types.ts";
 import type { ResponseStore } from "./responses-types.ts";
 import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
 
@@ -228,6 +229,8 @@ export interface Store extends SpendState {
   readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
+  /** API keys (keys-types.ts). */
+  readonly keys: KeyStore;
   /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
   readonly responses: ResponseStore;
   /** The Responses API's conversations (conversations-types.ts), migrated with the rest. */
@@ -245,17 +248,11 @@ export interface Store extends SpendState {
   /** Generation writes not yet committed (a few normally; many while the store is away). */
   readonly pendingGenerationWrites: number;
 
-  // keys and accounts
+  // accounts
   upsertAccount(id: string, opts?: { balance?: string; discount?: string }): Promise<AccountRow>;
   getAccount(id: string): Promise<AccountRow | undefined>;
   /** Adds (or with a negative amount, removes) credits; returns the new balance. */
   creditAccount(id: string, amount: string): Promise<string>;
-  insertKey(key: KeyRow): Promise<void>;
-  findKeyByHash(hash: string): Promise<KeyRow | undefined>;
-  listKeys(accountId?: string): Promise<KeyRow[]>;
-  revokeKey(idOrPrefix: string): Promise<boolean>;
-  /** Replaces a key's limits and budget (undefined: none); false when there is no such key. */
-  setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined): Promise<boolean>;
 
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;

@@ -19,9 +19,11 @@ function memoryStore(keys: KeyRow[], accounts: Record<string, AccountRow>) {
     get acceptsGenerations() {
       return state.acceptsGenerations;
     },
-    findKeyByHash: async (hash: string) => {
-      state.reads++;
-      return keys.find((k) => k.hash === hash);
+    keys: {
+      findKeyByHash: async (hash: string) => {
+        state.reads++;
+        return keys.find((k) => k.hash === hash);
+      },
     },
     getAccount: async (id: string) => {
       state.reads++;

@@ -30,7 +30,7 @@ function outageStore(keys: Record<string, KeyRow>, accounts: Record<string, Acco
     get acceptsGenerations() {
       return state.acceptsGenerations;
     },
-    findKeyByHash: (hash: string) => read(Object.values(keys).find((k) => k.hash === hash)),
+    keys: { findKeyByHash: (hash: string) => read(Object.values(keys).find((k) => k.hash === hash)) },
     getAccount: (id: string) => read(accounts[id]),
   } as unknown as Store;
   return { store, state };
@@ -78,9 +78,11 @@ test("a store failure that is not an outage is not papered over with a cached an
   t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
   let fail = false;
   const store = {
-    findKeyByHash: async () => {
-      if (fail) throw new Error("relation keys does not exist");
-      return key("sk-known", "acme");
+    keys: {
+      findKeyByHash: async () => {
+        if (fail) throw new Error("relation keys does not exist");
+        return key("sk-known", "acme");
+      },
     },
   } as unknown as Store;
   const auth = new Authenticator(store);

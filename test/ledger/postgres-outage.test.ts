@@ -121,7 +121,7 @@ describe("PostgreSQL store while the server goes away", () => {
       assert.equal(await store.ping(), false);
       const began = performance.now();
       await assert.rejects(store.getAccount("acct"), StoreUnavailable);
-      await assert.rejects(store.findKeyByHash("x"), StoreUnavailable);
+      await assert.rejects(store.keys.findKeyByHash("x"), StoreUnavailable);
       await assert.rejects(store.getGeneration(before.id, "acct"), StoreUnavailable);
       assert.ok(performance.now() - began < 3_000, "reads waited for the server");
 

@@ -8,6 +8,7 @@ import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
+import { runKeysContract } from "./keys-contract.ts";
 
 export type ContractStore = Store & { readonly batchesWritten: number };
 
@@ -476,94 +477,10 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }));
     });
 
+    // The key part's own contract: keys-contract.ts.
+    runKeysContract((work) => withStore((store) => work(store.keys)), unique);
+
     describe("keys", () => {
-      const keyOf = (accountId: string, overrides: Record<string, unknown> = {}) => ({
-        id: unique("key"),
-        hash: unique("hash"),
-        prefix: unique("sk-payg"),
-        kind: "payg" as const,
-        accountId,
-        createdAt: 1_700_000_000_000 + counter,
-        ...overrides,
-      });
-
-      test("a key is found by its hash, with every field", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const key = keyOf(account, { kind: "subscription", name: "ci" });
-          await store.insertKey(key);
-          assert.deepEqual(await store.findKeyByHash(key.hash), key);
-          assert.equal(await store.findKeyByHash(unique("hash")), undefined);
-        }));
-
-      test("a second key with the same hash is refused", () =>
-        withStore(async (store) => {
-          const key = keyOf(unique("acct"));
-          await store.insertKey(key);
-          await assert.rejects(store.insertKey({ ...key, id: unique("key") }), /already exists/);
-        }));
-
-      test("keys are listed per account and all together, oldest first", () =>
-        withStore(async (store) => {
-          const a = unique("acct");
-          const b = unique("acct");
-          const a1 = keyOf(a);
-          const b1 = keyOf(b);
-          const a2 = keyOf(a);
-          for (const key of [a1, b1, a2]) await store.insertKey(key);
-          assert.deepEqual(
-            (await store.listKeys(a)).map((k) => k.id),
-            [a1.id, a2.id],
-          );
-          const all = (await store.listKeys()).map((k) => k.id);
-          assert.ok(all.includes(a1.id) && all.includes(b1.id) && all.includes(a2.id));
-          assert.ok(all.indexOf(a1.id) < all.indexOf(b1.id) && all.indexOf(b1.id) < all.indexOf(a2.id));
-        }));
-
-      test("revoking by id marks revokedAt once", () =>
-        withStore(async (store) => {
-          const key = keyOf(unique("acct"));
-          await store.insertKey(key);
-          const before = Date.now();
-          assert.equal(await store.revokeKey(key.id), true);
-          const revoked = await store.findKeyByHash(key.hash);
-          assert.ok(revoked?.revokedAt !== undefined && revoked.revokedAt >= before);
-          assert.equal(await store.revokeKey(key.id), false);
-          assert.equal(await store.revokeKey(unique("no-such-key")), false);
-        }));
-
-      test("revoking by display prefix works when one live key has it, and refuses when several do", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const single = keyOf(account);
-          await store.insertKey(single);
-          assert.equal(await store.revokeKey(single.prefix), true);
-          assert.ok((await store.findKeyByHash(single.hash))?.revokedAt);
-
-          const shared = unique("sk-shared");
-          const first = keyOf(account, { prefix: shared });
-          const second = keyOf(account, { prefix: shared });
-          await store.insertKey(first);
-          await store.insertKey(second);
-          await assert.rejects(store.revokeKey(shared), /2 live keys/);
-          assert.equal((await store.findKeyByHash(first.hash))?.revokedAt, undefined);
-        }));
-      test("a key's limits and budget are stored with it, listed, and replaced", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const key = keyOf(account, {
-            limits: { rpm: 60, tpm: 100_000, concurrency: 4 },
-            budget: { usd: "5.25", period: "day" },
-          });
-          await store.insertKey(key);
-          assert.deepEqual(await store.findKeyByHash(key.hash), key);
-          assert.deepEqual((await store.listKeys(account))[0], key);
-          assert.equal(await store.setKeyLimits(key.id, { rpm: 2 }, undefined), true);
-          const changed = await store.findKeyByHash(key.hash);
-          assert.deepEqual([changed?.limits, changed?.budget], [{ rpm: 2 }, undefined]);
-          assert.equal(await store.setKeyLimits(unique("no-such-key"), undefined, undefined), false);
-        }));
-
       test("a key's spend (what its budget reads): its settled costs by day of creation, from the rollups", () =>
         withStore(async (store) => {
           const account = unique("acct");
