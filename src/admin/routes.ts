@@ -129,9 +129,9 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys`,
     admin(async (req, reply) => {
       const body = newKeyBody(req.body);
-      if (!(await store.getAccount(body.account)))
-        await store.upsertAccount(body.account, { balance: body.credits ?? "0" });
-      else if (body.credits !== undefined) await store.creditAccount(body.account, body.credits);
+      if (!(await store.accounts.getAccount(body.account)))
+        await store.accounts.upsertAccount(body.account, { balance: body.credits ?? "0" });
+      else if (body.credits !== undefined) await store.accounts.creditAccount(body.account, body.credits);
       const secret = newKey(body.kind);
       const hash = hashKey(secret);
       const row = {
@@ -167,7 +167,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
   fastify.get(
     `${ADMIN_PREFIX}/accounts`,
     admin(async () => {
-      const accounts = await store.listAccounts();
+      const accounts = await store.accounts.listAccounts();
       const held = await Promise.all(accounts.map((a) => heldBy(deps, { accountId: a.id })));
       return { data: accounts.map((a, i) => adminAccount(a, held[i])) };
     }),
@@ -176,7 +176,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/accounts/:id`,
     admin(async (req) => {
       const id = param(req, "id");
-      const account = await store.getAccount(id);
+      const account = await store.accounts.getAccount(id);
       if (!account) throw new GatewayError("not_found", `No account '${id}'.`, { param: "id" });
       // What its stored responses hold (docs/responses.md), as the store keeps it (sealed or not).
       return {
@@ -192,7 +192,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       const amount = body.amount;
       if (typeof amount !== "string" && typeof amount !== "number")
         throw invalid("amount", 'is required: a decimal amount of USD, as a string ("5.00")');
-      const balance = await store.creditAccount(
+      const balance = await store.accounts.creditAccount(
         param(req, "id"),
         canonicalDecimal(parseDecimal(String(amount), "amount")),
       );

@@ -17,8 +17,8 @@ export interface BootstrapKey {
 
 export async function installKey(store: Store, key: BootstrapKey): Promise<void> {
   const hash = hashKey(key.key);
-  const account = await store.getAccount(key.account);
-  if (!account) await store.upsertAccount(key.account, { balance: key.credits ?? "0" });
+  const account = await store.accounts.getAccount(key.account);
+  if (!account) await store.accounts.upsertAccount(key.account, { balance: key.credits ?? "0" });
   const existing = await store.keys.findKeyByHash(hash);
   // The file is the truth for its keys' limits and budget: each start applies them.
   if (existing) {

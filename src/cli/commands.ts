@@ -98,8 +98,8 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
         ...limitFlags(args),
       });
       const credits = creditsFlag(args);
-      if (credits && (await store.getAccount(account))?.balance !== credits)
-        await store.creditAccount(account, credits);
+      if (credits && (await store.accounts.getAccount(account))?.balance !== credits)
+        await store.accounts.creditAccount(account, credits);
       process.stdout.write(`${key}\n`);
       process.stderr.write(`(${keyKind(key)} key for account ${account}; shown once, stored hashed)\n`);
       return 0;
@@ -169,12 +169,12 @@ async function accounts(sub: string | undefined, args: Args, config: Config): Pr
   try {
     if (sub === "discount") {
       const discount = parseDiscount(amount, "FRACTION").toString();
-      await store.upsertAccount(id, { discount });
+      await store.accounts.upsertAccount(id, { discount });
       process.stdout.write(`account ${id} discount ${discount}\n`);
       return 0;
     }
-    if (!(await store.getAccount(id))) await store.upsertAccount(id);
-    const balance = await store.creditAccount(id, parseDecimal(amount, "AMOUNT").toString());
+    if (!(await store.accounts.getAccount(id))) await store.accounts.upsertAccount(id);
+    const balance = await store.accounts.creditAccount(id, parseDecimal(amount, "AMOUNT").toString());
     process.stdout.write(`account ${id} balance ${balance}\n`);
     return 0;
   } finally {

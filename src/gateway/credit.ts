@@ -36,7 +36,7 @@ export class CreditCheck {
     let entry = this.hasCredit.get(caller.accountId);
     if (!entry || entry.until <= now) {
       try {
-        const balance = (await this.store.getAccount(caller.accountId))?.balance;
+        const balance = (await this.store.accounts.getAccount(caller.accountId))?.balance;
         // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
         entry = {
           ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),

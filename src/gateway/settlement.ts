@@ -181,7 +181,7 @@ export class Settlement {
     if (cached && cached.until > now) return cached.discount;
     let discount: string | undefined;
     try {
-      discount = (await this.store.getAccount(accountId))?.discount;
+      discount = (await this.store.accounts.getAccount(accountId))?.discount;
     } catch (err) {
       // The store is away: the discount last read stands (it changes rarely).
       if (cached && isStoreUnavailable(err)) return cached.discount;

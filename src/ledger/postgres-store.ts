@@ -11,10 +11,9 @@
 
 import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
-import { canonicalDecimal, canonicalDiscount, parseDecimal } from "../billing/money.ts";
+import { canonicalDecimal } from "../billing/money.ts";
+import { PostgresAccounts } from "./accounts-postgres.ts";
 import {
-  accountColumnList,
-  accountFromColumns,
   deletableGeneration,
   generationColumnList,
   generationFromColumns,
@@ -27,12 +26,7 @@ import {
 import { PostgresConversations } from "./conversations-postgres.ts";
 import { DebitsByAccount, debitOf } from "./debits.ts";
 import { PostgresKeys } from "./keys-postgres.ts";
-import {
-  accountNotFound,
-  generationAlreadyStarted,
-  generationNotFinishable,
-  StoreUnavailable,
-} from "./ledger-errors.ts";
+import { generationAlreadyStarted, generationNotFinishable, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
@@ -65,7 +59,6 @@ import {
   spendDecision,
 } from "./store-rules.ts";
 import type {
-  AccountRow,
   GenerationEnd,
   GenerationFilter,
   GenerationRow,
@@ -112,6 +105,7 @@ export class PostgresStore implements Store {
   private readonly schema: string | undefined;
   private readonly t: Qualify;
   private closed = false;
+  readonly accounts: PostgresAccounts;
   readonly keys: PostgresKeys;
   readonly responses: PostgresResponses;
   readonly conversations: PostgresConversations;
@@ -137,6 +131,7 @@ export class PostgresStore implements Store {
       query: (sql, params) => this.query(sql, params),
       transaction: (work) => this.transaction(work),
     };
+    this.accounts = new PostgresAccounts(access, this.t);
     this.keys = new PostgresKeys(access, this.t);
     this.responses = new PostgresResponses(access, this.t);
     this.conversations = new PostgresConversations(access, this.t);
@@ -186,36 +181,6 @@ export class PostgresStore implements Store {
     } finally {
       await this.pool.end();
     }
-  }
-
-  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
-
-  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
-  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? null : canonicalDiscount(opts.discount);
-    const result = await this.query(
-      `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
-       VALUES ($1, COALESCE($2::numeric, 0), $3::numeric, $4)
-       ON CONFLICT (id) DO UPDATE SET balance = COALESCE($2::numeric, a.balance),
-                                      discount = COALESCE($3::numeric, a.discount)
-       RETURNING ${accountColumnList}`,
-      [id, balance, discount, Date.now()],
-    );
-    return accountFromColumns(result.rows[0]);
-  }
-
-  async getAccount(id: string): Promise<AccountRow | undefined> {
-    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} WHERE id = $1`, [
-      id,
-    ]);
-    return result.rows[0] ? accountFromColumns(result.rows[0]) : undefined;
-  }
-
-  async creditAccount(id: string, amount: string): Promise<string> {
-    const delta = canonicalDecimal(parseDecimal(amount, "amount"));
-    return this.transaction((client) => this.addToBalance(client, id, delta));
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────
@@ -277,7 +242,7 @@ export class PostgresStore implements Store {
         ]);
         return undefined;
       case "addToBalance":
-        return this.addToBalance(client, step.account, step.amount);
+        return this.accounts.addToBalance(client, step.account, step.amount);
       case "applyRollups":
         return this.applyRollups(client, step.rollups);
     }
@@ -470,11 +435,6 @@ export class PostgresStore implements Store {
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
 
-  async listAccounts(): Promise<AccountRow[]> {
-    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} ORDER BY id`);
-    return result.rows.map(accountFromColumns);
-  }
-
   async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
     await this.writes.flush();
     const where = generationWhere(filter, (n) => `$${n}`);
@@ -641,7 +601,8 @@ export class PostgresStore implements Store {
     const debits = new DebitsByAccount();
     for (const { accountId, end } of settled)
       if (end.settlement) debits.add(accountId, debitOf(end.settlement));
-    for (const [account, change] of debits.balanceChanges()) await this.addToBalance(client, account, change);
+    for (const [account, change] of debits.balanceChanges())
+      await this.accounts.addToBalance(client, account, change);
   }
 
   /**
@@ -674,16 +635,6 @@ export class PostgresStore implements Store {
         [JSON.stringify(rows)],
       );
     }
-  }
-
-  /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
-  private async addToBalance(db: PoolClient, id: string, delta: string): Promise<string> {
-    const result = await db.query<QueryResultRow>(
-      `UPDATE ${this.t("accounts")} SET balance = balance + $1::numeric WHERE id = $2 RETURNING balance`,
-      [delta, id],
-    );
-    if (!result.rows[0]) throw accountNotFound(id);
-    return canonicalDecimal(String(result.rows[0].balance));
   }
 
   /** A pool query; an unreachable server is a StoreUnavailable. */

@@ -8,16 +8,9 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { addDecimals, DecimalSum } from "../billing/money.ts";
+import { SqliteAccounts } from "./accounts-sqlite.ts";
 import {
-  addDecimals,
-  canonicalDecimal,
-  canonicalDiscount,
-  DecimalSum,
-  parseDecimal,
-} from "../billing/money.ts";
-import {
-  accountColumnList,
-  accountFromColumns,
   type Columns,
   deletableGeneration,
   generationColumnList,
@@ -29,7 +22,7 @@ import {
 import { SqliteConversations } from "./conversations-sqlite.ts";
 import { debitOf } from "./debits.ts";
 import { SqliteKeys } from "./keys-sqlite.ts";
-import { accountNotFound, StoreUnavailable } from "./ledger-errors.ts";
+import { StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
 import {
@@ -63,7 +56,6 @@ import {
   spendDecision,
 } from "./store-rules.ts";
 import type {
-  AccountRow,
   GenerationEnd,
   GenerationFilter,
   GenerationRow,
@@ -148,6 +140,7 @@ export class SqliteStore implements Store {
   private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
+  readonly accounts: SqliteAccounts;
   readonly keys: SqliteKeys;
   readonly responses: SqliteResponses;
   readonly conversations: SqliteConversations;
@@ -169,7 +162,7 @@ export class SqliteStore implements Store {
       owner: this.owner,
       statement: (sql) => this.statement(sql),
       applyRollups: (rollups) => this.applyRollups(rollups),
-      addToBalance: (id, amount) => this.addToBalance(id, amount),
+      addToBalance: (id, amount) => this.accounts.addToBalance(id, amount),
     };
     // Larger pages than the 4 KiB default: a batch of ledger rows is written (to the WAL, then by
     // the checkpoint) in a quarter of the page writes. Takes effect only on a new database file.
@@ -188,6 +181,10 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
+    this.accounts = new SqliteAccounts(
+      (sql) => this.statement(sql),
+      (work) => this.transaction(work),
+    );
     this.keys = new SqliteKeys(
       (sql) => this.statement(sql),
       (work) => this.transaction(work),
@@ -273,41 +270,6 @@ export class SqliteStore implements Store {
     return Number(this.db.prepare("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint);
   }
 
-  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
-
-  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
-  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? undefined : canonicalDiscount(opts.discount);
-    return this.transaction(() => {
-      const existing = this.readAccount(id);
-      if (!existing) {
-        this.statement("INSERT INTO accounts (id, balance, discount, created_at) VALUES (?, ?, ?, ?)").run(
-          id,
-          balance ?? "0",
-          discount ?? null,
-          Date.now(),
-        );
-      } else {
-        if (balance !== undefined)
-          this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
-        if (discount !== undefined)
-          this.statement("UPDATE accounts SET discount = ? WHERE id = ?").run(discount, id);
-      }
-      return this.readAccount(id)!;
-    });
-  }
-
-  async getAccount(id: string): Promise<AccountRow | undefined> {
-    return read(() => this.readAccount(id));
-  }
-
-  async creditAccount(id: string, amount: string): Promise<string> {
-    parseDecimal(amount, "amount");
-    return this.transaction(() => this.addToBalance(id, amount));
-  }
-
   // ── generations ───────────────────────────────────────────────────────────────────────────────
 
   startGeneration(g: GenerationStart): Promise<void> {
@@ -361,7 +323,7 @@ export class SqliteStore implements Store {
         );
         return undefined;
       case "addToBalance":
-        return this.addToBalance(step.account, step.amount);
+        return this.accounts.addToBalance(step.account, step.amount);
       case "applyRollups":
         return this.applyRollups(step.rollups);
     }
@@ -516,11 +478,6 @@ export class SqliteStore implements Store {
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
 
-  async listAccounts(): Promise<AccountRow[]> {
-    const rows = read(() => this.statement(`SELECT ${accountColumnList} FROM accounts ORDER BY id`).all());
-    return rows.map((row) => accountFromColumns(row as Columns));
-  }
-
   async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
     await this.writes.flush();
     const where = generationWhere(filter, () => "?");
@@ -573,20 +530,6 @@ export class SqliteStore implements Store {
       for (const d of rollups.deltas(table))
         upsert.run(...table.keys.map((c) => keyValue(d, c)), ...d.counters, d.cost);
     }
-  }
-
-  private readAccount(id: string): AccountRow | undefined {
-    const row = this.statement(`SELECT ${accountColumnList} FROM accounts WHERE id = ?`).get(id);
-    return row ? accountFromColumns(row as Columns) : undefined;
-  }
-
-  /** Inside a transaction: balance + amount, exactly; the balance may go below zero. */
-  private addToBalance(id: string, amount: string): string {
-    const row = this.statement("SELECT balance FROM accounts WHERE id = ?").get(id);
-    if (!row) throw accountNotFound(id);
-    const balance = addDecimals(String(row.balance), amount);
-    this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
-    return balance;
   }
 
   private transaction<T>(work: () => T): T {

@@ -1,9 +1,11 @@
-// The store behind keys, accounts and the generation ledger. Two implementations share one test
-// suite: node:sqlite (embedded default) and PostgreSQL.
+// The store behind the generation ledger, assembled from parts by concern: accounts, keys, stored
+// responses and conversations (each `*-types.ts` beside this file). Two implementations share one
+// test suite: node:sqlite (embedded default) and PostgreSQL.
 
 import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
+import type { AccountStore } from "./accounts-types.ts";
 import type { ConversationStore } from "./conversations-types.ts";
 import type { KeyStore } from "./keys-types.ts";
 import type { ResponseStore } from "./responses-types.ts";
@@ -229,6 +231,8 @@ export interface Store extends SpendState {
   readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
+  /** Accounts and their balances (accounts-types.ts). */
+  readonly accounts: AccountStore;
   /** API keys (keys-types.ts). */
   readonly keys: KeyStore;
   /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
@@ -247,12 +251,6 @@ export interface Store extends SpendState {
   readonly acceptsGenerations: boolean;
   /** Generation writes not yet committed (a few normally; many while the store is away). */
   readonly pendingGenerationWrites: number;
-
-  // accounts
-  upsertAccount(id: string, opts?: { balance?: string; discount?: string }): Promise<AccountRow>;
-  getAccount(id: string): Promise<AccountRow | undefined>;
-  /** Adds (or with a negative amount, removes) credits; returns the new balance. */
-  creditAccount(id: string, amount: string): Promise<string>;
 
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;
@@ -293,7 +291,6 @@ export interface Store extends SpendState {
   listUnsettled(limit: number): Promise<GenerationRow[]>;
 
   // operators (the admin API): listings, rollups, retention
-  listAccounts(): Promise<AccountRow[]>;
   /** Any account's generations, newest first. */
   listGenerations(filter: GenerationFilter): Promise<GenerationRow[]>;
   /** Sums of the per-day rollups (src/ledger/rollups.ts), one per group, in group order. */

@@ -25,9 +25,11 @@ function memoryStore(keys: KeyRow[], accounts: Record<string, AccountRow>) {
         return keys.find((k) => k.hash === hash);
       },
     },
-    getAccount: async (id: string) => {
-      state.reads++;
-      return accounts[id];
+    accounts: {
+      getAccount: async (id: string) => {
+        state.reads++;
+        return accounts[id];
+      },
     },
   } as unknown as Store;
   return { store, state };

@@ -31,7 +31,7 @@ function outageStore(keys: Record<string, KeyRow>, accounts: Record<string, Acco
       return state.acceptsGenerations;
     },
     keys: { findKeyByHash: (hash: string) => read(Object.values(keys).find((k) => k.hash === hash)) },
-    getAccount: (id: string) => read(accounts[id]),
+    accounts: { getAccount: (id: string) => read(accounts[id]) },
   } as unknown as Store;
   return { store, state };
 }
@@ -119,7 +119,7 @@ test("admission: the credit read before stands while the store is away, even onc
 async function finishOneGeneration(getAccount: () => Promise<AccountRow | undefined>) {
   const written: GenerationEnd[] = [];
   const store = {
-    getAccount,
+    accounts: { getAccount },
     recordGeneration: async (_g: unknown, end: GenerationEnd) => {
       written.push(end);
     },

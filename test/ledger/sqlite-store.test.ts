@@ -36,8 +36,8 @@ describe("sqlite store on disk", () => {
     const file = join(dir, "money.db");
     const store = new SqliteStore(file);
     await store.migrate();
-    await store.upsertAccount("acct", { balance: "0.1" });
-    await store.creditAccount("acct", "0.2");
+    await store.accounts.upsertAccount("acct", { balance: "0.1" });
+    await store.accounts.creditAccount("acct", "0.2");
     await store.close();
     const db = new DatabaseSync(file);
     const row = db.prepare("SELECT balance, typeof(balance) AS type FROM accounts WHERE id = 'acct'").get();

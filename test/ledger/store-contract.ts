@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { addDecimals } from "../../src/billing/money.ts";
-import { GatewayError } from "../../src/ir/errors.ts";
 import type { Usage } from "../../src/ir/usage.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
+import { runAccountsContract } from "./accounts-contract.ts";
 import { runKeysContract } from "./keys-contract.ts";
 
 export type ContractStore = Store & { readonly batchesWritten: number };
@@ -155,7 +155,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         withStore(
           async (store) => {
             const account = unique("acct");
-            await store.upsertAccount(account, { balance: "10" });
+            await store.accounts.upsertAccount(account, { balance: "10" });
             const taken = [startOf(account), startOf(account)];
             for (const g of taken) await store.startGeneration(g);
             const fresh = Array.from({ length: 40 }, () => startOf(account));
@@ -188,7 +188,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             };
             const [sums] = await store.usage(filter, "account");
             assert.deepEqual([sums?.counters[0], sums?.cost], [40, "0.4"]);
-            assert.equal((await store.getAccount(account))?.balance, "9.6");
+            assert.equal((await store.accounts.getAccount(account))?.balance, "9.6");
           },
           { delayMs: 50 },
         ));
@@ -196,7 +196,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("finishes and settlements add up per day, model and key; costs exactly, once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "10" });
+          await store.accounts.upsertAccount(account, { balance: "10" });
           // Settled with its finish, in one write.
           const a = startOf(account, { model: "m-a" });
           await store.recordGeneration(a, endOf(a.id, { settlement: { rating: costOf("0.1") } }));
@@ -248,7 +248,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           const [byAccountOfKeys] = await store.usage({ ...filter, keyId: "key-1" }, "account");
           assert.deepEqual([byAccount.counters[0], byAccount.cost], [3, "0.3"]);
           assert.deepEqual([byAccountOfKeys.counters[0], byAccountOfKeys.cost], [2, "0.1"]);
-          assert.equal((await store.getAccount(account))?.balance, "9.7");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "9.7");
           // Another account's rows are not in this account's sums.
           assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
         }));
@@ -256,8 +256,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("finishes settled in one batch debit each account their exact sum and add up in its rollups", () =>
         withStore(async (store) => {
           const [one, two] = [unique("acct"), unique("acct")];
-          await store.upsertAccount(one, { balance: "1" });
-          await store.upsertAccount(two, { balance: "0" });
+          await store.accounts.upsertAccount(one, { balance: "1" });
+          await store.accounts.upsertAccount(two, { balance: "0" });
           // Not awaited one by one: the writes share a batch (amounts a binary double would not add exactly).
           const amounts = ["0.1", "0.2", "0.000000000001", "1e-12", "0.7"];
           const starts = amounts.map((_, n) => startOf(n % 2 === 0 ? one : two, { model: "m-batch" }));
@@ -266,8 +266,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               store.recordGeneration(g, endOf(g.id, { settlement: { rating: costOf(amounts[n]) } })),
             ),
           );
-          assert.equal((await store.getAccount(one))?.balance, "0.199999999999");
-          assert.equal((await store.getAccount(two))?.balance, "-0.200000000001");
+          assert.equal((await store.accounts.getAccount(one))?.balance, "0.199999999999");
+          assert.equal((await store.accounts.getAccount(two))?.balance, "-0.200000000001");
           const filter = { fromDay: day(starts[0].createdAt), toDay: day(starts[4].createdAt) };
           const costs = async (accountId: string) =>
             (await store.usage({ ...filter, accountId }, "model")).map((g) => [
@@ -282,7 +282,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("after a cross-model fallback, usage counts the model that answered", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const whole = startOf(account, { model: "m-asked" });
           await store.recordGeneration(
             whole,
@@ -303,7 +303,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("listings filter by account, model and status, newest first, paged by id", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account);
+          await store.accounts.upsertAccount(account);
           const made: GenerationStart[] = [];
           for (let i = 0; i < 5; i++) {
             const g = startOf(account, { id: `gen-${run}-list-${i}`, model: i % 2 ? "m-odd" : "m-even" });
@@ -341,13 +341,13 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             range.map((r) => r.id),
             [made[2].id, made[1].id],
           );
-          assert.ok((await store.listAccounts()).some((a) => a.id === account));
+          assert.ok((await store.accounts.listAccounts()).some((a) => a.id === account));
         }));
 
       test("retention deletes done rows below the bound in batches and keeps the rollups", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           // "!" sorts before every other id of this run: the bound below reaches only these rows.
           const id = (n: number) => `gen-!${run}-ret-${n}`;
           const done = [0, 1, 2].map((n) => startOf(account, { id: id(n) }));
@@ -407,77 +407,8 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }));
     });
 
-    describe("accounts", () => {
-      test("a new account starts at the given balance, or zero", () =>
-        withStore(async (store) => {
-          const rich = unique("acct");
-          const created = await store.upsertAccount(rich, { balance: "100", discount: "0.1" });
-          assert.equal(created.id, rich);
-          assert.equal(created.balance, "100");
-          assert.equal(created.discount, "0.1");
-          assert.equal(typeof created.createdAt, "number");
-          assert.deepEqual(await store.getAccount(rich), created);
-
-          const plain = await store.upsertAccount(unique("acct"));
-          assert.equal(plain.balance, "0");
-          assert.equal(plain.discount, undefined);
-        }));
-
-      test("upsert of an existing account overwrites only the fields given", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          const first = await store.upsertAccount(id, { balance: "5", discount: "0.2" });
-          const second = await store.upsertAccount(id, { balance: "7.25" });
-          assert.equal(second.balance, "7.25");
-          assert.equal(second.discount, "0.2");
-          assert.equal(second.createdAt, first.createdAt);
-        }));
-
-      test("an unknown account is undefined", () =>
-        withStore(async (store) => {
-          assert.equal(await store.getAccount(unique("nobody")), undefined);
-        }));
-
-      test("credits add exactly: 0.1 + 0.2 is 0.3", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          assert.equal(await store.creditAccount(id, "0.1"), "0.1");
-          assert.equal(await store.creditAccount(id, "0.2"), "0.3");
-          assert.equal((await store.getAccount(id))?.balance, "0.3");
-          assert.equal(await store.creditAccount(id, "-1.05"), "-0.75");
-          assert.equal(await store.creditAccount(id, "0.00000000000000000001"), "-0.74999999999999999999");
-        }));
-
-      test("concurrent credits all count", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          await Promise.all(Array.from({ length: 50 }, () => store.creditAccount(id, "0.01")));
-          assert.equal((await store.getAccount(id))?.balance, "0.5");
-        }));
-
-      test("a malformed amount is a 400 naming the field; an unknown account is a 404", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          await assert.rejects(store.creditAccount(id, "1,5"), (e: unknown) => {
-            assert.ok(e instanceof GatewayError);
-            assert.equal(e.status, 400);
-            assert.equal(e.param, "amount");
-            return true;
-          });
-          await assert.rejects(store.upsertAccount(id, { discount: "1.5" }), /discount/);
-          await assert.rejects(store.creditAccount(unique("nobody"), "1"), (e: unknown) => {
-            assert.ok(e instanceof GatewayError);
-            assert.equal(e.status, 404);
-            return true;
-          });
-          assert.equal((await store.getAccount(id))?.balance, "0");
-        }));
-    });
-
-    // The key part's own contract: keys-contract.ts.
+    // The parts' own contracts: accounts-contract.ts, keys-contract.ts.
+    runAccountsContract((work) => withStore((store) => work(store.accounts)), unique);
     runKeysContract((work) => withStore((store) => work(store.keys)), unique);
 
     describe("keys", () => {
@@ -485,7 +416,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         withStore(async (store) => {
           const account = unique("acct");
           const keyId = unique("key");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const DAY = 86_400_000;
           const at = (day: number, key = keyId) =>
             startOf(account, { keyId: key, createdAt: day * DAY + 5_000 });
@@ -528,7 +459,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("start → pending, finish → completed with usage, timings and retries, settle → rated and debited", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const start = startOf(account, { api: "messages", streamed: false });
           await store.startGeneration(start);
 
@@ -548,7 +479,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           const settled = await store.getGeneration(start.id, account);
           assert.deepEqual(settled?.rating, rating);
           assert.equal(settled?.settledAt, 1_700_000_003_000);
-          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999877");
         }));
 
       test("a finish naming a fallback model replaces the model asked for: started then finished, and written whole", () =>
@@ -589,20 +520,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("settling twice debits once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "0" });
+          await store.accounts.upsertAccount(account, { balance: "0" });
           const start = startOf(account);
           void store.startGeneration(start);
           void store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1);
           await store.settleGeneration(start.id, rating, 2);
-          assert.equal((await store.getAccount(account))?.balance, "-0.000123");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "-0.000123");
           assert.equal((await store.getGeneration(start.id, account))?.settledAt, 1);
         }));
 
       test("a batch of settlements: one debit per account for the sum, errors per item, no double debit", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const [a, b, pending] = [startOf(account), startOf(account), startOf(account)];
           for (const g of [a, b, pending]) void store.startGeneration(g);
           for (const g of [a, b]) void store.finishGeneration(endOf(g.id));
@@ -618,14 +549,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             [undefined, undefined, "does not exist", "pending", undefined],
           );
           // 1 − 0.000123 (a's rating) − 0.5 (b's explicit debit); a's repeat is not debited again.
-          assert.equal((await store.getAccount(account))?.balance, "0.499877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.499877");
           assert.equal((await store.getGeneration(a.id, account))?.settledAt, 1);
         }));
 
       test("a finish that carries its settlement is rated and debited in the finish's own batch", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           // Start and finish in one batch (written as one row), and in separate batches.
           const together = startOf(account);
           void store.startGeneration(together);
@@ -642,18 +573,18 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             assert.equal(row?.settledAt, 1_700_000_002_000);
           }
           // Two ratings of 0.000123 debited; the subscription one (debit 0) is not.
-          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999754");
           const unsettled = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
           assert.equal(unsettled.has(together.id) || unsettled.has(apart.id) || unsettled.has(sub.id), false);
           // Settling again later changes nothing.
           await store.settleGeneration(apart.id, rating, 5);
-          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999754");
         }));
 
       test("a generation recorded whole is one finished row, settled and debited with it; an id is recorded once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const whole = startOf(account, { streamed: true });
           const wholeEnd = endOf(whole.id, { settlement: { rating } });
           const unsettled = startOf(account);
@@ -670,7 +601,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             ["fulfilled", "fulfilled", "rejected", "rejected"],
           );
           assert.deepEqual(await store.getGeneration(whole.id, account), finishedRowOf(whole, wholeEnd));
-          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999877");
           assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
           assert.equal((await store.getGeneration(started.id, account))?.status, "pending");
           const leftToSettle = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
@@ -681,25 +612,25 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("a settlement with an explicit debit of 0 rates without touching the balance", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "5" });
+          await store.accounts.upsertAccount(account, { balance: "5" });
           const start = startOf(account);
           void store.startGeneration(start);
           void store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1, "0");
-          assert.equal((await store.getAccount(account))?.balance, "5");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "5");
           assert.deepEqual((await store.getGeneration(start.id, account))?.rating, rating);
         }));
 
       test("settlement may take the balance below zero, and refuses unknown or pending generations", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "0.0001" });
+          await store.accounts.upsertAccount(account, { balance: "0.0001" });
           const start = startOf(account);
           await store.startGeneration(start);
           await assert.rejects(store.settleGeneration(start.id, rating, 1), /pending/);
           await store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1);
-          assert.equal((await store.getAccount(account))?.balance, "-0.000023");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "-0.000023");
           await assert.rejects(store.settleGeneration(unique("gen"), rating, 1), /does not exist/);
           await assert.rejects(
             store.settleGeneration(start.id, { ...rating, usage: "NaN" }, 1),
@@ -885,7 +816,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("listUnsettled gives finished, unsettled generations, oldest first", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account);
+          await store.accounts.upsertAccount(account);
           const pending = startOf(account);
           const older = startOf(account, { createdAt: 1_600_000_000_000 });
           const newer = startOf(account, { createdAt: 1_600_000_000_001 });
