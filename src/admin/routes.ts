@@ -66,7 +66,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/generations`,
     admin(async (req) => {
       const filter = generationFilter(query(req));
-      const rows = await store.listGenerations({ ...filter, limit: filter.limit + 1 });
+      const rows = await store.queries.listGenerations({ ...filter, limit: filter.limit + 1 });
       const page = rows.slice(0, filter.limit);
       return {
         data: page.map(adminGeneration),
@@ -88,7 +88,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/usage`,
     admin(async (req) => {
       const { filter, group } = usageQuery(query(req));
-      const groups = await store.usage(filter, group);
+      const groups = await store.queries.usage(filter, group);
       return {
         groupBy: group,
         from: dayName(filter.fromDay),
@@ -103,7 +103,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/overview`,
     admin(async (req) => {
       const { filter } = usageQuery(query(req));
-      const byDay = new Map((await store.usage(filter, "day")).map((g) => [Number(g.group), g]));
+      const byDay = new Map((await store.queries.usage(filter, "day")).map((g) => [Number(g.group), g]));
       const days: UsageSums[] = [];
       for (let day = filter.fromDay; day <= filter.toDay; day++)
         days.push(byDay.get(day) ?? { ...totalOf([]), group: day });
@@ -316,9 +316,9 @@ async function spendByKey(store: Store, accountId: string | undefined): Promise<
   const today = epochDay(now.getTime());
   const monthStart = epochDay(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const [day, month, total] = await Promise.all([
-    store.usage({ fromDay: today, toDay: today, accountId }, "key"),
-    store.usage({ fromDay: monthStart, toDay: today, accountId }, "key"),
-    store.usage({ fromDay: 0, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: today, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: monthStart, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: 0, toDay: today, accountId }, "key"),
   ]);
   const spend = new Map<string, KeySpend>();
   const of = (group: unknown) => {

@@ -11,13 +11,11 @@
 
 import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
-import { canonicalDecimal } from "../billing/money.ts";
 import { PostgresAccounts } from "./accounts-postgres.ts";
 import {
   deletableGeneration,
   generationColumnList,
   generationFromColumns,
-  generationWhere,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
@@ -32,21 +30,7 @@ import { isServerUnavailable } from "./postgres-errors.ts";
 import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
 import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
-import {
-  COUNTER_COLUMNS,
-  counterSums,
-  GROUP_COLUMN,
-  keyValue,
-  ROLLUP_TABLES,
-  RollupBatch,
-  type RollupSource,
-  rollupTableFor,
-  sumsFromColumns,
-  type UsageFilter,
-  type UsageGroup,
-  type UsageSums,
-  usageWhere,
-} from "./rollups.ts";
+import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, RollupBatch, type RollupSource } from "./rollups.ts";
 import {
   runStepsAsync,
   SETTLED_BUCKET_MS,
@@ -60,7 +44,6 @@ import {
 } from "./store-rules.ts";
 import type {
   GenerationEnd,
-  GenerationFilter,
   GenerationRow,
   GenerationStart,
   HeldSpend,
@@ -73,6 +56,7 @@ import type {
   Store,
   StoreOptions,
 } from "./types.ts";
+import { PostgresUsage } from "./usage-postgres.ts";
 import {
   type BatchOutcome,
   type GenerationWrite,
@@ -107,6 +91,7 @@ export class PostgresStore implements Store {
   private closed = false;
   readonly accounts: PostgresAccounts;
   readonly keys: PostgresKeys;
+  readonly queries: PostgresUsage;
   readonly responses: PostgresResponses;
   readonly conversations: PostgresConversations;
 
@@ -132,6 +117,7 @@ export class PostgresStore implements Store {
       transaction: (work) => this.transaction(work),
     };
     this.accounts = new PostgresAccounts(access, this.t);
+    this.queries = new PostgresUsage(access, this.t, () => this.writes.flush());
     this.keys = new PostgresKeys(access, this.t);
     this.responses = new PostgresResponses(access, this.t);
     this.conversations = new PostgresConversations(access, this.t);
@@ -434,28 +420,6 @@ export class PostgresStore implements Store {
   }
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
-
-  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
-    await this.writes.flush();
-    const where = generationWhere(filter, (n) => `$${n}`);
-    const result = await this.query(
-      `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE ${where.sql}
-       ORDER BY id DESC LIMIT $${where.values.length + 1}`,
-      [...where.values, filter.limit],
-    );
-    return result.rows.map(generationFromColumns);
-  }
-
-  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
-    await this.writes.flush();
-    const where = usageWhere(filter, (n) => `$${n}`);
-    const result = await this.query(
-      `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, SUM(cost)::text AS cost
-       FROM ${this.t(rollupTableFor(filter, group).name)} WHERE ${where.sql} GROUP BY g ORDER BY g`,
-      where.values,
-    );
-    return result.rows.map((row) => sumsFromColumns(row, canonicalDecimal(String(row.cost ?? "0"))));
-  }
 
   async deleteGenerations(idBefore: string, limit: number): Promise<number> {
     const generations = this.t("generations");

@@ -15,7 +15,6 @@ import {
   deletableGeneration,
   generationColumnList,
   generationFromColumns,
-  generationWhere,
   ratingColumn,
   wholeMs,
 } from "./columns.ts";
@@ -25,21 +24,7 @@ import { SqliteKeys } from "./keys-sqlite.ts";
 import { StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
-import {
-  COUNTER_COLUMNS,
-  counterSums,
-  GROUP_COLUMN,
-  keyValue,
-  ROLLUP_TABLES,
-  type RollupBatch,
-  type RollupTable,
-  rollupTableFor,
-  sumsFromColumns,
-  type UsageFilter,
-  type UsageGroup,
-  type UsageSums,
-  usageWhere,
-} from "./rollups.ts";
+import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, type RollupBatch, type RollupTable } from "./rollups.ts";
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable, read } from "./sqlite-errors.ts";
@@ -57,7 +42,6 @@ import {
 } from "./store-rules.ts";
 import type {
   GenerationEnd,
-  GenerationFilter,
   GenerationRow,
   GenerationStart,
   HeldSpend,
@@ -70,6 +54,7 @@ import type {
   Store,
   StoreOptions,
 } from "./types.ts";
+import { SqliteUsage } from "./usage-sqlite.ts";
 import {
   type BatchOutcome,
   type GenerationWrite,
@@ -142,6 +127,7 @@ export class SqliteStore implements Store {
   readonly checkpointer: Checkpointer | undefined;
   readonly accounts: SqliteAccounts;
   readonly keys: SqliteKeys;
+  readonly queries: SqliteUsage;
   readonly responses: SqliteResponses;
   readonly conversations: SqliteConversations;
 
@@ -184,6 +170,10 @@ export class SqliteStore implements Store {
     this.accounts = new SqliteAccounts(
       (sql) => this.statement(sql),
       (work) => this.transaction(work),
+    );
+    this.queries = new SqliteUsage(
+      (sql) => this.statement(sql),
+      () => this.writes.flush(),
     );
     this.keys = new SqliteKeys(
       (sql) => this.statement(sql),
@@ -477,29 +467,6 @@ export class SqliteStore implements Store {
   }
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
-
-  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
-    await this.writes.flush();
-    const where = generationWhere(filter, () => "?");
-    const rows = read(() =>
-      this.statement(
-        `SELECT ${generationColumnList} FROM generations WHERE ${where.sql} ORDER BY id DESC LIMIT ?`,
-      ).all(...where.values, filter.limit),
-    );
-    return rows.map((row) => generationFromColumns(row as Columns));
-  }
-
-  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
-    await this.writes.flush();
-    const where = usageWhere(filter, () => "?");
-    const rows = read(() =>
-      this.statement(
-        `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost
-         FROM ${rollupTableFor(filter, group).name} WHERE ${where.sql} GROUP BY g ORDER BY g`,
-      ).all(...(where.values as SQLInputValue[])),
-    );
-    return rows.map((row) => sumsFromColumns(row, row.cost));
-  }
 
   async deleteGenerations(idBefore: string, limit: number): Promise<number> {
     return this.transaction(

@@ -9,7 +9,7 @@ import type { AccountStore } from "./accounts-types.ts";
 import type { ConversationStore } from "./conversations-types.ts";
 import type { KeyStore } from "./keys-types.ts";
 import type { ResponseStore } from "./responses-types.ts";
-import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
+import type { UsageQueries } from "./usage-types.ts";
 
 /** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
 export type { Api };
@@ -235,6 +235,8 @@ export interface Store extends SpendState {
   readonly accounts: AccountStore;
   /** API keys (keys-types.ts). */
   readonly keys: KeyStore;
+  /** Operators' reads: generations listed, usage summed from the rollups (usage-types.ts). */
+  readonly queries: UsageQueries;
   /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
   readonly responses: ResponseStore;
   /** The Responses API's conversations (conversations-types.ts), migrated with the rest. */
@@ -291,10 +293,6 @@ export interface Store extends SpendState {
   listUnsettled(limit: number): Promise<GenerationRow[]>;
 
   // operators (the admin API): listings, rollups, retention
-  /** Any account's generations, newest first. */
-  listGenerations(filter: GenerationFilter): Promise<GenerationRow[]>;
-  /** Sums of the per-day rollups (src/ledger/rollups.ts), one per group, in group order. */
-  usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]>;
   /**
    * Deletes up to `limit` raw generation rows whose id is < `idBefore` (older than the retention),
    * leaving the rollups; pending and unsettled rows stay until they are done. Returns how many went.

@@ -99,7 +99,7 @@ export class BudgetCheck {
 async function keySpend(store: Store, keyId: string, since: number, now: number): Promise<string> {
   // (Up to tomorrow: a generation another host dated by a clock slightly ahead still counts.)
   const filter = { fromDay: epochDay(since), toDay: epochDay(now) + 1, keyId };
-  const sums = await store.usage(filter, "key");
+  const sums = await store.queries.usage(filter, "key");
   return sums.find((s) => s.group === keyId)?.cost ?? "0";
 }
 

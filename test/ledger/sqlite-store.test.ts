@@ -341,7 +341,7 @@ describe("sqlite store: a batch's turns on the event loop", () => {
     assert.equal(store.batchesWritten, 4);
     for (const id of ["gen-t1", "gen-t2", "gen-t3", "gen-t4"])
       assert.equal((await store.getGeneration(id, "a"))?.status, "completed", id);
-    const [sums] = await store.usage({ fromDay: 0, toDay: 0 }, "account");
+    const [sums] = await store.queries.usage({ fromDay: 0, toDay: 0 }, "account");
     assert.deepEqual([sums?.counters[0], sums?.counters[2]], [4, 12]);
     await store.close();
   });

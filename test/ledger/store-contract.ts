@@ -186,7 +186,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               toDay: day(fresh[39]!.createdAt),
               accountId: account,
             };
-            const [sums] = await store.usage(filter, "account");
+            const [sums] = await store.queries.usage(filter, "account");
             assert.deepEqual([sums?.counters[0], sums?.cost], [40, "0.4"]);
             assert.equal((await store.accounts.getAccount(account))?.balance, "9.6");
           },
@@ -214,7 +214,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           );
           const filter = { fromDay: day(a.createdAt), toDay: day(c.createdAt), accountId: account };
 
-          const byModel = await store.usage(filter, "model");
+          const byModel = await store.queries.usage(filter, "model");
           assert.deepEqual(
             byModel.map((g) => [g.group, g.counters[0], g.counters[1], g.cost]),
             [
@@ -227,7 +227,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal(ma.counters[3], 2 * usage.completionTokens);
           assert.equal(ma.counters[4], 2 * usage.cacheReadTokens);
           assert.equal(ma.counters[6], 2 * usage.reasoningTokens);
-          const byKey = await store.usage(filter, "key");
+          const byKey = await store.queries.usage(filter, "key");
           assert.deepEqual(
             byKey.map((g) => [g.group, g.counters[0], g.cost]),
             [
@@ -236,7 +236,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             ],
           );
           // By key for one model: the finest rollup grain; the three grains agree.
-          const byKeyOfModel = await store.usage({ ...filter, model: "m-a" }, "key");
+          const byKeyOfModel = await store.queries.usage({ ...filter, model: "m-a" }, "key");
           assert.deepEqual(
             byKeyOfModel.map((g) => [g.group, g.counters[0], g.cost]),
             [
@@ -244,13 +244,13 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               ["key-2", 1, "0.2"],
             ],
           );
-          const [byAccount] = await store.usage(filter, "account");
-          const [byAccountOfKeys] = await store.usage({ ...filter, keyId: "key-1" }, "account");
+          const [byAccount] = await store.queries.usage(filter, "account");
+          const [byAccountOfKeys] = await store.queries.usage({ ...filter, keyId: "key-1" }, "account");
           assert.deepEqual([byAccount.counters[0], byAccount.cost], [3, "0.3"]);
           assert.deepEqual([byAccountOfKeys.counters[0], byAccountOfKeys.cost], [2, "0.1"]);
           assert.equal((await store.accounts.getAccount(account))?.balance, "9.7");
           // Another account's rows are not in this account's sums.
-          assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
+          assert.deepEqual(await store.queries.usage({ ...filter, accountId: unique("acct") }, "model"), []);
         }));
 
       test("finishes settled in one batch debit each account their exact sum and add up in its rollups", () =>
@@ -270,7 +270,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.accounts.getAccount(two))?.balance, "-0.200000000001");
           const filter = { fromDay: day(starts[0].createdAt), toDay: day(starts[4].createdAt) };
           const costs = async (accountId: string) =>
-            (await store.usage({ ...filter, accountId }, "model")).map((g) => [
+            (await store.queries.usage({ ...filter, accountId }, "model")).map((g) => [
               g.group,
               g.counters[0],
               g.cost,
@@ -295,7 +295,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.settleGenerations([{ id: later.id, rating: costOf("0.02"), settledAt: Date.now() }]);
           const filter = { fromDay: day(whole.createdAt), toDay: day(later.createdAt), accountId: account };
           assert.deepEqual(
-            (await store.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
+            (await store.queries.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
             [["m-answered", 2, "0.03"]],
           );
         }));
@@ -311,27 +311,35 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             await store.recordGeneration(g, endOf(g.id, i === 4 ? { status: "failed" } : {}));
           }
           const ids = made.map((g) => g.id).reverse();
-          const page1 = await store.listGenerations({ accountId: account, limit: 2 });
+          const page1 = await store.queries.listGenerations({ accountId: account, limit: 2 });
           assert.deepEqual(
             page1.map((r) => r.id),
             ids.slice(0, 2),
           );
-          const page2 = await store.listGenerations({ accountId: account, limit: 2, idBefore: page1[1].id });
+          const page2 = await store.queries.listGenerations({
+            accountId: account,
+            limit: 2,
+            idBefore: page1[1].id,
+          });
           assert.deepEqual(
             page2.map((r) => r.id),
             ids.slice(2, 4),
           );
-          const odd = await store.listGenerations({ accountId: account, model: "m-odd", limit: 10 });
+          const odd = await store.queries.listGenerations({ accountId: account, model: "m-odd", limit: 10 });
           assert.deepEqual(
             odd.map((r) => r.id),
             [made[3].id, made[1].id],
           );
-          const failed = await store.listGenerations({ accountId: account, status: "failed", limit: 10 });
+          const failed = await store.queries.listGenerations({
+            accountId: account,
+            status: "failed",
+            limit: 10,
+          });
           assert.deepEqual(
             failed.map((r) => r.id),
             [made[4].id],
           );
-          const range = await store.listGenerations({
+          const range = await store.queries.listGenerations({
             accountId: account,
             idAtLeast: made[1].id,
             idBefore: made[3].id,
@@ -360,7 +368,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           const newer = startOf(account, { id: id(9) });
           await store.recordGeneration(newer, endOf(newer.id, { settlement: { rating: costOf("0.01") } }));
           const filter = { fromDay: day(done[0].createdAt), toDay: day(newer.createdAt), accountId: account };
-          const before = await store.usage(filter, "account");
+          const before = await store.queries.usage(filter, "account");
 
           assert.equal(await store.deleteGenerations(id(5), 2), 2);
           assert.equal(await store.deleteGenerations(id(5), 2), 1);
@@ -369,7 +377,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getGeneration(pending.id, account))?.status, "pending");
           assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
           assert.equal((await store.getGeneration(newer.id, account))?.status, "completed");
-          assert.deepEqual(await store.usage(filter, "account"), before);
+          assert.deepEqual(await store.queries.usage(filter, "account"), before);
           assert.equal(before[0].counters[0], 5);
           assert.equal(before[0].cost, "0.04");
         }));
@@ -447,11 +455,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             { id: otherKey.id, rating: ratingOf("0.2"), settledAt: 1 },
           ]);
           const spend = async (fromDay: number) =>
-            (await store.usage({ fromDay, toDay: 20_010, keyId }, "key")).find((g) => g.group === keyId)
-              ?.cost;
+            (await store.queries.usage({ fromDay, toDay: 20_010, keyId }, "key")).find(
+              (g) => g.group === keyId,
+            )?.cost;
           assert.equal(await spend(20_002), "0.3");
           assert.equal(await spend(0), "0.5");
-          assert.deepEqual(await store.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"), []);
+          assert.deepEqual(
+            await store.queries.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"),
+            [],
+          );
         }));
     });
 
