@@ -8,6 +8,8 @@
 // client, never a crash: every query is bounded in time, and a connection the server drops, idle or
 // checked out, is only logged and discarded. Generation writes wait for the server to come back
 // (write-queue.ts); see docs/operations.md, "When the store or Redis goes away".
+// This class is the generation ledger; accounts, keys, usage queries, stored responses and
+// conversations are parts of their own on its pool (accounts-postgres.ts, keys-postgres.ts, …).
 
 import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";

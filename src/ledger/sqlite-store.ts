@@ -4,6 +4,8 @@
 // processes on one file (the server and `switchyard keys`) wait on busy_timeout instead of deadlocking.
 // A file that stays locked past busy_timeout, or a full disk, is a StoreUnavailable (a 503): the
 // generation writes wait for it in memory (write-queue.ts; docs/operations.md).
+// This class is the generation ledger; accounts, keys, usage queries, stored responses and
+// conversations are parts of their own on its connection (accounts-sqlite.ts, keys-sqlite.ts, …).
 
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
