@@ -81,7 +81,7 @@ function ratingOf(prompt: number, completion: number): Rating {
 async function fill(store: Store): Promise<number> {
   const next = random(42);
   const now = Date.now();
-  for (let a = 0; a < ACCOUNTS; a++) await store.upsertAccount(`acct-${a}`, { balance: "1000000" });
+  for (let a = 0; a < ACCOUNTS; a++) await store.accounts.upsertAccount(`acct-${a}`, { balance: "1000000" });
   const started = performance.now();
   const CHUNK = 5_000;
   for (let done = 0; done < ROWS; done += CHUNK) {

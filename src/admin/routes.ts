@@ -9,7 +9,7 @@ import { type AdminKeys, apiKeyRefused } from "../auth/admin.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { hashKey, keyId, keyKind, keyPrefix, newKey } from "../auth/keys.ts";
-import { parseDecimal } from "../billing/money.ts";
+import { canonicalDecimal, parseDecimal } from "../billing/money.ts";
 import { chatModel } from "../catalog/listing.ts";
 import { parseWith } from "../catalog/schema-kit.ts";
 import type { ProviderConfig } from "../config/providers.ts";
@@ -17,7 +17,6 @@ import { keyBudget, keyLimits } from "../config/schema.ts";
 import type { ModelIndex } from "../gateway/models.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import { storableText } from "../ledger/columns.ts";
-import { canonicalDecimal } from "../ledger/decimal.ts";
 import { epochDay, type UsageSums } from "../ledger/rollups.ts";
 import type { KeyBudget, KeyLimits, Store } from "../ledger/types.ts";
 import type { EndpointHealth } from "../routing/health.ts";
@@ -67,7 +66,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/generations`,
     admin(async (req) => {
       const filter = generationFilter(query(req));
-      const rows = await store.listGenerations({ ...filter, limit: filter.limit + 1 });
+      const rows = await store.queries.listGenerations({ ...filter, limit: filter.limit + 1 });
       const page = rows.slice(0, filter.limit);
       return {
         data: page.map(adminGeneration),
@@ -89,7 +88,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/usage`,
     admin(async (req) => {
       const { filter, group } = usageQuery(query(req));
-      const groups = await store.usage(filter, group);
+      const groups = await store.queries.usage(filter, group);
       return {
         groupBy: group,
         from: dayName(filter.fromDay),
@@ -104,7 +103,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/overview`,
     admin(async (req) => {
       const { filter } = usageQuery(query(req));
-      const byDay = new Map((await store.usage(filter, "day")).map((g) => [Number(g.group), g]));
+      const byDay = new Map((await store.queries.usage(filter, "day")).map((g) => [Number(g.group), g]));
       const days: UsageSums[] = [];
       for (let day = filter.fromDay; day <= filter.toDay; day++)
         days.push(byDay.get(day) ?? { ...totalOf([]), group: day });
@@ -121,7 +120,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys`,
     admin(async (req) => {
       const account = text(query(req), "account");
-      const [keys, spend] = await Promise.all([store.listKeys(account), spendByKey(store, account)]);
+      const [keys, spend] = await Promise.all([store.keys.listKeys(account), spendByKey(store, account)]);
       const held = await Promise.all(keys.map((k) => (k.budget ? heldBy(deps, { keyId: k.id }) : undefined)));
       return { data: keys.map((k, i) => adminKey(k, spend.get(k.id), held[i])) };
     }),
@@ -130,9 +129,9 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys`,
     admin(async (req, reply) => {
       const body = newKeyBody(req.body);
-      if (!(await store.getAccount(body.account)))
-        await store.upsertAccount(body.account, { balance: body.credits ?? "0" });
-      else if (body.credits !== undefined) await store.creditAccount(body.account, body.credits);
+      if (!(await store.accounts.getAccount(body.account)))
+        await store.accounts.upsertAccount(body.account, { balance: body.credits ?? "0" });
+      else if (body.credits !== undefined) await store.accounts.creditAccount(body.account, body.credits);
       const secret = newKey(body.kind);
       const hash = hashKey(secret);
       const row = {
@@ -146,7 +145,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
         limits: body.limits,
         budget: body.budget,
       };
-      await store.insertKey(row);
+      await store.keys.insertKey(row);
       reply.code(201);
       return { key: secret, ...adminKey(row) };
     }),
@@ -155,12 +154,12 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/keys/:id`,
     admin(async (req) => {
       const id = param(req, "id");
-      const key = (await store.listKeys()).find((k) => k.id === id);
+      const key = (await store.keys.listKeys()).find((k) => k.id === id);
       if (!key) throw new GatewayError("not_found", `No key '${id}'.`, { param: "id" });
-      await store.revokeKey(id);
+      await store.keys.revokeKey(id);
       // This process stops accepting it at once; others within their cache's few seconds.
       deps.auth.forget();
-      const revoked = (await store.listKeys(key.accountId)).find((k) => k.id === id) ?? key;
+      const revoked = (await store.keys.listKeys(key.accountId)).find((k) => k.id === id) ?? key;
       return adminKey(revoked);
     }),
   );
@@ -169,7 +168,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/accounts`,
     admin(async () => {
       const [accounts, stored] = await Promise.all([
-        store.listAccounts(),
+        store.accounts.listAccounts(),
         store.responses.storedBytesByAccount(),
       ]);
       const held = await Promise.all(accounts.map((a) => heldBy(deps, { accountId: a.id })));
@@ -185,7 +184,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
     `${ADMIN_PREFIX}/accounts/:id`,
     admin(async (req) => {
       const id = param(req, "id");
-      const account = await store.getAccount(id);
+      const account = await store.accounts.getAccount(id);
       if (!account) throw new GatewayError("not_found", `No account '${id}'.`, { param: "id" });
       // What its stored responses hold (docs/responses.md), as the store keeps it (sealed or not).
       return {
@@ -201,7 +200,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
       const amount = body.amount;
       if (typeof amount !== "string" && typeof amount !== "number")
         throw invalid("amount", 'is required: a decimal amount of USD, as a string ("5.00")');
-      const balance = await store.creditAccount(
+      const balance = await store.accounts.creditAccount(
         param(req, "id"),
         canonicalDecimal(parseDecimal(String(amount), "amount")),
       );
@@ -325,9 +324,9 @@ async function spendByKey(store: Store, accountId: string | undefined): Promise<
   const today = epochDay(now.getTime());
   const monthStart = epochDay(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const [day, month, total] = await Promise.all([
-    store.usage({ fromDay: today, toDay: today, accountId }, "key"),
-    store.usage({ fromDay: monthStart, toDay: today, accountId }, "key"),
-    store.usage({ fromDay: 0, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: today, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: monthStart, toDay: today, accountId }, "key"),
+    store.queries.usage({ fromDay: 0, toDay: today, accountId }, "key"),
   ]);
   const spend = new Map<string, KeySpend>();
   const of = (group: unknown) => {

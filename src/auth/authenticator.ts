@@ -57,7 +57,7 @@ export class Authenticator {
     }
     if (!entry || entry.until < now) {
       try {
-        const row = await this.store.findKeyByHash(hashKey(key));
+        const row = await this.store.keys.findKeyByHash(hashKey(key));
         const caller: Caller | undefined =
           row && !row.revokedAt ? { keyId: row.id, accountId: row.accountId, kind: row.kind } : undefined;
         if (caller && row?.limits) caller.limits = row.limits;
@@ -73,16 +73,6 @@ export class Authenticator {
     if (entry.admin) throw adminKeyRefused();
     if (!entry.caller) throw new GatewayError("authentication", "The API key is not valid.");
     return entry.caller;
-  }
-
-  /**
-   * The caller of a key whose cached answer is fresh and valid, at once; undefined when
-   * `authenticate` must decide (not cached, expired, refused). Saves the request path an await.
-   */
-  cachedCaller(key: string | undefined): Caller | undefined {
-    if (key === undefined) return undefined;
-    const entry = this.cache.get(key);
-    return entry && entry.until >= Date.now() ? entry.caller : undefined;
   }
 
   forget(): void {

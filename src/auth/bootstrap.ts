@@ -17,13 +17,13 @@ export interface BootstrapKey {
 
 export async function installKey(store: Store, key: BootstrapKey): Promise<void> {
   const hash = hashKey(key.key);
-  const account = await store.getAccount(key.account);
-  if (!account) await store.upsertAccount(key.account, { balance: key.credits ?? "0" });
-  const existing = await store.findKeyByHash(hash);
+  const account = await store.accounts.getAccount(key.account);
+  if (!account) await store.accounts.upsertAccount(key.account, { balance: key.credits ?? "0" });
+  const existing = await store.keys.findKeyByHash(hash);
   // The file is the truth for its keys' limits and budget: each start applies them.
   if (existing) {
     if (!sameJson(existing.limits, key.limits) || !sameJson(existing.budget, key.budget))
-      await store.setKeyLimits(existing.id, key.limits, key.budget);
+      await store.keys.setKeyLimits(existing.id, key.limits, key.budget);
     return;
   }
   const row = {
@@ -38,10 +38,10 @@ export async function installKey(store: Store, key: BootstrapKey): Promise<void>
     budget: key.budget,
   };
   try {
-    await store.insertKey(row);
+    await store.keys.insertKey(row);
   } catch (err) {
     // Another process sharing the store installed the same key at the same moment: that is fine.
-    if (!(await store.findKeyByHash(hash))) throw err;
+    if (!(await store.keys.findKeyByHash(hash))) throw err;
   }
 }
 

@@ -183,7 +183,55 @@ function plainText(digits: string, scale: number): string {
 
 const ZERO_CHAR = "0".charCodeAt(0);
 
-/** Re-renders decimal text in the plain form of formatDecimal ("2.500" → "2.5", "1e-6" → "0.000001"). */
-export function normalizeDecimal(text: string, param = "amount"): string {
-  return formatDecimal(parseDecimal(text, param));
+/**
+ * Canonical text of a decimal: the plain form of formatDecimal ("2.500" → "2.5", "1e-6" →
+ * "0.000001"). Both stores answer in this form, so the same balance reads the same everywhere.
+ */
+export function canonicalDecimal(value: string | Decimal, param = "amount"): string {
+  return formatDecimal(typeof value === "string" ? parseDecimal(value, param) : value);
+}
+
+/** The exact sum of two decimal texts, as canonical text (balances and costs kept as text). */
+export function addDecimals(a: string, b: string): string {
+  return formatDecimal(parseDecimal(a, "amount").plus(parseDecimal(b, "amount")));
+}
+
+export function negateDecimal(value: string): string {
+  return formatDecimal(parseDecimal(value, "amount").neg());
+}
+
+/** A discount's canonical text: a fraction of the price taken off, "0" to "1" (see parseDiscount). */
+export function canonicalDiscount(value: string, param = "discount"): string {
+  return formatDecimal(parseDiscount(value, param));
+}
+
+/** Plain decimal text as written by formatDecimal: digits, at most one point, no exponent. */
+const PLAIN_TEXT = /^(-?\d+)(?:\.(\d+))?$/;
+
+/**
+ * An exact running sum of decimal texts (SQLite's dec_sum): plain ones ("12.000345", the stores' own
+ * form) are added as integers per number of decimals, anything else through parseDecimal; one
+ * Decimal at the end. A usage query sums one cost per rollup row, tens of thousands of them.
+ */
+export class DecimalSum {
+  private readonly byScale = new Map<number, bigint>();
+  private other: Decimal = ZERO;
+
+  add(text: string): void {
+    const match = PLAIN_TEXT.exec(text);
+    if (!match) {
+      this.other = this.other.plus(parseDecimal(text, "cost"));
+      return;
+    }
+    const fraction = match[2] ?? "";
+    const units = BigInt(match[1] + fraction);
+    this.byScale.set(fraction.length, (this.byScale.get(fraction.length) ?? 0n) + units);
+  }
+
+  /** The sum as canonical text. */
+  total(): string {
+    let total = this.other;
+    for (const [scale, units] of this.byScale) total = total.plus(new Decimal(units, scale));
+    return formatDecimal(total);
+  }
 }

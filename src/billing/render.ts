@@ -3,7 +3,7 @@
 // 0.1 + 0.2 style noise or round long decimals, so each one becomes a raw JSON number token that
 // JSON.stringify writes digit for digit (JSON.rawJSON, Node 22+).
 
-import { normalizeDecimal } from "./money.ts";
+import { canonicalDecimal } from "./money.ts";
 import type { Rating } from "./rating.ts";
 
 /** A number that JSON.stringify writes as exactly the decimal text it was made from. */
@@ -32,7 +32,7 @@ export interface RatingJson {
 
 /** Decimal text ("0.000001875", "1e-6", "2.50") as a JSON number written in plain decimal form. */
 export function decimalToJson(decimal: string): JsonNumber {
-  return jsonWithRaw.rawJSON(normalizeDecimal(decimal));
+  return jsonWithRaw.rawJSON(canonicalDecimal(decimal));
 }
 
 /** The lookup's `ratingResponses` object (docs/architecture.md §6), fields in the order clients see them. */

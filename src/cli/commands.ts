@@ -98,14 +98,14 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
         ...limitFlags(args),
       });
       const credits = creditsFlag(args);
-      if (credits && (await store.getAccount(account))?.balance !== credits)
-        await store.creditAccount(account, credits);
+      if (credits && (await store.accounts.getAccount(account))?.balance !== credits)
+        await store.accounts.creditAccount(account, credits);
       process.stdout.write(`${key}\n`);
       process.stderr.write(`(${keyKind(key)} key for account ${account}; shown once, stored hashed)\n`);
       return 0;
     }
     if (sub === "list") {
-      for (const k of await store.listKeys(stringFlag(args, "account")))
+      for (const k of await store.keys.listKeys(stringFlag(args, "account")))
         process.stdout.write(
           `${k.id}\t${k.prefix}\t${k.kind}\t${k.accountId}\t${new Date(k.createdAt).toISOString()}\t${k.revokedAt ? "revoked" : "active"}${limitsText(k)}\n`,
         );
@@ -116,7 +116,7 @@ async function keys(sub: string | undefined, args: Args, config: Config): Promis
       if (!which) throw new UsageError("keys revoke needs a key id, prefix or the key itself");
       const target =
         which.startsWith("sk-") && which.length > 20 ? `key_${hashKey(which).slice(0, 16)}` : which;
-      if (!(await store.revokeKey(target))) {
+      if (!(await store.keys.revokeKey(target))) {
         process.stderr.write(`switchyard: no key '${which}'\n`);
         return 1;
       }
@@ -169,12 +169,12 @@ async function accounts(sub: string | undefined, args: Args, config: Config): Pr
   try {
     if (sub === "discount") {
       const discount = parseDiscount(amount, "FRACTION").toString();
-      await store.upsertAccount(id, { discount });
+      await store.accounts.upsertAccount(id, { discount });
       process.stdout.write(`account ${id} discount ${discount}\n`);
       return 0;
     }
-    if (!(await store.getAccount(id))) await store.upsertAccount(id);
-    const balance = await store.creditAccount(id, parseDecimal(amount, "AMOUNT").toString());
+    if (!(await store.accounts.getAccount(id))) await store.accounts.upsertAccount(id);
+    const balance = await store.accounts.creditAccount(id, parseDecimal(amount, "AMOUNT").toString());
     process.stdout.write(`account ${id} balance ${balance}\n`);
     return 0;
   } finally {

@@ -68,7 +68,7 @@ export function startUpReport(startUp: StartUp, url: string): string {
 /** Generations completed before a restart but not yet rated are settled now. */
 async function settleLeftovers(store: Store, settlement: Settlement, config: Config): Promise<void> {
   const byId = new Map(config.models.map((m) => [m.id, m]));
-  const kinds = new Map((await store.listKeys()).map((k) => [k.id, k.kind]));
+  const kinds = new Map((await store.keys.listKeys()).map((k) => [k.id, k.kind]));
   for (const row of await store.listUnsettled(10_000)) {
     const model = byId.get(row.model);
     const kind = kinds.get(row.keyId) ?? "payg";

@@ -36,7 +36,7 @@ export class CreditCheck {
     let entry = this.hasCredit.get(caller.accountId);
     if (!entry || entry.until <= now) {
       try {
-        const balance = (await this.store.getAccount(caller.accountId))?.balance;
+        const balance = (await this.store.accounts.getAccount(caller.accountId))?.balance;
         // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
         entry = {
           ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
@@ -59,17 +59,6 @@ export class CreditCheck {
   balanceOf(accountId: string): { balance: string; readAt: number } | undefined {
     const entry = this.hasCredit.get(accountId);
     return entry?.balance === undefined ? undefined : { balance: entry.balance, readAt: entry.readAt };
-  }
-
-  /**
-   * True when `admit` would admit the caller without asking the store (its cached answer is fresh);
-   * false when `admit` must decide. Saves the request path an await.
-   */
-  admitsNow(caller: Caller): boolean {
-    if (!this.store.acceptsGenerations) return false;
-    if (caller.kind !== "payg") return true;
-    const entry = this.hasCredit.get(caller.accountId);
-    return entry?.ok === true && entry.until > Date.now();
   }
 
   /**

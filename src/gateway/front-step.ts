@@ -18,10 +18,9 @@ export interface FrontInput {
   body?: string | undefined;
 }
 
-/** The caller a request's key belongs to: a key seen lately answers without waiting for the store. */
-export function callerOf(auth: Authenticator, face: Face, input: FrontInput): Promise<Caller> | Caller {
-  const key = presentedKey(face, input.headers, input.query);
-  return auth.cachedCaller(key) ?? auth.authenticate(key);
+/** The caller a request's key belongs to (a key seen lately is answered from the authenticator's cache). */
+export function callerOf(auth: Authenticator, face: Face, input: FrontInput): Promise<Caller> {
+  return auth.authenticate(presentedKey(face, input.headers, input.query));
 }
 
 /** A request body as JSON: refused when empty; a long one parsed in turns of the event loop. */

@@ -134,7 +134,7 @@ export class InferencePipeline {
       if (fitted !== undefined) rawBody = fitted;
       facts.model = model.id;
       facts.stream = job.stream;
-      if (!this.credit.admitsNow(caller)) await this.credit.admit(caller);
+      await this.credit.admit(caller);
       // The key's budget and limits, last: a request refused for anything else takes nothing from them.
       // (Asked only for a key that has them: a key without costs no await.)
       if (caller.budget) await this.deps.budget?.admit(caller, face);
@@ -462,14 +462,9 @@ export class InferencePipeline {
 
   /** Health and latency statistics are best effort: they never fail a generation. */
   private report(answered: Answered<unknown>, outcome: Parameters<Router["finished"]>[1]): void {
-    const notRecorded = (err: unknown) => this.deps.log.warn({ err }, "routing statistics not recorded");
-    try {
-      if (this.router.finishedNow(answered, outcome)) return;
-    } catch (err) {
-      notRecorded(err);
-      return;
-    }
-    this.router.finished(answered, outcome).catch(notRecorded);
+    this.router
+      .finished(answered, outcome)
+      .catch((err) => this.deps.log.warn({ err }, "routing statistics not recorded"));
   }
 
   /** Answers the error (unless the client has gone), and returns it as the client sees it. */

@@ -242,9 +242,7 @@ export class GenerationRecorder {
     let settleNow = hasUsage && settlement.immediate;
     if (settleNow) {
       try {
-        finish.settlement =
-          settlement.settlementNow(generation, model, finish.usage) ??
-          (await settlement.settlementOf(generation, model, finish.usage));
+        finish.settlement = await settlement.settlementOf(generation, model, finish.usage);
         this.deps.budget?.spend(this.caller.keyId, this.start.createdAt, finish.settlement.rating.usage);
         this.costIs(finish.settlement.rating.usage);
       } catch (err) {

@@ -102,32 +102,10 @@ export class Settlement {
     model: CatalogModel,
     usage: Usage,
   ): Promise<{ rating: Rating; debit?: string }> {
-    return this.rated(generation, model, usage, await this.discountOf(generation.accountId));
-  }
-
-  private rated(
-    generation: Settleable,
-    model: CatalogModel,
-    usage: Usage,
-    discount: string | undefined,
-  ): { rating: Rating; debit?: string } {
+    const discount = await this.discountOf(generation.accountId);
     const rating = rate(usage, model.pricings, { priceVersion: this.priceVersion, discount });
     // Subscription usage is rated for the operator's records but paid by the plan, not the balance.
     return { rating, debit: generation.kind === "subscription" ? "0" : undefined };
-  }
-
-  /**
-   * As settlementOf, at once when the account's discount is cached; undefined when settlementOf must
-   * read it. Saves a finish two awaits.
-   */
-  settlementNow(
-    generation: Settleable,
-    model: CatalogModel,
-    usage: Usage,
-  ): { rating: Rating; debit?: string } | undefined {
-    const cached = this.discounts.get(generation.accountId);
-    if (!cached || cached.until <= Date.now()) return undefined;
-    return this.rated(generation, model, usage, cached.discount);
   }
 
   /** A finish that carried its settlement was written: the account's balance changed. */
@@ -203,7 +181,7 @@ export class Settlement {
     if (cached && cached.until > now) return cached.discount;
     let discount: string | undefined;
     try {
-      discount = (await this.store.getAccount(accountId))?.discount;
+      discount = (await this.store.accounts.getAccount(accountId))?.discount;
     } catch (err) {
       // The store is away: the discount last read stands (it changes rarely).
       if (cached && isStoreUnavailable(err)) return cached.discount;

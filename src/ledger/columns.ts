@@ -1,9 +1,9 @@
 // Both stores use the same table and column names; these functions turn a database row (SQLite gives
 // numbers and JSON text, pg gives BIGINT as strings and JSONB as objects) into the rows of types.ts.
 
+import { addDecimals, canonicalDecimal } from "../billing/money.ts";
 import { invalid } from "../ir/errors.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
-import { addDecimals, canonicalDecimal } from "./decimal.ts";
 import type {
   AccountRow,
   GenerationFilter,
@@ -94,6 +94,22 @@ export function generationFromColumns(c: Columns): GenerationRow {
     settledAt: optionalNumber(c.settled_at),
     sessionId: optionalString(c.session_id),
   });
+}
+
+/** A key's values in the order of keyColumnList, for an INSERT. */
+export function keyColumnValues(key: KeyRow): Array<string | number | null> {
+  return [
+    key.id,
+    key.hash,
+    key.prefix,
+    key.kind,
+    key.accountId,
+    key.name ?? null,
+    wholeMs(key.createdAt),
+    wholeMs(key.revokedAt),
+    limitsColumn(key.limits),
+    limitsColumn(key.budget),
+  ];
 }
 
 export function keyFromColumns(c: Columns): KeyRow {

@@ -44,3 +44,8 @@ export function isServerUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError && error.errors.some(isServerUnavailable)) return true;
   return unavailableMessages.test(error.message);
 }
+
+/** SQLSTATE of a row refused by a unique constraint. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === "23505";
+}

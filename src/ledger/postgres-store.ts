@@ -8,56 +8,32 @@
 // client, never a crash: every query is bounded in time, and a connection the server drops, idle or
 // checked out, is only logged and discarded. Generation writes wait for the server to come back
 // (write-queue.ts); see docs/operations.md, "When the store or Redis goes away".
+// This class is the generation ledger; accounts, keys, usage queries, stored responses and
+// conversations are parts of their own on its pool (accounts-postgres.ts, keys-postgres.ts, …).
 
 import { createRequire } from "node:module";
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from "pg";
+import { PostgresAccounts } from "./accounts-postgres.ts";
 import {
-  accountColumnList,
-  accountFromColumns,
   deletableGeneration,
   generationColumnList,
   generationFromColumns,
-  generationWhere,
-  keyColumnList,
-  keyFromColumns,
-  limitsColumn,
   ratingColumn,
   storableErrorMessage,
   usageColumn,
   wholeMs,
 } from "./columns.ts";
 import { PostgresConversations } from "./conversations-postgres.ts";
-import { canonicalDecimal, DebitsByAccount, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
-import {
-  accountNotFound,
-  duplicateKey,
-  generationAlreadyStarted,
-  generationNotFinishable,
-  StoreUnavailable,
-} from "./ledger-errors.ts";
+import { DebitsByAccount, debitOf } from "./debits.ts";
+import { PostgresKeys } from "./keys-postgres.ts";
+import { generationAlreadyStarted, generationNotFinishable, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
 import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
+import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, RollupBatch, type RollupSource } from "./rollups.ts";
 import {
-  COUNTER_COLUMNS,
-  counterSums,
-  GROUP_COLUMN,
-  keyValue,
-  ROLLUP_TABLES,
-  RollupBatch,
-  type RollupSource,
-  rollupTableFor,
-  sumsFromColumns,
-  type UsageFilter,
-  type UsageGroup,
-  type UsageSums,
-  usageWhere,
-} from "./rollups.ts";
-import {
-  type RevocationStep,
-  revocation,
   runStepsAsync,
   SETTLED_BUCKET_MS,
   type SettlementStep,
@@ -69,16 +45,11 @@ import {
   spendDecision,
 } from "./store-rules.ts";
 import type {
-  AccountRow,
   GenerationEnd,
-  GenerationFilter,
   GenerationRow,
   GenerationStart,
   HeldSpend,
   KeptThinking,
-  KeyBudget,
-  KeyLimits,
-  KeyRow,
   Rating,
   SettlementItem,
   SpendDecision,
@@ -87,6 +58,7 @@ import type {
   Store,
   StoreOptions,
 } from "./types.ts";
+import { PostgresUsage } from "./usage-postgres.ts";
 import {
   type BatchOutcome,
   type GenerationWrite,
@@ -101,7 +73,6 @@ export interface PostgresStoreOptions extends WriteQueueOptions, StoreOptions {
   maxConnections?: number;
 }
 
-const uniqueViolation = "23505";
 /** A new connection that takes longer than this is a server away (or a pool exhausted): 503. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /** No statement may hang a request or the writer forever (a server that stopped answering). */
@@ -120,6 +91,9 @@ export class PostgresStore implements Store {
   private readonly schema: string | undefined;
   private readonly t: Qualify;
   private closed = false;
+  readonly accounts: PostgresAccounts;
+  readonly keys: PostgresKeys;
+  readonly queries: PostgresUsage;
   readonly responses: PostgresResponses;
   readonly conversations: PostgresConversations;
 
@@ -144,6 +118,9 @@ export class PostgresStore implements Store {
       query: (sql, params) => this.query(sql, params),
       transaction: (work) => this.transaction(work),
     };
+    this.accounts = new PostgresAccounts(access, this.t);
+    this.queries = new PostgresUsage(access, this.t, () => this.writes.flush());
+    this.keys = new PostgresKeys(access, this.t);
     this.responses = new PostgresResponses(access, this.t);
     this.conversations = new PostgresConversations(access, this.t);
   }
@@ -192,116 +169,6 @@ export class PostgresStore implements Store {
     } finally {
       await this.pool.end();
     }
-  }
-
-  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
-
-  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
-  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? null : parseDiscount(opts.discount);
-    const result = await this.query(
-      `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
-       VALUES ($1, COALESCE($2::numeric, 0), $3::numeric, $4)
-       ON CONFLICT (id) DO UPDATE SET balance = COALESCE($2::numeric, a.balance),
-                                      discount = COALESCE($3::numeric, a.discount)
-       RETURNING ${accountColumnList}`,
-      [id, balance, discount, Date.now()],
-    );
-    return accountFromColumns(result.rows[0]);
-  }
-
-  async getAccount(id: string): Promise<AccountRow | undefined> {
-    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} WHERE id = $1`, [
-      id,
-    ]);
-    return result.rows[0] ? accountFromColumns(result.rows[0]) : undefined;
-  }
-
-  async creditAccount(id: string, amount: string): Promise<string> {
-    const delta = canonicalDecimal(parseDecimal(amount, "amount"));
-    return this.transaction((client) => this.addToBalance(client, id, delta));
-  }
-
-  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
-
-  async insertKey(key: KeyRow): Promise<void> {
-    try {
-      await this.query(
-        `INSERT INTO ${this.t("keys")} (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          key.id,
-          key.hash,
-          key.prefix,
-          key.kind,
-          key.accountId,
-          key.name ?? null,
-          wholeMs(key.createdAt),
-          wholeMs(key.revokedAt),
-          limitsColumn(key.limits),
-          limitsColumn(key.budget),
-        ],
-      );
-    } catch (error) {
-      if ((error as { code?: string }).code === uniqueViolation) throw duplicateKey(key.id);
-      throw error;
-    }
-  }
-
-  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const result = await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE hash = $1`, [hash]);
-    return result.rows[0] ? keyFromColumns(result.rows[0]) : undefined;
-  }
-
-  async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const result =
-      accountId === undefined
-        ? await this.query(`SELECT ${keyColumnList} FROM ${this.t("keys")} ORDER BY created_at, id`)
-        : await this.query(
-            `SELECT ${keyColumnList} FROM ${this.t("keys")} WHERE account_id = $1 ORDER BY created_at, id`,
-            [accountId],
-          );
-    return result.rows.map(keyFromColumns);
-  }
-
-  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
-  async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction((client) =>
-      runStepsAsync(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(client, step)),
-    );
-  }
-
-  private async revocationStep(client: PoolClient, step: RevocationStep): Promise<unknown> {
-    const keys = this.t("keys");
-    switch (step.op) {
-      case "readKey": {
-        const found = await client.query(`SELECT revoked_at FROM ${keys} WHERE id = $1 FOR UPDATE`, [
-          step.id,
-        ]);
-        return found.rows[0] ? { revoked: found.rows[0].revoked_at !== null } : undefined;
-      }
-      case "liveKeysWithPrefix": {
-        const live = await client.query(
-          `SELECT id FROM ${keys} WHERE prefix = $1 AND revoked_at IS NULL FOR UPDATE`,
-          [step.prefix],
-        );
-        return live.rows.map((row) => String(row.id));
-      }
-      case "revoke":
-        await client.query(`UPDATE ${keys} SET revoked_at = $1 WHERE id = $2`, [step.at, step.id]);
-        return undefined;
-    }
-  }
-
-  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = await this.query(`UPDATE ${this.t("keys")} SET limits = $1, budget = $2 WHERE id = $3`, [
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
-    ]);
-    return (result.rowCount ?? 0) > 0;
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────
@@ -363,7 +230,7 @@ export class PostgresStore implements Store {
         ]);
         return undefined;
       case "addToBalance":
-        return this.addToBalance(client, step.account, step.amount);
+        return this.accounts.addToBalance(client, step.account, step.amount);
       case "applyRollups":
         return this.applyRollups(client, step.rollups);
     }
@@ -556,33 +423,6 @@ export class PostgresStore implements Store {
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
 
-  async listAccounts(): Promise<AccountRow[]> {
-    const result = await this.query(`SELECT ${accountColumnList} FROM ${this.t("accounts")} ORDER BY id`);
-    return result.rows.map(accountFromColumns);
-  }
-
-  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
-    await this.writes.flush();
-    const where = generationWhere(filter, (n) => `$${n}`);
-    const result = await this.query(
-      `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE ${where.sql}
-       ORDER BY id DESC LIMIT $${where.values.length + 1}`,
-      [...where.values, filter.limit],
-    );
-    return result.rows.map(generationFromColumns);
-  }
-
-  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
-    await this.writes.flush();
-    const where = usageWhere(filter, (n) => `$${n}`);
-    const result = await this.query(
-      `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, SUM(cost)::text AS cost
-       FROM ${this.t(rollupTableFor(filter, group).name)} WHERE ${where.sql} GROUP BY g ORDER BY g`,
-      where.values,
-    );
-    return result.rows.map((row) => sumsFromColumns(row, canonicalDecimal(String(row.cost ?? "0"))));
-  }
-
   async deleteGenerations(idBefore: string, limit: number): Promise<number> {
     const generations = this.t("generations");
     // SKIP LOCKED: processes sharing the store delete apart, and never wait on a row being settled.
@@ -725,8 +565,10 @@ export class PostgresStore implements Store {
    */
   private async debitSettled(client: PoolClient, settled: Array<{ accountId: string; end: GenerationEnd }>) {
     const debits = new DebitsByAccount();
-    for (const { accountId, end } of settled) if (end.settlement) debits.add(accountId, end.settlement);
-    for (const [account, change] of debits.balanceChanges()) await this.addToBalance(client, account, change);
+    for (const { accountId, end } of settled)
+      if (end.settlement) debits.add(accountId, debitOf(end.settlement));
+    for (const [account, change] of debits.balanceChanges())
+      await this.accounts.addToBalance(client, account, change);
   }
 
   /**
@@ -759,16 +601,6 @@ export class PostgresStore implements Store {
         [JSON.stringify(rows)],
       );
     }
-  }
-
-  /** balance + delta, exactly, in one statement (the row lock makes concurrent credits add up). */
-  private async addToBalance(db: PoolClient, id: string, delta: string): Promise<string> {
-    const result = await db.query<QueryResultRow>(
-      `UPDATE ${this.t("accounts")} SET balance = balance + $1::numeric WHERE id = $2 RETURNING balance`,
-      [delta, id],
-    );
-    if (!result.rows[0]) throw accountNotFound(id);
-    return canonicalDecimal(String(result.rows[0].balance));
   }
 
   /** A pool query; an unreachable server is a StoreUnavailable. */

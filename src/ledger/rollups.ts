@@ -10,10 +10,9 @@
 // counts per bucket. Counts add up across rows, so any grouping's p50/p95 comes from summed buckets;
 // the answer is the upper bound of the bucket holding the percentile (at most one bucket too high).
 
-import { type Decimal, formatDecimal, ZERO } from "../billing/money.ts";
+import { addDecimals, type Decimal, formatDecimal, parseDecimal, ZERO } from "../billing/money.ts";
 import type { Usage } from "../ir/usage.ts";
 import { whereOf } from "./columns.ts";
-import { addDecimals, parseDecimal } from "./decimal.ts";
 import type { GenerationEnd } from "./types.ts";
 
 /** Upper bounds (ms) of the histogram buckets; one last bucket holds everything slower. */

@@ -8,7 +8,7 @@
 
 import type { SQLInputValue, StatementSync } from "node:sqlite";
 import { type Columns, ratingColumn, storableErrorMessage, usageColumn, wholeMs } from "./columns.ts";
-import { DebitsByAccount } from "./decimal.ts";
+import { DebitsByAccount, debitOf } from "./debits.ts";
 import { generationAlreadyStarted, generationNotFinishable } from "./ledger-errors.ts";
 import { RollupBatch, type RollupSource } from "./rollups.ts";
 import { isUnavailable } from "./sqlite-errors.ts";
@@ -116,7 +116,7 @@ class Batch {
 
   private finished(source: RollupSource, end: GenerationEnd): void {
     this.rollups.finished(source, end);
-    if (end.settlement) this.debits.add(source.accountId, end.settlement);
+    if (end.settlement) this.debits.add(source.accountId, debitOf(end.settlement));
   }
 
   /** A start and its finish as one row; false when the id exists already (the write then fails alone). */

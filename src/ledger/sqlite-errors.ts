@@ -1,6 +1,8 @@
 // Which SQLite failures mean "not now" (the store is unavailable: a 503, and the write queue tries
 // again) rather than "not this".
 
+import { StoreUnavailable } from "./ledger-errors.ts";
+
 /** SQLite primary result codes that mean "not now" rather than "not this": locked, full, I/O. */
 const unavailableCodes = new Set([
   5, // SQLITE_BUSY
@@ -16,4 +18,17 @@ const unavailableCodes = new Set([
 export function isUnavailable(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | undefined)?.errcode;
   return typeof code === "number" && unavailableCodes.has(code & 0xff);
+}
+
+/** A read on the request path: a locked or failing file is a StoreUnavailable (503), as a write is. */
+export function read<T>(query: () => T): T {
+  try {
+    return query();
+  } catch (error) {
+    throw isUnavailable(error) ? new StoreUnavailable(error) : error;
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
 }

@@ -4,52 +4,34 @@
 // processes on one file (the server and `switchyard keys`) wait on busy_timeout instead of deadlocking.
 // A file that stays locked past busy_timeout, or a full disk, is a StoreUnavailable (a 503): the
 // generation writes wait for it in memory (write-queue.ts; docs/operations.md).
+// This class is the generation ledger; accounts, keys, usage queries, stored responses and
+// conversations are parts of their own on its connection (accounts-sqlite.ts, keys-sqlite.ts, …).
 
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { Decimal, formatDecimal, parseDecimal as parseMoney } from "../billing/money.ts";
+import { addDecimals, DecimalSum } from "../billing/money.ts";
+import { SqliteAccounts } from "./accounts-sqlite.ts";
 import {
-  accountColumnList,
-  accountFromColumns,
   type Columns,
   deletableGeneration,
   generationColumnList,
   generationFromColumns,
-  generationWhere,
-  keyColumnList,
-  keyFromColumns,
-  limitsColumn,
   ratingColumn,
   wholeMs,
 } from "./columns.ts";
 import { SqliteConversations } from "./conversations-sqlite.ts";
-import { addDecimals, canonicalDecimal, debitOf, parseDecimal, parseDiscount } from "./decimal.ts";
-import { accountNotFound, duplicateKey, StoreUnavailable } from "./ledger-errors.ts";
+import { debitOf } from "./debits.ts";
+import { SqliteKeys } from "./keys-sqlite.ts";
+import { StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
-import {
-  COUNTER_COLUMNS,
-  counterSums,
-  GROUP_COLUMN,
-  keyValue,
-  ROLLUP_TABLES,
-  type RollupBatch,
-  type RollupTable,
-  rollupTableFor,
-  sumsFromColumns,
-  type UsageFilter,
-  type UsageGroup,
-  type UsageSums,
-  usageWhere,
-} from "./rollups.ts";
+import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, type RollupBatch, type RollupTable } from "./rollups.ts";
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
-import { isUnavailable } from "./sqlite-errors.ts";
+import { isUnavailable, read } from "./sqlite-errors.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
-  type RevocationStep,
-  revocation,
   runSteps,
   SETTLED_BUCKET_MS,
   type SettlementStep,
@@ -61,16 +43,11 @@ import {
   spendDecision,
 } from "./store-rules.ts";
 import type {
-  AccountRow,
   GenerationEnd,
-  GenerationFilter,
   GenerationRow,
   GenerationStart,
   HeldSpend,
   KeptThinking,
-  KeyBudget,
-  KeyLimits,
-  KeyRow,
   Rating,
   SettlementItem,
   SpendDecision,
@@ -79,6 +56,7 @@ import type {
   Store,
   StoreOptions,
 } from "./types.ts";
+import { SqliteUsage } from "./usage-sqlite.ts";
 import {
   type BatchOutcome,
   type GenerationWrite,
@@ -104,33 +82,6 @@ export interface SqliteStoreOptions extends WriteQueueOptions, StoreOptions {
    * rest to a turn of its own, ms: what the writer holds the event loop for (sqlite-batch.ts).
    */
   batchTurnMs?: number;
-}
-
-/**
- * An exact sum of decimal texts for SQL's dec_sum: plain ones ("12.000345", the store's own form) are
- * added as integers per number of decimals, anything else through the money module; one Decimal at
- * the end. A usage query sums one cost per rollup row, tens of thousands of them.
- */
-class DecimalSum {
-  private readonly byScale = new Map<number, bigint>();
-  private other: Decimal = parseMoney("0", "cost");
-
-  add(text: string): void {
-    const match = /^(-?\d+)(?:\.(\d+))?$/.exec(text);
-    if (!match) {
-      this.other = this.other.plus(parseMoney(text, "cost"));
-      return;
-    }
-    const fraction = match[2] ?? "";
-    const units = BigInt(match[1] + fraction);
-    this.byScale.set(fraction.length, (this.byScale.get(fraction.length) ?? 0n) + units);
-  }
-
-  total(): string {
-    let sum = this.other;
-    for (const [scale, units] of this.byScale) sum = sum.plus(new Decimal(units, scale));
-    return formatDecimal(sum);
-  }
 }
 
 /** Opening and migrating wait patiently for a lock (several processes may start at once). */
@@ -176,6 +127,9 @@ export class SqliteStore implements Store {
   private readonly batchStore: BatchStore;
   /** Checkpoints the log on a thread of its own (none for an in-memory database). */
   readonly checkpointer: Checkpointer | undefined;
+  readonly accounts: SqliteAccounts;
+  readonly keys: SqliteKeys;
+  readonly queries: SqliteUsage;
   readonly responses: SqliteResponses;
   readonly conversations: SqliteConversations;
 
@@ -196,7 +150,7 @@ export class SqliteStore implements Store {
       owner: this.owner,
       statement: (sql) => this.statement(sql),
       applyRollups: (rollups) => this.applyRollups(rollups),
-      addToBalance: (id, amount) => this.addToBalance(id, amount),
+      addToBalance: (id, amount) => this.accounts.addToBalance(id, amount),
     };
     // Larger pages than the 4 KiB default: a batch of ledger rows is written (to the WAL, then by
     // the checkpoint) in a quarter of the page writes. Takes effect only on a new database file.
@@ -215,6 +169,18 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
+    this.accounts = new SqliteAccounts(
+      (sql) => this.statement(sql),
+      (work) => this.transaction(work),
+    );
+    this.queries = new SqliteUsage(
+      (sql) => this.statement(sql),
+      () => this.writes.flush(),
+    );
+    this.keys = new SqliteKeys(
+      (sql) => this.statement(sql),
+      (work) => this.transaction(work),
+    );
     this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
     this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
     this.writes = new WriteQueue((writes, mayLeave) => {
@@ -296,112 +262,6 @@ export class SqliteStore implements Store {
     return Number(this.db.prepare("PRAGMA wal_autocheckpoint").get()?.wal_autocheckpoint);
   }
 
-  // ── accounts ──────────────────────────────────────────────────────────────────────────────────
-
-  /** Creates the account (balance "0" unless given), or overwrites the given fields of an existing one. */
-  async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));
-    const discount = opts.discount === undefined ? undefined : parseDiscount(opts.discount);
-    return this.transaction(() => {
-      const existing = this.readAccount(id);
-      if (!existing) {
-        this.statement("INSERT INTO accounts (id, balance, discount, created_at) VALUES (?, ?, ?, ?)").run(
-          id,
-          balance ?? "0",
-          discount ?? null,
-          Date.now(),
-        );
-      } else {
-        if (balance !== undefined)
-          this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
-        if (discount !== undefined)
-          this.statement("UPDATE accounts SET discount = ? WHERE id = ?").run(discount, id);
-      }
-      return this.readAccount(id)!;
-    });
-  }
-
-  async getAccount(id: string): Promise<AccountRow | undefined> {
-    return read(() => this.readAccount(id));
-  }
-
-  async creditAccount(id: string, amount: string): Promise<string> {
-    parseDecimal(amount, "amount");
-    return this.transaction(() => this.addToBalance(id, amount));
-  }
-
-  // ── keys ──────────────────────────────────────────────────────────────────────────────────────
-
-  async insertKey(key: KeyRow): Promise<void> {
-    try {
-      this.statement(
-        "INSERT INTO keys (id, hash, prefix, kind, account_id, name, created_at, revoked_at, limits, budget) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).run(
-        key.id,
-        key.hash,
-        key.prefix,
-        key.kind,
-        key.accountId,
-        key.name ?? null,
-        key.createdAt,
-        key.revokedAt ?? null,
-        limitsColumn(key.limits),
-        limitsColumn(key.budget),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateKey(key.id);
-      throw error;
-    }
-  }
-
-  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
-    const row = read(() => this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash));
-    return row ? keyFromColumns(row as Columns) : undefined;
-  }
-
-  async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const rows =
-      accountId === undefined
-        ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
-        : this.statement(
-            `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
-          ).all(accountId);
-    return rows.map((row) => keyFromColumns(row as Columns));
-  }
-
-  /** Revokes the key with this id, or else the one live key with this display prefix (store-rules.ts). */
-  async revokeKey(idOrPrefix: string): Promise<boolean> {
-    return this.transaction(() =>
-      runSteps(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(step)),
-    );
-  }
-
-  private revocationStep(step: RevocationStep): unknown {
-    switch (step.op) {
-      case "readKey": {
-        const row = this.statement("SELECT revoked_at FROM keys WHERE id = ?").get(step.id);
-        return row ? { revoked: row.revoked_at !== null } : undefined;
-      }
-      case "liveKeysWithPrefix":
-        return this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL")
-          .all(step.prefix)
-          .map((row) => String(row.id));
-      case "revoke":
-        this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(step.at, step.id);
-        return undefined;
-    }
-  }
-
-  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
-    );
-    return result.changes > 0;
-  }
-
   // ── generations ───────────────────────────────────────────────────────────────────────────────
 
   startGeneration(g: GenerationStart): Promise<void> {
@@ -455,7 +315,7 @@ export class SqliteStore implements Store {
         );
         return undefined;
       case "addToBalance":
-        return this.addToBalance(step.account, step.amount);
+        return this.accounts.addToBalance(step.account, step.amount);
       case "applyRollups":
         return this.applyRollups(step.rollups);
     }
@@ -610,34 +470,6 @@ export class SqliteStore implements Store {
 
   // ── operators ─────────────────────────────────────────────────────────────────────────────────
 
-  async listAccounts(): Promise<AccountRow[]> {
-    const rows = read(() => this.statement(`SELECT ${accountColumnList} FROM accounts ORDER BY id`).all());
-    return rows.map((row) => accountFromColumns(row as Columns));
-  }
-
-  async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
-    await this.writes.flush();
-    const where = generationWhere(filter, () => "?");
-    const rows = read(() =>
-      this.statement(
-        `SELECT ${generationColumnList} FROM generations WHERE ${where.sql} ORDER BY id DESC LIMIT ?`,
-      ).all(...where.values, filter.limit),
-    );
-    return rows.map((row) => generationFromColumns(row as Columns));
-  }
-
-  async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
-    await this.writes.flush();
-    const where = usageWhere(filter, () => "?");
-    const rows = read(() =>
-      this.statement(
-        `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost
-         FROM ${rollupTableFor(filter, group).name} WHERE ${where.sql} GROUP BY g ORDER BY g`,
-      ).all(...(where.values as SQLInputValue[])),
-    );
-    return rows.map((row) => sumsFromColumns(row, row.cost));
-  }
-
   async deleteGenerations(idBefore: string, limit: number): Promise<number> {
     return this.transaction(
       () =>
@@ -667,20 +499,6 @@ export class SqliteStore implements Store {
       for (const d of rollups.deltas(table))
         upsert.run(...table.keys.map((c) => keyValue(d, c)), ...d.counters, d.cost);
     }
-  }
-
-  private readAccount(id: string): AccountRow | undefined {
-    const row = this.statement(`SELECT ${accountColumnList} FROM accounts WHERE id = ?`).get(id);
-    return row ? accountFromColumns(row as Columns) : undefined;
-  }
-
-  /** Inside a transaction: balance + amount, exactly; the balance may go below zero. */
-  private addToBalance(id: string, amount: string): string {
-    const row = this.statement("SELECT balance FROM accounts WHERE id = ?").get(id);
-    if (!row) throw accountNotFound(id);
-    const balance = addDecimals(String(row.balance), amount);
-    this.statement("UPDATE accounts SET balance = ? WHERE id = ?").run(balance, id);
-    return balance;
   }
 
   private transaction<T>(work: () => T): T {
@@ -740,17 +558,4 @@ export class SqliteStore implements Store {
     }
     return statement;
   }
-}
-
-/** A read on the request path: a locked or failing file is a StoreUnavailable (503), as a write is. */
-function read<T>(query: () => T): T {
-  try {
-    return query();
-  } catch (error) {
-    throw isUnavailable(error) ? new StoreUnavailable(error) : error;
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed/.test(error.message);
 }

@@ -4,7 +4,8 @@
 // runs between BEGIN and COMMIT (its atomicity rests on that); PostgreSQL with runStepsAsync, awaiting
 // each statement, reads locking their rows (FOR UPDATE). Only the SQL of a step differs per store.
 
-import { addDecimals, negateDecimal } from "./decimal.ts";
+import type { Decimal } from "../billing/money.ts";
+import { DebitsByAccount } from "./debits.ts";
 import { ambiguousKeyPrefix, generationNotFound, generationStillPending } from "./ledger-errors.ts";
 import { RollupBatch, type RollupSource } from "./rollups.ts";
 import type { Rating, SettlementItem, SpendDecision, SpendReservation } from "./types.ts";
@@ -33,9 +34,9 @@ export type SettlementStep =
  */
 export function* settlement(
   items: SettlementItem[],
-  debits: string[],
+  debits: Decimal[],
 ): Generator<SettlementStep, Array<Error | undefined>, unknown> {
-  const perAccount = new Map<string, string>();
+  const perAccount = new DebitsByAccount();
   const rollups = new RollupBatch();
   const outcomes: Array<Error | undefined> = [];
   for (const [n, item] of items.entries()) {
@@ -45,15 +46,12 @@ export function* settlement(
     else if (row.status === "pending") outcomes.push(generationStillPending(item.id));
     else {
       yield { op: "markSettled", id: item.id, rating: item.rating, settledAt: item.settledAt };
-      const account = row.source.accountId;
-      perAccount.set(account, addDecimals(perAccount.get(account) ?? "0", debits[n]!));
+      perAccount.add(row.source.accountId, debits[n]!);
       rollups.settled(row.source, item.rating.billAmount);
       outcomes.push(undefined);
     }
   }
-  // One update per account, in a fixed order so that concurrent batches cannot deadlock.
-  for (const account of [...perAccount.keys()].sort())
-    yield { op: "addToBalance", account, amount: negateDecimal(perAccount.get(account)!) };
+  for (const [account, amount] of perAccount.balanceChanges()) yield { op: "addToBalance", account, amount };
   yield { op: "applyRollups", rollups };
   return outcomes;
 }

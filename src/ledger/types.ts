@@ -1,12 +1,15 @@
-// The store behind keys, accounts and the generation ledger. Two implementations share one test
-// suite: node:sqlite (embedded default) and PostgreSQL.
+// The store behind the generation ledger, assembled from parts by concern: accounts, keys, stored
+// responses and conversations (each `*-types.ts` beside this file). Two implementations share one
+// test suite: node:sqlite (embedded default) and PostgreSQL.
 
 import type { Rating } from "../billing/rating.ts";
 import type { Usage } from "../ir/usage.ts";
 import type { Api } from "../protocols/names.ts";
+import type { AccountStore } from "./accounts-types.ts";
 import type { ConversationStore } from "./conversations-types.ts";
+import type { KeyStore } from "./keys-types.ts";
 import type { ResponseStore } from "./responses-types.ts";
-import type { UsageFilter, UsageGroup, UsageSums } from "./rollups.ts";
+import type { UsageQueries } from "./usage-types.ts";
 
 /** The style the client spoke (protocols/names.ts joins it to the protocol and config names). */
 export type { Api };
@@ -228,6 +231,12 @@ export interface Store extends SpendState {
   readonly owner: string;
   /** Creates tables if needed. */
   migrate(): Promise<void>;
+  /** Accounts and their balances (accounts-types.ts). */
+  readonly accounts: AccountStore;
+  /** API keys (keys-types.ts). */
+  readonly keys: KeyStore;
+  /** Operators' reads: generations listed, usage summed from the rollups (usage-types.ts). */
+  readonly queries: UsageQueries;
   /** The Responses API's stored responses (responses-types.ts), migrated with the rest. */
   readonly responses: ResponseStore;
   /** The Responses API's conversations (conversations-types.ts), migrated with the rest. */
@@ -244,18 +253,6 @@ export interface Store extends SpendState {
   readonly acceptsGenerations: boolean;
   /** Generation writes not yet committed (a few normally; many while the store is away). */
   readonly pendingGenerationWrites: number;
-
-  // keys and accounts
-  upsertAccount(id: string, opts?: { balance?: string; discount?: string }): Promise<AccountRow>;
-  getAccount(id: string): Promise<AccountRow | undefined>;
-  /** Adds (or with a negative amount, removes) credits; returns the new balance. */
-  creditAccount(id: string, amount: string): Promise<string>;
-  insertKey(key: KeyRow): Promise<void>;
-  findKeyByHash(hash: string): Promise<KeyRow | undefined>;
-  listKeys(accountId?: string): Promise<KeyRow[]>;
-  revokeKey(idOrPrefix: string): Promise<boolean>;
-  /** Replaces a key's limits and budget (undefined: none); false when there is no such key. */
-  setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined): Promise<boolean>;
 
   // generations: written when the request starts, completed when it ends
   startGeneration(g: GenerationStart): Promise<void>;
@@ -296,11 +293,6 @@ export interface Store extends SpendState {
   listUnsettled(limit: number): Promise<GenerationRow[]>;
 
   // operators (the admin API): listings, rollups, retention
-  listAccounts(): Promise<AccountRow[]>;
-  /** Any account's generations, newest first. */
-  listGenerations(filter: GenerationFilter): Promise<GenerationRow[]>;
-  /** Sums of the per-day rollups (src/ledger/rollups.ts), one per group, in group order. */
-  usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]>;
   /**
    * Deletes up to `limit` raw generation rows whose id is < `idBefore` (older than the retention),
    * leaving the rollups; pending and unsettled rows stay until they are done. Returns how many went.

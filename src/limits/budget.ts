@@ -5,9 +5,8 @@
 // admitted when the budget is reached finish: the last may take the spend past the budget.
 
 import { type Caller, STALE_MS } from "../auth/authenticator.ts";
-import { type Decimal, parseDecimal } from "../billing/money.ts";
+import { addDecimals, type Decimal, parseDecimal } from "../billing/money.ts";
 import { GatewayError } from "../ir/errors.ts";
-import { addDecimals } from "../ledger/decimal.ts";
 import { isStoreUnavailable } from "../ledger/ledger-errors.ts";
 import { epochDay } from "../ledger/rollups.ts";
 import type { BudgetPeriod, Store } from "../ledger/types.ts";
@@ -100,7 +99,7 @@ export class BudgetCheck {
 async function keySpend(store: Store, keyId: string, since: number, now: number): Promise<string> {
   // (Up to tomorrow: a generation another host dated by a clock slightly ahead still counts.)
   const filter = { fromDay: epochDay(since), toDay: epochDay(now) + 1, keyId };
-  const sums = await store.usage(filter, "key");
+  const sums = await store.queries.usage(filter, "key");
   return sums.find((s) => s.group === keyId)?.cost ?? "0";
 }
 

@@ -153,20 +153,6 @@ export class EndpointHealth {
     return { availability: await this.availabilityFrom(keys, coolingFor, hash), hash };
   }
 
-  /**
-   * `read` at once, when the state lives in this process and the breaker's marks need not be read
-   * (no failures to speak of, or a retry-after pause); undefined otherwise, and `read` answers.
-   */
-  readNow(endpoint: string): EndpointReading | undefined {
-    const state = this.state.inProcess;
-    if (!state) return undefined;
-    const keys = this.keysOf(endpoint);
-    const coolingFor = state.markedFor(keys.cooldown);
-    const hash = state.readHash(keys.stats);
-    const availability = this.availabilityWithoutMarks(coolingFor, hash);
-    return availability && { availability, hash };
-  }
-
   async availability(endpoint: string): Promise<Availability> {
     return (await this.read(endpoint)).availability;
   }
@@ -206,7 +192,6 @@ export class EndpointHealth {
    * start from the statistics the plan read (`planned.statsAtPlan`).
    */
   async succeeded(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): Promise<void> {
-    if (this.succeededNow(endpoint, sample, planned)) return;
     const keys = this.keysOf(endpoint);
     const { failures } = await this.state.addToHash(keys.stats, COUNT_SUCCESS);
     const timed = sample !== undefined && hasValidFigure(sample);
@@ -217,28 +202,6 @@ export class EndpointHealth {
       await this.state.unmark(keys.open);
       await this.state.unmark(keys.probe);
     }
-  }
-
-  /** The state lives in this process: `succeededNow` and `readNow` answer without an await. */
-  get answersAtOnce(): boolean {
-    return this.state.inProcess !== undefined;
-  }
-
-  /** `succeeded` at once, when the state lives in this process; false when it must be awaited. */
-  succeededNow(endpoint: string, sample?: LatencySample, planned: PlannedView = {}): boolean {
-    const state = this.state.inProcess;
-    if (!state) return false;
-    const keys = this.keysOf(endpoint);
-    const { failures } = state.addToHash(keys.stats, COUNT_SUCCESS);
-    const timed = sample !== undefined && hasValidFigure(sample);
-    const hash = timed ? (planned.statsAtPlan ?? state.readHash(keys.stats)) : undefined;
-    const update = this.successUpdate(failures, sample, hash);
-    if (update) state.setInHash(keys.stats, update);
-    if (this.clearsBreaker(failures, planned)) {
-      state.unmark(keys.open);
-      state.unmark(keys.probe);
-    }
-    return true;
   }
 
   /**
@@ -325,22 +288,17 @@ export class EndpointHealth {
     }
   }
 
-  /** What the cool-down and the failure count decide alone; undefined when the breaker's marks decide. */
-  private availabilityWithoutMarks(
-    coolingFor: number,
-    hash: Readonly<Record<string, number>>,
-  ): Availability | undefined {
-    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
-    return (hash.failures ?? 0) < this.settings.failureThreshold ? CLOSED : undefined;
-  }
-
+  /**
+   * The cool-down and the failure count decide alone in the common case; the breaker's marks are
+   * read only when the failures say it may be open.
+   */
   private async availabilityFrom(
     keys: StateKeys,
     coolingFor: number,
     hash: Readonly<Record<string, number>>,
   ): Promise<Availability> {
-    const decided = this.availabilityWithoutMarks(coolingFor, hash);
-    if (decided) return decided;
+    if (coolingFor > 0) return { state: "blocked", reason: "retry-after", forMs: coolingFor };
+    if ((hash.failures ?? 0) < this.settings.failureThreshold) return CLOSED;
     const openFor = await this.state.markedFor(keys.open);
     if (openFor > 0) return { state: "blocked", reason: "breaker", forMs: openFor };
     const probingFor = await this.state.markedFor(keys.probe);

@@ -57,7 +57,7 @@ export class Router {
     }
 
     const keys = endpointKeys(groups, outside);
-    const facts = this.healthNow(keys) ?? (await this.gatherHealth(keys));
+    const facts = await this.gatherHealth(keys);
     let plan: PlannedAttempt[] = [];
     try {
       if (choice.type === "round_robin") facts.turn = await this.state.increment(`rr:${model.id}`);
@@ -125,20 +125,6 @@ export class Router {
     return facts;
   }
 
-  /**
-   * gatherHealth at once, when every endpoint's health is known without an await and none is
-   * half-open (EndpointHealth.readNow); undefined otherwise.
-   */
-  private healthNow(keys: string[]): HealthFacts | undefined {
-    const facts = new HealthFacts(this.health);
-    for (const key of keys) {
-      const reading = this.health.readNow(key);
-      if (!reading) return undefined;
-      facts.readings.set(key, reading);
-    }
-    return facts;
-  }
-
   /** Tries the plan until an endpoint answers (see attempts.ts). */
   run<T>(
     plan: PlannedAttempt[],
@@ -169,19 +155,6 @@ export class Router {
       return;
     }
     await this.health.succeeded(key, outcome.sample, answered.attempt);
-  }
-
-  /**
-   * `finished` at once, when what it has to do needs no await (a success, with the state in this
-   * process); false when `finished` must do it.
-   */
-  finishedNow(
-    answered: Answered<unknown>,
-    outcome: { failure: unknown } | { sample: LatencySample } | { cancelled: true },
-  ): boolean {
-    if (!("sample" in outcome) || !this.health.answersAtOnce) return false;
-    answered.attempt.claim?.spent();
-    return this.health.succeededNow(answered.attempt.key, outcome.sample, answered.attempt);
   }
 
   /** The requested model, then the preference and the available models, each once. */

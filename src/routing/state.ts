@@ -28,20 +28,6 @@ export interface RoutingState {
   /** Milliseconds until the mark expires; 0 when the key is not marked. */
   markedFor(key: string): Promise<number>;
   unmark(key: string): Promise<void>;
-  /**
-   * The same state answering at once, when it lives in this process: routing reads and counts
-   * through it without an await on every request. Absent for state shared through Redis.
-   */
-  readonly inProcess?: InProcessRoutingState;
-}
-
-/** The operations routing uses on every request, answered synchronously (see RoutingState.inProcess). */
-export interface InProcessRoutingState {
-  addToHash(key: string, fields: Readonly<Record<string, number>>): Record<string, number>;
-  setInHash(key: string, fields: Record<string, number>): void;
-  readHash(key: string): Record<string, number>;
-  markedFor(key: string): number;
-  unmark(key: string): void;
 }
 
 /** The single-process state. `now` is injectable so tests can move time. */
@@ -51,27 +37,6 @@ export class MemoryRoutingState implements RoutingState {
   /** key → epoch ms when the mark expires. */
   private readonly marks = new Map<string, number>();
   private readonly now: () => number;
-  /** The operations below that answer at once, as they are: the async ones only wrap them. */
-  readonly inProcess: InProcessRoutingState = {
-    addToHash: (key, fields) => {
-      const hash = this.hash(key);
-      const updated: Record<string, number> = {};
-      for (const field in fields) {
-        hash[field] = (hash[field] ?? 0) + fields[field];
-        updated[field] = hash[field];
-      }
-      return updated;
-    },
-    setInHash: (key, fields) => {
-      Object.assign(this.hash(key), fields);
-    },
-    readHash: (key) => ({ ...this.hashes.get(key) }),
-    markedFor: (key) => this.remaining(key),
-    unmark: (key) => {
-      this.marks.delete(key);
-    },
-  };
-
   constructor(opts: { now?: () => number } = {}) {
     this.now = opts.now ?? Date.now;
   }
@@ -84,15 +49,21 @@ export class MemoryRoutingState implements RoutingState {
   }
 
   async addToHash(key: string, fields: Record<string, number>): Promise<Record<string, number>> {
-    return this.inProcess.addToHash(key, fields);
+    const hash = this.hash(key);
+    const updated: Record<string, number> = {};
+    for (const field in fields) {
+      hash[field] = (hash[field] ?? 0) + fields[field];
+      updated[field] = hash[field];
+    }
+    return updated;
   }
 
   async setInHash(key: string, fields: Record<string, number>): Promise<void> {
-    this.inProcess.setInHash(key, fields);
+    Object.assign(this.hash(key), fields);
   }
 
   async readHash(key: string): Promise<Record<string, number>> {
-    return this.inProcess.readHash(key);
+    return { ...this.hashes.get(key) };
   }
 
   async mark(key: string, ttlMs: number, opts: { onlyIfAbsent?: boolean } = {}): Promise<boolean> {
@@ -102,11 +73,11 @@ export class MemoryRoutingState implements RoutingState {
   }
 
   async markedFor(key: string): Promise<number> {
-    return this.inProcess.markedFor(key);
+    return this.remaining(key);
   }
 
   async unmark(key: string): Promise<void> {
-    this.inProcess.unmark(key);
+    this.marks.delete(key);
   }
 
   private remaining(key: string): number {

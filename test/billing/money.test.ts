@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
+  addDecimals,
+  canonicalDecimal,
+  canonicalDiscount,
+  DecimalSum,
   decimalFromNumber,
   formatDecimal,
-  normalizeDecimal,
   parseDecimal,
   parseDiscount,
   sum,
@@ -27,7 +30,7 @@ describe("money", () => {
       ["-0", "0"],
       ["0.000", "0"],
     ];
-    for (const [input, expected] of cases) assert.equal(normalizeDecimal(input), expected, input);
+    for (const [input, expected] of cases) assert.equal(canonicalDecimal(input), expected, input);
     assert.equal(formatDecimal(decimalFromNumber(1e-7)), "0.0000001");
   });
 
@@ -109,7 +112,7 @@ describe("money", () => {
         "123456789012345678901234567890.000000000000000000001",
       ],
     ];
-    for (const [input, expected] of cases) assert.equal(normalizeDecimal(input), expected, input);
+    for (const [input, expected] of cases) assert.equal(canonicalDecimal(input), expected, input);
   });
 
   test("a leading plus sign is not decimal text", () => {
@@ -140,5 +143,16 @@ describe("money", () => {
     assert.equal(value.toString(), "0.0125");
     assert.equal(String(value), "0.0125");
     assert.equal(JSON.stringify({ value }), '{"value":"0.0125"}');
+  });
+
+  test("decimal text adds, negates and sums exactly in canonical form", () => {
+    assert.equal(addDecimals("0.1", "0.2"), "0.3");
+    assert.equal(addDecimals("1e-7", "-1"), "-0.9999999");
+    assert.equal(canonicalDiscount("0.50"), "0.5");
+    assert.throws(() => canonicalDiscount("1.5"), /discount/);
+    const total = new DecimalSum();
+    for (const text of ["12.000345", "0.1", "-3", "1e-9", "0.2"]) total.add(text);
+    assert.equal(total.total(), "9.300345001");
+    assert.equal(new DecimalSum().total(), "0");
   });
 });

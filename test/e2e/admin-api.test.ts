@@ -373,7 +373,7 @@ describe("retention", () => {
     const file = join(dir, "switchyard.db");
     const store = new SqliteStore(file);
     await store.migrate();
-    await store.upsertAccount("acme", { balance: "1" });
+    await store.accounts.upsertAccount("acme", { balance: "1" });
     const old = Date.now() - 3 * 86_400_000;
     const id = `gen-${old.toString(36).padStart(9, "0")}AAAAAAAAAAAAAAAA`;
     const start = {

@@ -7,7 +7,7 @@ import { generationIdTime, newGenerationId } from "../../src/gateway/ids.ts";
 import { lookupGeneration } from "../../src/gateway/lookup.ts";
 
 const caller = { accountId: "acct-1", kind: "payg" };
-const auth = { authenticate: async () => caller, cachedCaller: () => undefined } as any;
+const auth = { authenticate: async () => caller } as any;
 const headers = { authorization: "Bearer sk-test" };
 
 function storeFindingAfter(misses: number, sharedByProcesses = true) {

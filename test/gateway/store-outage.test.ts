@@ -30,8 +30,8 @@ function outageStore(keys: Record<string, KeyRow>, accounts: Record<string, Acco
     get acceptsGenerations() {
       return state.acceptsGenerations;
     },
-    findKeyByHash: (hash: string) => read(Object.values(keys).find((k) => k.hash === hash)),
-    getAccount: (id: string) => read(accounts[id]),
+    keys: { findKeyByHash: (hash: string) => read(Object.values(keys).find((k) => k.hash === hash)) },
+    accounts: { getAccount: (id: string) => read(accounts[id]) },
   } as unknown as Store;
   return { store, state };
 }
@@ -78,9 +78,11 @@ test("a store failure that is not an outage is not papered over with a cached an
   t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
   let fail = false;
   const store = {
-    findKeyByHash: async () => {
-      if (fail) throw new Error("relation keys does not exist");
-      return key("sk-known", "acme");
+    keys: {
+      findKeyByHash: async () => {
+        if (fail) throw new Error("relation keys does not exist");
+        return key("sk-known", "acme");
+      },
     },
   } as unknown as Store;
   const auth = new Authenticator(store);
@@ -117,7 +119,7 @@ test("admission: the credit read before stands while the store is away, even onc
 async function finishOneGeneration(getAccount: () => Promise<AccountRow | undefined>) {
   const written: GenerationEnd[] = [];
   const store = {
-    getAccount,
+    accounts: { getAccount },
     recordGeneration: async (_g: unknown, end: GenerationEnd) => {
       written.push(end);
     },

@@ -84,7 +84,7 @@ describe("PostgreSQL store while the server goes away", () => {
   test("a connection the server ends mid-transaction neither crashes the process nor loses the batch", async (t) => {
     if (!db) return t.skip("no private PostgreSQL");
     const store = await open();
-    await store.upsertAccount("held", { balance: "10" });
+    await store.accounts.upsertAccount("held", { balance: "10" });
     // Hold the account's row so that the batch's debit waits inside its transaction, then end the
     // batch's connection from the server side, as a restart does: the checked-out client emits
     // 'error' with no pool listener on it (which used to end the process).
@@ -104,7 +104,7 @@ describe("PostgreSQL store while the server goes away", () => {
       await written;
       const row = await store.getGeneration(g.id, "held");
       assert.equal(row?.status, "completed");
-      assert.equal((await store.getAccount("held"))?.balance, "9");
+      assert.equal((await store.accounts.getAccount("held"))?.balance, "9");
     } finally {
       await locker.end();
     }
@@ -113,15 +113,15 @@ describe("PostgreSQL store while the server goes away", () => {
   test("while it is down: reads are StoreUnavailable at once, writes wait in memory and land once it is back", async (t) => {
     if (!db) return t.skip("no private PostgreSQL");
     const store = await open();
-    await store.upsertAccount("acct", { balance: "10" });
+    await store.accounts.upsertAccount("acct", { balance: "10" });
     const before = startOf("acct");
     await store.recordGeneration(before, endOf(before.id));
     await db.stop();
     try {
       assert.equal(await store.ping(), false);
       const began = performance.now();
-      await assert.rejects(store.getAccount("acct"), StoreUnavailable);
-      await assert.rejects(store.findKeyByHash("x"), StoreUnavailable);
+      await assert.rejects(store.accounts.getAccount("acct"), StoreUnavailable);
+      await assert.rejects(store.keys.findKeyByHash("x"), StoreUnavailable);
       await assert.rejects(store.getGeneration(before.id, "acct"), StoreUnavailable);
       assert.ok(performance.now() - began < 3_000, "reads waited for the server");
 
@@ -142,7 +142,7 @@ describe("PostgreSQL store while the server goes away", () => {
       assert.equal(store.pendingGenerationWrites, 0);
       assert.equal((await store.getGeneration(streamed.id, "acct"))?.status, "completed");
       assert.equal((await store.getGeneration(whole.id, "acct"))?.status, "completed");
-      assert.equal((await store.getAccount("acct"))?.balance, "5");
+      assert.equal((await store.accounts.getAccount("acct"))?.balance, "5");
       assert.equal(await store.ping(), true);
     } finally {
       await db.start().catch(() => {}); // already running unless the test failed above
@@ -152,7 +152,7 @@ describe("PostgreSQL store while the server goes away", () => {
   test("at its bound the backlog refuses new generations with a 503 until it drains", async (t) => {
     if (!db) return t.skip("no private PostgreSQL");
     const store = await open({ maxBacklog: 2 });
-    await store.upsertAccount("bound", { balance: "10" });
+    await store.accounts.upsertAccount("bound", { balance: "10" });
     const credit = new CreditCheck(store);
     const caller = { keyId: "k", accountId: "bound", kind: "payg" as const };
     await credit.admit(caller);
@@ -181,7 +181,7 @@ describe("PostgreSQL store while the server goes away", () => {
   test("a settlement made while the store is down debits exactly once after it is back", async (t) => {
     if (!db) return t.skip("no private PostgreSQL");
     const store = await open();
-    await store.upsertAccount("later", { balance: "10" });
+    await store.accounts.upsertAccount("later", { balance: "10" });
     const g = startOf("later");
     await store.recordGeneration(g, endOf(g.id));
     const model = loadBuiltinCatalog().find((m) => m.id === "local/echo-1")!;
@@ -203,14 +203,14 @@ describe("PostgreSQL store while the server goes away", () => {
         async () => (await store.getGeneration(g.id, "later"))?.settledAt !== undefined,
       );
       const row = (await store.getGeneration(g.id, "later"))!;
-      const balance = (await store.getAccount("later"))!.balance;
+      const balance = (await store.accounts.getAccount("later"))!.balance;
       assert.equal(Number(balance), 10 - Number(row.rating!.usage));
       // Settling it again (a retry whose first COMMIT had landed) changes nothing.
       assert.deepEqual(
         await store.settleGenerations([{ id: g.id, rating: row.rating!, settledAt: Date.now() }]),
         [undefined],
       );
-      assert.equal((await store.getAccount("later"))!.balance, balance);
+      assert.equal((await store.accounts.getAccount("later"))!.balance, balance);
       assert.deepEqual(errors, []);
     } finally {
       settlement.stop();

@@ -46,7 +46,7 @@ test("a full disk: writes wait in memory and land once there is room; reads keep
   // Turns long enough for the whole batch: no part of it can fit in the pages there are.
   const { store } = fileStore({ batchTurnMs: 1_000 });
   await store.migrate();
-  await store.upsertAccount("acct", { balance: "1" });
+  await store.accounts.upsertAccount("acct", { balance: "1" });
   // The store's own connection, made to see a full disk: no page beyond those it has.
   const db = (store as unknown as { db: DatabaseSync }).db;
   const { page_count } = db.prepare("PRAGMA page_count").get() as { page_count: number };
@@ -57,7 +57,7 @@ test("a full disk: writes wait in memory and land once there is room; reads keep
     const writes = gens.map((g) => store.recordGeneration(g, endOf(g.id)));
     await sleep(100);
     assert.equal(store.pendingGenerationWrites, 200);
-    assert.equal((await store.getAccount("acct"))?.balance, "1");
+    assert.equal((await store.accounts.getAccount("acct"))?.balance, "1");
     assert.equal(await store.ping(), true);
     await assert.rejects(store.getGeneration(gens[0]!.id, "acct"), StoreUnavailable);
     db.exec("PRAGMA max_page_count = 1073741823");
@@ -71,7 +71,7 @@ test("a full disk: writes wait in memory and land once there is room; reads keep
 test("another process holding the write lock: writes wait off the event loop, reads go on", async () => {
   const { path, store } = fileStore({ busyTimeoutMs: 50 });
   await store.migrate();
-  await store.upsertAccount("acct", { balance: "1" });
+  await store.accounts.upsertAccount("acct", { balance: "1" });
   const other = new DatabaseSync(path);
   try {
     other.exec("BEGIN EXCLUSIVE");
@@ -89,8 +89,8 @@ test("another process holding the write lock: writes wait off the event loop, re
     clearInterval(probe);
     assert.ok(longest < 200, `the event loop was held ${Math.round(longest)} ms`);
     assert.equal(store.pendingGenerationWrites, 1);
-    assert.equal((await store.getAccount("acct"))?.balance, "1");
-    await assert.rejects(store.creditAccount("acct", "1"), StoreUnavailable);
+    assert.equal((await store.accounts.getAccount("acct"))?.balance, "1");
+    await assert.rejects(store.accounts.creditAccount("acct", "1"), StoreUnavailable);
     other.exec("COMMIT");
     await written;
     assert.equal((await store.getGeneration(g.id, "acct"))?.status, "completed");

@@ -36,8 +36,8 @@ describe("sqlite store on disk", () => {
     const file = join(dir, "money.db");
     const store = new SqliteStore(file);
     await store.migrate();
-    await store.upsertAccount("acct", { balance: "0.1" });
-    await store.creditAccount("acct", "0.2");
+    await store.accounts.upsertAccount("acct", { balance: "0.1" });
+    await store.accounts.creditAccount("acct", "0.2");
     await store.close();
     const db = new DatabaseSync(file);
     const row = db.prepare("SELECT balance, typeof(balance) AS type FROM accounts WHERE id = 'acct'").get();
@@ -341,7 +341,7 @@ describe("sqlite store: a batch's turns on the event loop", () => {
     assert.equal(store.batchesWritten, 4);
     for (const id of ["gen-t1", "gen-t2", "gen-t3", "gen-t4"])
       assert.equal((await store.getGeneration(id, "a"))?.status, "completed", id);
-    const [sums] = await store.usage({ fromDay: 0, toDay: 0 }, "account");
+    const [sums] = await store.queries.usage({ fromDay: 0, toDay: 0 }, "account");
     assert.deepEqual([sums?.counters[0], sums?.counters[2]], [4, 12]);
     await store.close();
   });

@@ -3,11 +3,12 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
-import { GatewayError } from "../../src/ir/errors.ts";
+import { addDecimals } from "../../src/billing/money.ts";
 import type { Usage } from "../../src/ir/usage.ts";
-import { addDecimals } from "../../src/ledger/decimal.ts";
 import type { GenerationEnd, GenerationStart, Rating, Store, StoreOptions } from "../../src/ledger/types.ts";
 import type { WriteQueueOptions } from "../../src/ledger/write-queue.ts";
+import { runAccountsContract } from "./accounts-contract.ts";
+import { runKeysContract } from "./keys-contract.ts";
 
 export type ContractStore = Store & { readonly batchesWritten: number };
 
@@ -154,7 +155,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         withStore(
           async (store) => {
             const account = unique("acct");
-            await store.upsertAccount(account, { balance: "10" });
+            await store.accounts.upsertAccount(account, { balance: "10" });
             const taken = [startOf(account), startOf(account)];
             for (const g of taken) await store.startGeneration(g);
             const fresh = Array.from({ length: 40 }, () => startOf(account));
@@ -185,9 +186,9 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               toDay: day(fresh[39]!.createdAt),
               accountId: account,
             };
-            const [sums] = await store.usage(filter, "account");
+            const [sums] = await store.queries.usage(filter, "account");
             assert.deepEqual([sums?.counters[0], sums?.cost], [40, "0.4"]);
-            assert.equal((await store.getAccount(account))?.balance, "9.6");
+            assert.equal((await store.accounts.getAccount(account))?.balance, "9.6");
           },
           { delayMs: 50 },
         ));
@@ -195,7 +196,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("finishes and settlements add up per day, model and key; costs exactly, once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "10" });
+          await store.accounts.upsertAccount(account, { balance: "10" });
           // Settled with its finish, in one write.
           const a = startOf(account, { model: "m-a" });
           await store.recordGeneration(a, endOf(a.id, { settlement: { rating: costOf("0.1") } }));
@@ -213,7 +214,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           );
           const filter = { fromDay: day(a.createdAt), toDay: day(c.createdAt), accountId: account };
 
-          const byModel = await store.usage(filter, "model");
+          const byModel = await store.queries.usage(filter, "model");
           assert.deepEqual(
             byModel.map((g) => [g.group, g.counters[0], g.counters[1], g.cost]),
             [
@@ -226,7 +227,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal(ma.counters[3], 2 * usage.completionTokens);
           assert.equal(ma.counters[4], 2 * usage.cacheReadTokens);
           assert.equal(ma.counters[6], 2 * usage.reasoningTokens);
-          const byKey = await store.usage(filter, "key");
+          const byKey = await store.queries.usage(filter, "key");
           assert.deepEqual(
             byKey.map((g) => [g.group, g.counters[0], g.cost]),
             [
@@ -235,7 +236,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             ],
           );
           // By key for one model: the finest rollup grain; the three grains agree.
-          const byKeyOfModel = await store.usage({ ...filter, model: "m-a" }, "key");
+          const byKeyOfModel = await store.queries.usage({ ...filter, model: "m-a" }, "key");
           assert.deepEqual(
             byKeyOfModel.map((g) => [g.group, g.counters[0], g.cost]),
             [
@@ -243,20 +244,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               ["key-2", 1, "0.2"],
             ],
           );
-          const [byAccount] = await store.usage(filter, "account");
-          const [byAccountOfKeys] = await store.usage({ ...filter, keyId: "key-1" }, "account");
+          const [byAccount] = await store.queries.usage(filter, "account");
+          const [byAccountOfKeys] = await store.queries.usage({ ...filter, keyId: "key-1" }, "account");
           assert.deepEqual([byAccount.counters[0], byAccount.cost], [3, "0.3"]);
           assert.deepEqual([byAccountOfKeys.counters[0], byAccountOfKeys.cost], [2, "0.1"]);
-          assert.equal((await store.getAccount(account))?.balance, "9.7");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "9.7");
           // Another account's rows are not in this account's sums.
-          assert.deepEqual(await store.usage({ ...filter, accountId: unique("acct") }, "model"), []);
+          assert.deepEqual(await store.queries.usage({ ...filter, accountId: unique("acct") }, "model"), []);
         }));
 
       test("finishes settled in one batch debit each account their exact sum and add up in its rollups", () =>
         withStore(async (store) => {
           const [one, two] = [unique("acct"), unique("acct")];
-          await store.upsertAccount(one, { balance: "1" });
-          await store.upsertAccount(two, { balance: "0" });
+          await store.accounts.upsertAccount(one, { balance: "1" });
+          await store.accounts.upsertAccount(two, { balance: "0" });
           // Not awaited one by one: the writes share a batch (amounts a binary double would not add exactly).
           const amounts = ["0.1", "0.2", "0.000000000001", "1e-12", "0.7"];
           const starts = amounts.map((_, n) => startOf(n % 2 === 0 ? one : two, { model: "m-batch" }));
@@ -265,11 +266,11 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
               store.recordGeneration(g, endOf(g.id, { settlement: { rating: costOf(amounts[n]) } })),
             ),
           );
-          assert.equal((await store.getAccount(one))?.balance, "0.199999999999");
-          assert.equal((await store.getAccount(two))?.balance, "-0.200000000001");
+          assert.equal((await store.accounts.getAccount(one))?.balance, "0.199999999999");
+          assert.equal((await store.accounts.getAccount(two))?.balance, "-0.200000000001");
           const filter = { fromDay: day(starts[0].createdAt), toDay: day(starts[4].createdAt) };
           const costs = async (accountId: string) =>
-            (await store.usage({ ...filter, accountId }, "model")).map((g) => [
+            (await store.queries.usage({ ...filter, accountId }, "model")).map((g) => [
               g.group,
               g.counters[0],
               g.cost,
@@ -281,7 +282,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("after a cross-model fallback, usage counts the model that answered", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const whole = startOf(account, { model: "m-asked" });
           await store.recordGeneration(
             whole,
@@ -294,7 +295,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           await store.settleGenerations([{ id: later.id, rating: costOf("0.02"), settledAt: Date.now() }]);
           const filter = { fromDay: day(whole.createdAt), toDay: day(later.createdAt), accountId: account };
           assert.deepEqual(
-            (await store.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
+            (await store.queries.usage(filter, "model")).map((g) => [g.group, g.counters[0], g.cost]),
             [["m-answered", 2, "0.03"]],
           );
         }));
@@ -302,7 +303,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("listings filter by account, model and status, newest first, paged by id", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account);
+          await store.accounts.upsertAccount(account);
           const made: GenerationStart[] = [];
           for (let i = 0; i < 5; i++) {
             const g = startOf(account, { id: `gen-${run}-list-${i}`, model: i % 2 ? "m-odd" : "m-even" });
@@ -310,27 +311,35 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             await store.recordGeneration(g, endOf(g.id, i === 4 ? { status: "failed" } : {}));
           }
           const ids = made.map((g) => g.id).reverse();
-          const page1 = await store.listGenerations({ accountId: account, limit: 2 });
+          const page1 = await store.queries.listGenerations({ accountId: account, limit: 2 });
           assert.deepEqual(
             page1.map((r) => r.id),
             ids.slice(0, 2),
           );
-          const page2 = await store.listGenerations({ accountId: account, limit: 2, idBefore: page1[1].id });
+          const page2 = await store.queries.listGenerations({
+            accountId: account,
+            limit: 2,
+            idBefore: page1[1].id,
+          });
           assert.deepEqual(
             page2.map((r) => r.id),
             ids.slice(2, 4),
           );
-          const odd = await store.listGenerations({ accountId: account, model: "m-odd", limit: 10 });
+          const odd = await store.queries.listGenerations({ accountId: account, model: "m-odd", limit: 10 });
           assert.deepEqual(
             odd.map((r) => r.id),
             [made[3].id, made[1].id],
           );
-          const failed = await store.listGenerations({ accountId: account, status: "failed", limit: 10 });
+          const failed = await store.queries.listGenerations({
+            accountId: account,
+            status: "failed",
+            limit: 10,
+          });
           assert.deepEqual(
             failed.map((r) => r.id),
             [made[4].id],
           );
-          const range = await store.listGenerations({
+          const range = await store.queries.listGenerations({
             accountId: account,
             idAtLeast: made[1].id,
             idBefore: made[3].id,
@@ -340,13 +349,13 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             range.map((r) => r.id),
             [made[2].id, made[1].id],
           );
-          assert.ok((await store.listAccounts()).some((a) => a.id === account));
+          assert.ok((await store.accounts.listAccounts()).some((a) => a.id === account));
         }));
 
       test("retention deletes done rows below the bound in batches and keeps the rollups", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           // "!" sorts before every other id of this run: the bound below reaches only these rows.
           const id = (n: number) => `gen-!${run}-ret-${n}`;
           const done = [0, 1, 2].map((n) => startOf(account, { id: id(n) }));
@@ -359,7 +368,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           const newer = startOf(account, { id: id(9) });
           await store.recordGeneration(newer, endOf(newer.id, { settlement: { rating: costOf("0.01") } }));
           const filter = { fromDay: day(done[0].createdAt), toDay: day(newer.createdAt), accountId: account };
-          const before = await store.usage(filter, "account");
+          const before = await store.queries.usage(filter, "account");
 
           assert.equal(await store.deleteGenerations(id(5), 2), 2);
           assert.equal(await store.deleteGenerations(id(5), 2), 1);
@@ -368,7 +377,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           assert.equal((await store.getGeneration(pending.id, account))?.status, "pending");
           assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
           assert.equal((await store.getGeneration(newer.id, account))?.status, "completed");
-          assert.deepEqual(await store.usage(filter, "account"), before);
+          assert.deepEqual(await store.queries.usage(filter, "account"), before);
           assert.equal(before[0].counters[0], 5);
           assert.equal(before[0].cost, "0.04");
         }));
@@ -406,169 +415,16 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         }));
     });
 
-    describe("accounts", () => {
-      test("a new account starts at the given balance, or zero", () =>
-        withStore(async (store) => {
-          const rich = unique("acct");
-          const created = await store.upsertAccount(rich, { balance: "100", discount: "0.1" });
-          assert.equal(created.id, rich);
-          assert.equal(created.balance, "100");
-          assert.equal(created.discount, "0.1");
-          assert.equal(typeof created.createdAt, "number");
-          assert.deepEqual(await store.getAccount(rich), created);
-
-          const plain = await store.upsertAccount(unique("acct"));
-          assert.equal(plain.balance, "0");
-          assert.equal(plain.discount, undefined);
-        }));
-
-      test("upsert of an existing account overwrites only the fields given", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          const first = await store.upsertAccount(id, { balance: "5", discount: "0.2" });
-          const second = await store.upsertAccount(id, { balance: "7.25" });
-          assert.equal(second.balance, "7.25");
-          assert.equal(second.discount, "0.2");
-          assert.equal(second.createdAt, first.createdAt);
-        }));
-
-      test("an unknown account is undefined", () =>
-        withStore(async (store) => {
-          assert.equal(await store.getAccount(unique("nobody")), undefined);
-        }));
-
-      test("credits add exactly: 0.1 + 0.2 is 0.3", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          assert.equal(await store.creditAccount(id, "0.1"), "0.1");
-          assert.equal(await store.creditAccount(id, "0.2"), "0.3");
-          assert.equal((await store.getAccount(id))?.balance, "0.3");
-          assert.equal(await store.creditAccount(id, "-1.05"), "-0.75");
-          assert.equal(await store.creditAccount(id, "0.00000000000000000001"), "-0.74999999999999999999");
-        }));
-
-      test("concurrent credits all count", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          await Promise.all(Array.from({ length: 50 }, () => store.creditAccount(id, "0.01")));
-          assert.equal((await store.getAccount(id))?.balance, "0.5");
-        }));
-
-      test("a malformed amount is a 400 naming the field; an unknown account is a 404", () =>
-        withStore(async (store) => {
-          const id = unique("acct");
-          await store.upsertAccount(id);
-          await assert.rejects(store.creditAccount(id, "1,5"), (e: unknown) => {
-            assert.ok(e instanceof GatewayError);
-            assert.equal(e.status, 400);
-            assert.equal(e.param, "amount");
-            return true;
-          });
-          await assert.rejects(store.upsertAccount(id, { discount: "1.5" }), /discount/);
-          await assert.rejects(store.creditAccount(unique("nobody"), "1"), (e: unknown) => {
-            assert.ok(e instanceof GatewayError);
-            assert.equal(e.status, 404);
-            return true;
-          });
-          assert.equal((await store.getAccount(id))?.balance, "0");
-        }));
-    });
+    // The parts' own contracts: accounts-contract.ts, keys-contract.ts.
+    runAccountsContract((work) => withStore((store) => work(store.accounts)), unique);
+    runKeysContract((work) => withStore((store) => work(store.keys)), unique);
 
     describe("keys", () => {
-      const keyOf = (accountId: string, overrides: Record<string, unknown> = {}) => ({
-        id: unique("key"),
-        hash: unique("hash"),
-        prefix: unique("sk-payg"),
-        kind: "payg" as const,
-        accountId,
-        createdAt: 1_700_000_000_000 + counter,
-        ...overrides,
-      });
-
-      test("a key is found by its hash, with every field", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const key = keyOf(account, { kind: "subscription", name: "ci" });
-          await store.insertKey(key);
-          assert.deepEqual(await store.findKeyByHash(key.hash), key);
-          assert.equal(await store.findKeyByHash(unique("hash")), undefined);
-        }));
-
-      test("a second key with the same hash is refused", () =>
-        withStore(async (store) => {
-          const key = keyOf(unique("acct"));
-          await store.insertKey(key);
-          await assert.rejects(store.insertKey({ ...key, id: unique("key") }), /already exists/);
-        }));
-
-      test("keys are listed per account and all together, oldest first", () =>
-        withStore(async (store) => {
-          const a = unique("acct");
-          const b = unique("acct");
-          const a1 = keyOf(a);
-          const b1 = keyOf(b);
-          const a2 = keyOf(a);
-          for (const key of [a1, b1, a2]) await store.insertKey(key);
-          assert.deepEqual(
-            (await store.listKeys(a)).map((k) => k.id),
-            [a1.id, a2.id],
-          );
-          const all = (await store.listKeys()).map((k) => k.id);
-          assert.ok(all.includes(a1.id) && all.includes(b1.id) && all.includes(a2.id));
-          assert.ok(all.indexOf(a1.id) < all.indexOf(b1.id) && all.indexOf(b1.id) < all.indexOf(a2.id));
-        }));
-
-      test("revoking by id marks revokedAt once", () =>
-        withStore(async (store) => {
-          const key = keyOf(unique("acct"));
-          await store.insertKey(key);
-          const before = Date.now();
-          assert.equal(await store.revokeKey(key.id), true);
-          const revoked = await store.findKeyByHash(key.hash);
-          assert.ok(revoked?.revokedAt !== undefined && revoked.revokedAt >= before);
-          assert.equal(await store.revokeKey(key.id), false);
-          assert.equal(await store.revokeKey(unique("no-such-key")), false);
-        }));
-
-      test("revoking by display prefix works when one live key has it, and refuses when several do", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const single = keyOf(account);
-          await store.insertKey(single);
-          assert.equal(await store.revokeKey(single.prefix), true);
-          assert.ok((await store.findKeyByHash(single.hash))?.revokedAt);
-
-          const shared = unique("sk-shared");
-          const first = keyOf(account, { prefix: shared });
-          const second = keyOf(account, { prefix: shared });
-          await store.insertKey(first);
-          await store.insertKey(second);
-          await assert.rejects(store.revokeKey(shared), /2 live keys/);
-          assert.equal((await store.findKeyByHash(first.hash))?.revokedAt, undefined);
-        }));
-      test("a key's limits and budget are stored with it, listed, and replaced", () =>
-        withStore(async (store) => {
-          const account = unique("acct");
-          const key = keyOf(account, {
-            limits: { rpm: 60, tpm: 100_000, concurrency: 4 },
-            budget: { usd: "5.25", period: "day" },
-          });
-          await store.insertKey(key);
-          assert.deepEqual(await store.findKeyByHash(key.hash), key);
-          assert.deepEqual((await store.listKeys(account))[0], key);
-          assert.equal(await store.setKeyLimits(key.id, { rpm: 2 }, undefined), true);
-          const changed = await store.findKeyByHash(key.hash);
-          assert.deepEqual([changed?.limits, changed?.budget], [{ rpm: 2 }, undefined]);
-          assert.equal(await store.setKeyLimits(unique("no-such-key"), undefined, undefined), false);
-        }));
-
       test("a key's spend (what its budget reads): its settled costs by day of creation, from the rollups", () =>
         withStore(async (store) => {
           const account = unique("acct");
           const keyId = unique("key");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const DAY = 86_400_000;
           const at = (day: number, key = keyId) =>
             startOf(account, { keyId: key, createdAt: day * DAY + 5_000 });
@@ -599,11 +455,15 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             { id: otherKey.id, rating: ratingOf("0.2"), settledAt: 1 },
           ]);
           const spend = async (fromDay: number) =>
-            (await store.usage({ fromDay, toDay: 20_010, keyId }, "key")).find((g) => g.group === keyId)
-              ?.cost;
+            (await store.queries.usage({ fromDay, toDay: 20_010, keyId }, "key")).find(
+              (g) => g.group === keyId,
+            )?.cost;
           assert.equal(await spend(20_002), "0.3");
           assert.equal(await spend(0), "0.5");
-          assert.deepEqual(await store.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"), []);
+          assert.deepEqual(
+            await store.queries.usage({ fromDay: 0, toDay: 20_010, keyId: unique("key") }, "key"),
+            [],
+          );
         }));
     });
 
@@ -611,7 +471,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("start → pending, finish → completed with usage, timings and retries, settle → rated and debited", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const start = startOf(account, { api: "messages", streamed: false });
           await store.startGeneration(start);
 
@@ -631,7 +491,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           const settled = await store.getGeneration(start.id, account);
           assert.deepEqual(settled?.rating, rating);
           assert.equal(settled?.settledAt, 1_700_000_003_000);
-          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999877");
         }));
 
       test("a finish naming a fallback model replaces the model asked for: started then finished, and written whole", () =>
@@ -672,20 +532,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("settling twice debits once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "0" });
+          await store.accounts.upsertAccount(account, { balance: "0" });
           const start = startOf(account);
           void store.startGeneration(start);
           void store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1);
           await store.settleGeneration(start.id, rating, 2);
-          assert.equal((await store.getAccount(account))?.balance, "-0.000123");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "-0.000123");
           assert.equal((await store.getGeneration(start.id, account))?.settledAt, 1);
         }));
 
       test("a batch of settlements: one debit per account for the sum, errors per item, no double debit", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const [a, b, pending] = [startOf(account), startOf(account), startOf(account)];
           for (const g of [a, b, pending]) void store.startGeneration(g);
           for (const g of [a, b]) void store.finishGeneration(endOf(g.id));
@@ -701,14 +561,14 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             [undefined, undefined, "does not exist", "pending", undefined],
           );
           // 1 − 0.000123 (a's rating) − 0.5 (b's explicit debit); a's repeat is not debited again.
-          assert.equal((await store.getAccount(account))?.balance, "0.499877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.499877");
           assert.equal((await store.getGeneration(a.id, account))?.settledAt, 1);
         }));
 
       test("a finish that carries its settlement is rated and debited in the finish's own batch", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           // Start and finish in one batch (written as one row), and in separate batches.
           const together = startOf(account);
           void store.startGeneration(together);
@@ -725,18 +585,18 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             assert.equal(row?.settledAt, 1_700_000_002_000);
           }
           // Two ratings of 0.000123 debited; the subscription one (debit 0) is not.
-          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999754");
           const unsettled = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
           assert.equal(unsettled.has(together.id) || unsettled.has(apart.id) || unsettled.has(sub.id), false);
           // Settling again later changes nothing.
           await store.settleGeneration(apart.id, rating, 5);
-          assert.equal((await store.getAccount(account))?.balance, "0.999754");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999754");
         }));
 
       test("a generation recorded whole is one finished row, settled and debited with it; an id is recorded once", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "1" });
+          await store.accounts.upsertAccount(account, { balance: "1" });
           const whole = startOf(account, { streamed: true });
           const wholeEnd = endOf(whole.id, { settlement: { rating } });
           const unsettled = startOf(account);
@@ -753,7 +613,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
             ["fulfilled", "fulfilled", "rejected", "rejected"],
           );
           assert.deepEqual(await store.getGeneration(whole.id, account), finishedRowOf(whole, wholeEnd));
-          assert.equal((await store.getAccount(account))?.balance, "0.999877");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "0.999877");
           assert.equal((await store.getGeneration(unsettled.id, account))?.status, "completed");
           assert.equal((await store.getGeneration(started.id, account))?.status, "pending");
           const leftToSettle = new Set((await store.listUnsettled(100_000)).map((g) => g.id));
@@ -764,25 +624,25 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("a settlement with an explicit debit of 0 rates without touching the balance", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "5" });
+          await store.accounts.upsertAccount(account, { balance: "5" });
           const start = startOf(account);
           void store.startGeneration(start);
           void store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1, "0");
-          assert.equal((await store.getAccount(account))?.balance, "5");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "5");
           assert.deepEqual((await store.getGeneration(start.id, account))?.rating, rating);
         }));
 
       test("settlement may take the balance below zero, and refuses unknown or pending generations", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account, { balance: "0.0001" });
+          await store.accounts.upsertAccount(account, { balance: "0.0001" });
           const start = startOf(account);
           await store.startGeneration(start);
           await assert.rejects(store.settleGeneration(start.id, rating, 1), /pending/);
           await store.finishGeneration(endOf(start.id));
           await store.settleGeneration(start.id, rating, 1);
-          assert.equal((await store.getAccount(account))?.balance, "-0.000023");
+          assert.equal((await store.accounts.getAccount(account))?.balance, "-0.000023");
           await assert.rejects(store.settleGeneration(unique("gen"), rating, 1), /does not exist/);
           await assert.rejects(
             store.settleGeneration(start.id, { ...rating, usage: "NaN" }, 1),
@@ -968,7 +828,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
       test("listUnsettled gives finished, unsettled generations, oldest first", () =>
         withStore(async (store) => {
           const account = unique("acct");
-          await store.upsertAccount(account);
+          await store.accounts.upsertAccount(account);
           const pending = startOf(account);
           const older = startOf(account, { createdAt: 1_600_000_000_000 });
           const newer = startOf(account, { createdAt: 1_600_000_000_001 });

@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { parseDecimal } from "../../src/billing/money.ts";
 import {
   type RevocationStep,
   revocation,
@@ -31,7 +32,8 @@ test("settlement debits each account once, in a fixed order, and fails unknown a
   };
   const steps: SettlementStep[] = [];
   const items = ["a", "b", "c", "d", "e", "x"].map((id) => ({ id, rating, settledAt: 1 }));
-  const outcomes = runSteps(settlement(items, ["1.5", "2", "0.25", "9", "9", "9"]), (step) => {
+  const debits = ["1.5", "2", "0.25", "9", "9", "9"].map((d) => parseDecimal(d, "debit"));
+  const outcomes = runSteps(settlement(items, debits), (step) => {
     steps.push(step);
     return step.op === "readGeneration" ? rows[step.id] : undefined;
   });

@@ -125,18 +125,16 @@ describe("Router.plan", () => {
     assert.deepEqual(await plan(router), ["p/main@b", "p/main@c"], "another request meanwhile skips a");
   });
 
-  test("state in this process (read at once) and state behind awaits plan alike through breaker and retry-after", async () => {
+  test("a plan follows the breaker and retry-after through open, paused, half-open and closed again", async () => {
     const settings = {
       ...DEFAULT_ROUTING,
       health: { ...DEFAULT_ROUTING.health, failureThreshold: 2, cooldownMs: 100 },
     };
     const down = new GatewayError("api_error", "down", { status: 502 });
     const slowDown = new GatewayError("api_error", "later", { status: 429, retryAfter: 0.05 });
-    const scenario = async (inProcess: boolean) => {
+    const scenario = async () => {
       const clock = new Clock();
-      const memory = new MemoryRoutingState({ now: clock.now });
-      // CountingState has no `inProcess`: every read goes through the async interface.
-      const state = inProcess ? memory : new CountingState(memory);
+      const state = new MemoryRoutingState({ now: clock.now });
       const router = new Router({ models: lookup, settings, state, now: clock.now });
       const seen: string[][] = [];
       const look = async () => {
@@ -157,21 +155,11 @@ describe("Router.plan", () => {
       const probing = await look(); // a half-open: this request holds its probe
       await look(); // another request meanwhile
       const answered = await router.run(probing, { signal: new AbortController().signal }, async () => "ok");
-      // The pipeline's way: at once when it can, else awaited.
-      const atOnce = router.finishedNow(answered, { sample: { durationMs: 5 } });
-      assert.equal(atOnce, inProcess);
-      if (!atOnce) await router.finished(answered, { sample: { durationMs: 5 } });
-      assert.equal(
-        router.finishedNow(answered, { cancelled: true }),
-        false,
-        "only a success is done at once",
-      );
+      await router.finished(answered, { sample: { durationMs: 5 } });
       await look(); // closed again
       return seen;
     };
-    const atOnce = await scenario(true);
-    assert.deepEqual(atOnce, await scenario(false));
-    assert.deepEqual(atOnce, [
+    assert.deepEqual(await scenario(), [
       ["a", "b", "c"],
       ["a", "b", "c"],
       ["b", "c"],

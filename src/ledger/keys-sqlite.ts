@@ -1,0 +1,79 @@
+// API keys in the embedded store (keys-types.ts). The table is the ledger's (sqlite-schema.ts).
+
+import type { StatementSync } from "node:sqlite";
+import { type Columns, keyColumnList, keyColumnValues, keyFromColumns, limitsColumn } from "./columns.ts";
+import type { KeyStore } from "./keys-types.ts";
+import { duplicateKey } from "./ledger-errors.ts";
+import { isUniqueViolation, read } from "./sqlite-errors.ts";
+import { type RevocationStep, revocation, runSteps } from "./store-rules.ts";
+import type { KeyBudget, KeyLimits, KeyRow } from "./types.ts";
+
+type Transaction = <T>(work: () => T) => T;
+
+export class SqliteKeys implements KeyStore {
+  private readonly statement: (sql: string) => StatementSync;
+  private readonly transaction: Transaction;
+
+  /** `statement` prepares (and caches) a statement on the store's connection. */
+  constructor(statement: (sql: string) => StatementSync, transaction: Transaction) {
+    this.statement = statement;
+    this.transaction = transaction;
+  }
+
+  async insertKey(key: KeyRow): Promise<void> {
+    try {
+      this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        ...keyColumnValues(key),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKey(key.id);
+      throw error;
+    }
+  }
+
+  async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
+    const row = read(() => this.statement(`SELECT ${keyColumnList} FROM keys WHERE hash = ?`).get(hash));
+    return row ? keyFromColumns(row as Columns) : undefined;
+  }
+
+  async listKeys(accountId?: string): Promise<KeyRow[]> {
+    const rows =
+      accountId === undefined
+        ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
+        : this.statement(
+            `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
+          ).all(accountId);
+    return rows.map((row) => keyFromColumns(row as Columns));
+  }
+
+  async revokeKey(idOrPrefix: string): Promise<boolean> {
+    return this.transaction(() =>
+      runSteps(revocation(idOrPrefix, Date.now()), (step) => this.revocationStep(step)),
+    );
+  }
+
+  private revocationStep(step: RevocationStep): unknown {
+    switch (step.op) {
+      case "readKey": {
+        const row = this.statement("SELECT revoked_at FROM keys WHERE id = ?").get(step.id);
+        return row ? { revoked: row.revoked_at !== null } : undefined;
+      }
+      case "liveKeysWithPrefix":
+        return this.statement("SELECT id FROM keys WHERE prefix = ? AND revoked_at IS NULL")
+          .all(step.prefix)
+          .map((row) => String(row.id));
+      case "revoke":
+        this.statement("UPDATE keys SET revoked_at = ? WHERE id = ?").run(step.at, step.id);
+        return undefined;
+    }
+  }
+
+  async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
+    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
+      limitsColumn(limits),
+      limitsColumn(budget),
+      id,
+    );
+    return result.changes > 0;
+  }
+}
