@@ -1,14 +1,51 @@
-// The three names each wire protocol goes by, joined in one table: its module id here (ProtocolName),
-// its name in the config file (`providers[].protocol`) and the `api` the generation record shows.
+// The names each wire protocol goes by, joined in one table (docs/architecture.md §1, "One protocol,
+// its names"): the docs' name for its style (`wire`), its module id here (ProtocolName), its name in
+// the config file (`providers[].protocol`), the `api` the generation record shows, and the client
+// routes that speak it (src/server/paths.ts decides).
 
 import type { ProtocolName } from "./types.ts";
 
 export const PROTOCOL_NAMES = [
-  { protocol: "openai-chat", config: "openai", api: "chat.completions" },
-  { protocol: "anthropic", config: "anthropic", api: "messages" },
-  { protocol: "gemini", config: "gemini", api: "generateContent" },
-  { protocol: "openai-responses", config: "openai-responses", api: "responses" },
-] as const satisfies ReadonlyArray<{ protocol: ProtocolName; config: string; api: string }>;
+  {
+    wire: "chat-completions",
+    protocol: "openai-chat",
+    config: "openai",
+    api: "chat.completions",
+    routes: "/v1/chat/completions",
+  },
+  { wire: "messages", protocol: "anthropic", config: "anthropic", api: "messages", routes: "/v1/messages" },
+  {
+    wire: "content-generation",
+    protocol: "gemini",
+    config: "gemini",
+    api: "generateContent",
+    routes: "/v1beta/models/{model}:generateContent",
+  },
+  {
+    wire: "Responses API",
+    protocol: "openai-responses",
+    config: "openai-responses",
+    api: "responses",
+    routes: "/v1/responses",
+  },
+] as const satisfies ReadonlyArray<{
+  wire: string;
+  protocol: ProtocolName;
+  config: string;
+  api: string;
+  routes: string;
+}>;
+
+/**
+ * Bedrock's Converse API: a fifth protocol module, upstream only. No client route speaks it and no
+ * generation is recorded under it (the `api` is the client's); no `providers[].protocol` names it:
+ * the `aws-bedrock` platform speaks it to every model that is not Claude (src/providers/platforms/bedrock.ts).
+ */
+export const UPSTREAM_ONLY_PROTOCOL = {
+  wire: "Converse",
+  protocol: "bedrock-converse",
+  platform: "aws-bedrock",
+} as const;
 
 type Names = (typeof PROTOCOL_NAMES)[number];
 /** `providers[].protocol` of an HTTP upstream (the built-in `local` is not a wire protocol). */
