@@ -1,7 +1,7 @@
 // A stream's commonest event read without JSON.parse. Most of a stream is one event again and
 // again, the same JSON text but for a piece of text (and, from OpenAI, an `obfuscation` padding no
 // one reads): a chat chunk's `delta.content`, a messages `text_delta`. Parsing each costs most of a
-// translated stream's CPU (docs/architecture.md §4). So a decoder, having parsed one such event,
+// translated stream's CPU (BENCHMARKS.md, "Why the relay's fast path is shaped as it is"). So a decoder, having parsed one such event,
 // learns its text as a template whose "slots" are those string values; a later event that is the
 // template byte for byte outside its slots parses to the same value with only those strings
 // changed, and the decoder reads it as it read the first. Anything else is parsed as before.
