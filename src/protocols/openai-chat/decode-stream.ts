@@ -66,10 +66,10 @@ class ChatStreamDecoder implements StreamDecoder {
   private textChunk: StringSlots | undefined;
   /**
    * Before any text chunk has been parsed, the last quiet chunk (the role chunk), from which the
-   * text chunks' template is learned once a chunk that could be one arrives (announcedTextTemplate).
+   * text chunks' template is learned once a chunk that could be one arrives (textTemplateOfRoleChunk).
    * Not at once: a relay's tap never decodes text chunks, only the role, finish and usage chunks.
    */
-  private announcement: Announcement | undefined;
+  private roleChunk: RoleChunk | undefined;
 
   decode(event: SseEvent): StreamEvent[] {
     this.out = [];
@@ -100,15 +100,15 @@ class ChatStreamDecoder implements StreamDecoder {
     }
     this.textChunk = textTemplate(event.data, chunk, choice) ?? this.textChunk;
     if (!this.textChunk && choice && quiet(chunk, choice) && isObject(choice.delta))
-      this.announcement = { data: event.data, delta: choice.delta, slots: slotValues(chunk, PIECE) };
+      this.roleChunk = { data: event.data, delta: choice.delta, slots: slotValues(chunk, TEXT_STAND_IN) };
     return this.out;
   }
 
-  /** The text chunks' template, learned now from the announcement if this chunk may be one. */
+  /** The text chunks' template, learned now from the role chunk if this chunk may be one. */
   private template(data: string): StringSlots | undefined {
-    if (this.textChunk || !this.announcement || !data.includes(TEXT_DELTA)) return this.textChunk;
-    this.textChunk = announcedTextTemplate(this.announcement);
-    this.announcement = undefined;
+    if (this.textChunk || !this.roleChunk || !data.includes(TEXT_DELTA)) return this.textChunk;
+    this.textChunk = textTemplateOfRoleChunk(this.roleChunk);
+    this.roleChunk = undefined;
     return this.textChunk;
   }
 
@@ -347,34 +347,34 @@ function textTemplate(data: string, chunk: Json, choice: Json | undefined): Stri
 }
 
 /**
- * How a text chunk's delta begins, as OpenAI writes it: an announced template fits no other, and the
+ * How a text chunk's delta begins, as OpenAI writes it: a template from the role chunk fits no other, and the
  * relay learns its content shape from the chunks that hold it (relay.ts).
  */
 export const TEXT_DELTA = '"delta":{"content":"';
 
-/** A quiet chunk's text, its delta, and the slot values a text chunk announced by it would have. */
-interface Announcement {
+/** A quiet chunk's text (the role chunk), its delta, and the slot values a text chunk like it would have. */
+interface RoleChunk {
   data: string;
   delta: Json;
   slots: string[];
 }
 
-/** What stands in for the piece in an announced template (any text learn() finds once will do). */
-const PIECE = "piece";
+/** What stands in for the text in a role chunk's template (any text learn() finds once will do). */
+const TEXT_STAND_IN = "piece";
 
 /**
- * Before any text chunk has been parsed, the text chunks that a quiet chunk (the role chunk that
- * opens a stream) announces: that chunk with `{"content": piece}` as its whole delta, which is how
+ * Before any text chunk has been parsed, the text chunks that follow a quiet chunk (the role chunk that
+ * opens a stream): that chunk with `{"content": text}` as its whole delta, which is how
  * OpenAI writes them. Learning it costs a stringify of the delta and a copy of the text instead of
  * the parse of the first text chunk; a text chunk written otherwise is parsed, as without it.
  */
-function announcedTextTemplate({ data, delta, slots }: Announcement): StringSlots | undefined {
+function textTemplateOfRoleChunk({ data, delta, slots }: RoleChunk): StringSlots | undefined {
   // No backslash (learn's rule), so the delta's text is its JSON.stringify, unless keys repeat.
   const written = `"delta":${JSON.stringify(delta)}`;
   const at = data.indexOf(written);
   if (at < 0 || data.indexOf(written, at + 1) >= 0) return undefined;
-  const announced = `${data.slice(0, at)}"delta":{"content":"${PIECE}"}${data.slice(at + written.length)}`;
-  return StringSlots.learn(announced, slots);
+  const textChunk = `${data.slice(0, at)}"delta":{"content":"${TEXT_STAND_IN}"}${data.slice(at + written.length)}`;
+  return StringSlots.learn(textChunk, slots);
 }
 
 /** No error, usage, finish or log probabilities: a chunk that only its delta can make count. */
@@ -384,10 +384,10 @@ function quiet(chunk: Json, choice: Json): boolean {
   );
 }
 
-/** A template's slots: the piece, and OpenAI's `obfuscation` padding of random length no one reads. */
-function slotValues(chunk: Json, piece: string): string[] {
+/** A template's slots: the text, and OpenAI's `obfuscation` padding of random length no one reads. */
+function slotValues(chunk: Json, text: string): string[] {
   const obfuscation = chunk.obfuscation;
-  return typeof obfuscation === "string" ? [piece, obfuscation] : [piece];
+  return typeof obfuscation === "string" ? [text, obfuscation] : [text];
 }
 
 function absent(value: unknown): boolean {
