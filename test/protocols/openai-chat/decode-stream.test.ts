@@ -386,7 +386,7 @@ describe("text chunks read without JSON.parse (src/protocols/shared/string-slots
     }
   });
 
-  test("the role chunk announces the text chunks: none of them is parsed when written as OpenAI does", () => {
+  test("the role chunk gives the text chunks their template: none of them is parsed when written as OpenAI does", () => {
     for (const extra of [{}, { obfuscation: "x" }]) {
       const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })], extra) };
       const pieces = Array.from({ length: 20 }, (_, i) => text(` w${i}`, extra));
@@ -398,7 +398,7 @@ describe("text chunks read without JSON.parse (src/protocols/shared/string-slots
     }
   });
 
-  test("the announced template is learned only once a text chunk may use it (a relay's tap sees none)", () => {
+  test("the role chunk's template is learned only once a text chunk may use it (a relay's tap sees none)", () => {
     const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) };
     const finish = { data: chunk([choice({}, { finish_reason: "stop" })]) };
     const usage = {
@@ -422,12 +422,12 @@ describe("text chunks read without JSON.parse (src/protocols/shared/string-slots
     assert.equal(learned, 0, "the role chunk's delta was written out to learn a template no chunk used");
   });
 
-  test("a text chunk written otherwise than announced is parsed, and learned", () => {
+  test("a text chunk written otherwise than the role chunk's template is parsed, and learned", () => {
     const role = { data: chunk([choice({ role: "assistant", content: "", refusal: null })]) };
     const other = (piece: string) => ({ data: chunk([{ delta: { content: piece }, index: 0 }]) });
     const events = [role, other("a"), other("b"), other("c"), text("d")];
     const { parses, result } = countingParses(() => decodeAll(openaiChat.streamDecoder(), events));
-    assert.equal(parses, 3, "the role chunk, the first of the other layout and the one announced");
+    assert.equal(parses, 3, "the role chunk, the first of the other layout and the one like the role chunk");
     assert.deepEqual(result, decodeAll(openaiChat.streamDecoder(), laidOutApart(events)));
   });
 
