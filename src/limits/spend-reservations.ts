@@ -29,8 +29,14 @@ import { LEASE_RENEW_MS, LEASE_TTL_MS } from "./buckets.ts";
 import { BUDGET_STATUS, type BudgetCheck } from "./budget.ts";
 import { MemorySpendState } from "./memory-spend-state.ts";
 
-/** How long a settled cost is held: longer than any process caches a settled reading (1 s). */
-export const HOLD_MS = 3_000;
+/**
+ * How long a settled cost is held: longer than a reading can be old when the rule runs. A process
+ * caches a reading for a second, but a busy host's event loop and Redis or database round trips add
+ * to its age before the hold is decided; at 3 s, two processes on a loaded machine overspent a budget
+ * by part of a request (test/e2e/limits/spend-reservations.test.ts). A longer hold costs only a few
+ * more buckets to sum, never a double count: a bucket counts only against readings older than it.
+ */
+export const HOLD_MS = 10_000;
 /** After a state fails, how long the next one holds spend instead. */
 const RETRY_FAILED_MS = 1_000;
 const NANO_SCALE = 9;
