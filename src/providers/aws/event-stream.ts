@@ -56,8 +56,7 @@ export class EventStreamReader {
     const messages: EventStreamMessage[] = [];
     let at = 0;
     while (this.pending.length - at >= PRELUDE_BYTES) {
-      const view = new DataView(this.pending.buffer, this.pending.byteOffset + at);
-      const length = view.getUint32(0, false);
+      const length = frameLength(this.pending, at);
       if (length > EVENT_STREAM_FRAME_MAX_BYTES) throw upstreamEventTooLarge(EVENT_STREAM_FRAME_MAX_BYTES);
       if (length < PRELUDE_BYTES + TRAILER_BYTES) throw brokenFrame("a frame shorter than its prelude");
       if (this.pending.length - at < length) break;
@@ -173,26 +172,34 @@ function decodeFrame(frame: Uint8Array): EventStreamMessage {
   } catch (error) {
     throw brokenFrame(error instanceof Error ? error.message : String(error));
   }
-  const header = (name: string): string | undefined => {
-    const value = message.headers[name];
-    return value?.type === "string" ? value.value : undefined;
-  };
   const decoded: EventStreamMessage = {
-    messageType: header(":message-type") ?? "event",
+    messageType: stringHeader(message, ":message-type") ?? "event",
     payload: message.body,
   };
-  const fields: Array<[keyof EventStreamMessage, string]> = [
-    ["eventType", ":event-type"],
-    ["exceptionType", ":exception-type"],
-    ["errorCode", ":error-code"],
-    ["errorMessage", ":error-message"],
-    ["contentType", ":content-type"],
-  ];
-  for (const [field, name] of fields) {
-    const value = header(name);
-    if (value !== undefined) (decoded as unknown as Record<string, string>)[field] = value;
+  for (const [field, name] of HEADER_FIELDS) {
+    const value = stringHeader(message, name);
+    if (value !== undefined) decoded[field] = value;
   }
   return decoded;
+}
+
+/** The optional string fields of a message, by the header that gives each. */
+const HEADER_FIELDS: ReadonlyArray<[Exclude<keyof EventStreamMessage, "messageType" | "payload">, string]> = [
+  ["eventType", ":event-type"],
+  ["exceptionType", ":exception-type"],
+  ["errorCode", ":error-code"],
+  ["errorMessage", ":error-message"],
+  ["contentType", ":content-type"],
+];
+
+function stringHeader(message: Message, name: string): string | undefined {
+  const value = message.headers[name];
+  return value?.type === "string" ? value.value : undefined;
+}
+
+/** A frame's total length, the prelude's first 4 bytes (big-endian), read without a DataView per frame. */
+function frameLength(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
