@@ -21,6 +21,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { missingNodeFlags } from "../src/cli/node-flags.ts";
 import { gatewayConfig } from "./gateway.ts";
 import type { LoadRequest } from "./load.ts";
 import { ROOT, startServer } from "./processes.ts";
@@ -45,7 +46,7 @@ const dir = mkdtempSync(join(tmpdir(), "switchyard-callgrind-"));
 const args =
   target === "proxy"
     ? ["bench/servers/proxy.ts", "--upstream", upstream.url.replace(/\/$/, "")]
-    : ["--max-semi-space-size=16", "src/cli/main.ts", "serve", "--config", configFile(), "--port", "0"];
+    : [...serveFlags(), "src/cli/main.ts", "serve", "--config", configFile(), "--port", "0"];
 const measured = await underCallgrind(args);
 try {
   await load(warmup);
@@ -63,6 +64,14 @@ try {
   measured.kill("SIGTERM");
   await upstream.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The node flags serve would restart itself with (src/cli/node-flags.ts), given at start: a restart
+ * (execve) would leave valgrind, and nothing would be counted.
+ */
+function serveFlags(): string[] {
+  return missingNodeFlags(["serve"], [], undefined);
 }
 
 /** Callgrind's output files (one per thread) concatenated into `file`: callgrind_annotate reads them all. */

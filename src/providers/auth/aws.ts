@@ -43,9 +43,9 @@ export function awsAuth(
 
 /** A signer over the named credentials, the named profile or the default chain; the libraries loaded now. */
 async function sigV4Signer(region: string, named: AwsCredentialsConfig | undefined): Promise<Signer> {
-  const [{ SignatureV4 }, { Hash }, providers] = await Promise.all([
+  const [{ SignatureV4 }, { Sha256 }, providers] = await Promise.all([
     import("@smithy/signature-v4"),
-    import("@smithy/hash-node"),
+    import("./aws-sha256.ts"),
     import("@aws-sdk/credential-providers"),
   ]);
   const credentials =
@@ -62,24 +62,44 @@ async function sigV4Signer(region: string, named: AwsCredentialsConfig | undefin
     service: "bedrock",
     region,
     credentials,
-    sha256: Hash.bind(null, "sha256"),
+    sha256: Sha256,
   });
+  const target = lastUrl();
   return {
     async sign({ url, headers, body }) {
-      const parsed = new URL(url);
-      const signed = await sigv4.sign({
-        method: "POST",
-        protocol: parsed.protocol,
-        hostname: parsed.hostname,
-        port: parsed.port ? Number(parsed.port) : undefined,
-        path: parsed.pathname,
-        query: Object.fromEntries(parsed.searchParams),
-        headers: { ...headers, host: parsed.host },
-        body,
-      });
+      const { host, ...parts } = target(url);
+      const signed = await sigv4.sign({ method: "POST", ...parts, headers: { ...headers, host }, body });
       // The transport writes the same host itself (HTTP/2 as :authority, where a host header is refused).
       const { host: _host, ...sent } = signed.headers;
       return sent;
     },
+  };
+}
+
+interface SignedUrl {
+  protocol: string;
+  hostname: string;
+  host: string;
+  port: number | undefined;
+  path: string;
+  query: Record<string, string>;
+}
+
+/** A URL's parts as the signer takes them, kept for the last URL: a provider's calls mostly repeat one model's. */
+function lastUrl(): (url: string) => SignedUrl {
+  let last: { url: string; parts: SignedUrl } | undefined;
+  return (url) => {
+    if (last?.url === url) return { ...last.parts, query: { ...last.parts.query } };
+    const parsed = new URL(url);
+    const parts: SignedUrl = {
+      protocol: parsed.protocol,
+      hostname: parsed.hostname,
+      host: parsed.host,
+      port: parsed.port ? Number(parsed.port) : undefined,
+      path: parsed.pathname,
+      query: Object.fromEntries(parsed.searchParams),
+    };
+    last = { url, parts };
+    return { ...parts, query: { ...parts.query } };
   };
 }

@@ -14,6 +14,8 @@
 // - `invokeChunkEvent(message)`: an InvokeModelWithResponseStream `chunk` frame, whose payload
 //   `{"bytes": base64}` carries one messages-protocol stream event, as that event (`message_start`…),
 //   ready for the messages protocol's stream decoder; other frames as `toSseEvent` gives them.
+// - `invokeChunkBytes(message)` and `messagesEventType(bytes)`: the same event as its JSON's bytes
+//   and its name, for a reader that frames it as SSE bytes without a string in between.
 
 import { EventStreamCodec, type Message } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
@@ -54,8 +56,7 @@ export class EventStreamReader {
     const messages: EventStreamMessage[] = [];
     let at = 0;
     while (this.pending.length - at >= PRELUDE_BYTES) {
-      const view = new DataView(this.pending.buffer, this.pending.byteOffset + at);
-      const length = view.getUint32(0, false);
+      const length = frameLength(this.pending, at);
       if (length > EVENT_STREAM_FRAME_MAX_BYTES) throw upstreamEventTooLarge(EVENT_STREAM_FRAME_MAX_BYTES);
       if (length < PRELUDE_BYTES + TRAILER_BYTES) throw brokenFrame("a frame shorter than its prelude");
       if (this.pending.length - at < length) break;
@@ -97,23 +98,71 @@ export function toSseEvent(message: EventStreamMessage): SseEvent {
  * (`{"bytes": base64}` → the event's JSON, named by its `type`); other frames (exceptions) as they are.
  */
 export function invokeChunkEvent(message: EventStreamMessage): SseEvent {
-  const event = toSseEvent(message);
-  if (message.messageType !== "event" || message.eventType !== "chunk") return event;
+  if (message.messageType !== "event" || message.eventType !== "chunk") return toSseEvent(message);
+  const event = invokeChunkBytes(message);
+  const data = event.toString("utf8");
+  const type = messagesEventType(event);
+  return type === undefined ? { data } : { event: type, data };
+}
+
+/**
+ * The messages event a `chunk` frame carries, as its JSON's bytes: the payload's `bytes` member
+ * decoded from base64. A payload that opens `{"bytes":"` (as Bedrock writes it) is read without
+ * making it a string or parsing it; any other layout is parsed as JSON.
+ */
+export function invokeChunkBytes(message: EventStreamMessage): Buffer {
+  const payload = message.payload;
+  const bytes = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const base64 = leadingStringMember(bytes, BYTES_OPENING) ?? parsedBytesMember(bytes);
+  return Buffer.from(base64, "base64");
+}
+
+/**
+ * A messages event's `type`, from its JSON's bytes: read where the event opens `{"type":"name"`
+ * (every event Anthropic writes does), else parsed; undefined when the JSON has no string `type`.
+ * Only a parse that is needed is made: a relay passes a content event's bytes on unparsed, as it
+ * does a plain Anthropic upstream's.
+ */
+export function messagesEventType(event: Buffer): string | undefined {
+  const name = leadingStringMember(event, TYPE_OPENING);
+  if (name !== undefined && /^[a-z_]+$/.test(name)) return name;
+  let type: unknown;
+  try {
+    type = (JSON.parse(event.toString("utf8")) as { type?: unknown }).type;
+  } catch {
+    throw upstreamFrameNotJson();
+  }
+  return typeof type === "string" ? type : undefined;
+}
+
+const BYTES_OPENING = Buffer.from('{"bytes":"');
+const TYPE_OPENING = Buffer.from('{"type":"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The first member's string value when `json` opens with `opening` (`{"name":"`) and the string
+ * has no escape (base64 and event names never need one); undefined for any other layout.
+ */
+function leadingStringMember(json: Buffer, opening: Buffer): string | undefined {
+  if (json.length <= opening.length || json.compare(opening, 0, opening.length, 0, opening.length) !== 0)
+    return undefined;
+  const end = json.indexOf(QUOTE, opening.length);
+  if (end < 0) return undefined;
+  const backslash = json.indexOf(BACKSLASH, opening.length);
+  if (backslash >= 0 && backslash < end) return undefined;
+  return json.toString("latin1", opening.length, end);
+}
+
+function parsedBytesMember(payload: Buffer): string {
   let chunk: unknown;
   try {
-    chunk = JSON.parse(event.data);
+    chunk = JSON.parse(payload.toString("utf8"));
   } catch {
     throw upstreamFrameNotJson();
   }
   if (!isObject(chunk) || typeof chunk.bytes !== "string") throw brokenFrame("a chunk without bytes");
-  const data = Buffer.from(chunk.bytes, "base64").toString("utf8");
-  let type: unknown;
-  try {
-    type = (JSON.parse(data) as { type?: unknown }).type;
-  } catch {
-    throw upstreamFrameNotJson();
-  }
-  return typeof type === "string" ? { event: type, data } : { data };
+  return chunk.bytes;
 }
 
 function decodeFrame(frame: Uint8Array): EventStreamMessage {
@@ -123,26 +172,34 @@ function decodeFrame(frame: Uint8Array): EventStreamMessage {
   } catch (error) {
     throw brokenFrame(error instanceof Error ? error.message : String(error));
   }
-  const header = (name: string): string | undefined => {
-    const value = message.headers[name];
-    return value?.type === "string" ? value.value : undefined;
-  };
   const decoded: EventStreamMessage = {
-    messageType: header(":message-type") ?? "event",
+    messageType: stringHeader(message, ":message-type") ?? "event",
     payload: message.body,
   };
-  const fields: Array<[keyof EventStreamMessage, string]> = [
-    ["eventType", ":event-type"],
-    ["exceptionType", ":exception-type"],
-    ["errorCode", ":error-code"],
-    ["errorMessage", ":error-message"],
-    ["contentType", ":content-type"],
-  ];
-  for (const [field, name] of fields) {
-    const value = header(name);
-    if (value !== undefined) (decoded as unknown as Record<string, string>)[field] = value;
+  for (const [field, name] of HEADER_FIELDS) {
+    const value = stringHeader(message, name);
+    if (value !== undefined) decoded[field] = value;
   }
   return decoded;
+}
+
+/** The optional string fields of a message, by the header that gives each. */
+const HEADER_FIELDS: ReadonlyArray<[Exclude<keyof EventStreamMessage, "messageType" | "payload">, string]> = [
+  ["eventType", ":event-type"],
+  ["exceptionType", ":exception-type"],
+  ["errorCode", ":error-code"],
+  ["errorMessage", ":error-message"],
+  ["contentType", ":content-type"],
+];
+
+function stringHeader(message: Message, name: string): string | undefined {
+  const value = message.headers[name];
+  return value?.type === "string" ? value.value : undefined;
+}
+
+/** A frame's total length, the prelude's first 4 bytes (big-endian), read without a DataView per frame. */
+function frameLength(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

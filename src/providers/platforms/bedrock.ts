@@ -35,7 +35,7 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
       },
       decodeError,
       answer: (call, body) =>
-        call.stream ? sseOf(body, (message, { toSseEvent }) => toSseEvent(message)) : body,
+        call.stream ? sseOf(body, (message, { toSseEvent }) => [sseBytes(toSseEvent(message))]) : body,
     };
   return {
     shape: (call) => {
@@ -47,7 +47,7 @@ export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: Bedr
     },
     decodeError,
     answer: (call, body) => {
-      if (call.stream) return sseOf(body, messagesEvent);
+      if (call.stream) return sseOf(body, messagesSseBytes);
       return call.path === "/v1/messages/count_tokens" ? countAnswer(body) : body;
     },
   };
@@ -117,10 +117,10 @@ function eventStream(): Promise<EventStreamModule> {
   return eventStreamModule;
 }
 
-/** An event-stream body read as SSE text: one event per frame, as the stream decoders and relays read. */
+/** An event-stream body read as SSE: one event per frame, as the stream decoders and relays read. */
 function sseOf(
   body: UpstreamBody,
-  toEvent: (message: EventStreamMessage, module: EventStreamModule) => SseEvent,
+  toSse: (message: EventStreamMessage, module: EventStreamModule) => Buffer[],
 ): UpstreamBody {
   return {
     text: () => body.text(),
@@ -129,16 +129,47 @@ function sseOf(
       const reader = new module.EventStreamReader();
       for await (const chunk of body.chunks()) {
         const frames = reader.push(chunk);
-        if (frames.length > 0)
-          yield Buffer.from(frames.map((frame) => sseText(toEvent(frame, module))).join(""));
+        if (frames.length > 0) yield Buffer.concat(frames.flatMap((frame) => toSse(frame, module)));
       }
       reader.end();
     },
   };
 }
 
+/**
+ * An InvokeModelWithResponseStream frame as SSE: a `chunk` frame's event goes on as the bytes its
+ * base64 decodes to, behind its `event:` line, never made a string (the relay then passes a content
+ * event's bytes as they are, as from Anthropic itself); an event whose JSON spans lines, and every
+ * other frame, as messagesEvent frames it.
+ */
+function messagesSseBytes(message: EventStreamMessage, module: EventStreamModule): Buffer[] {
+  if (message.messageType !== "event" || message.eventType !== "chunk")
+    return [sseBytes(messagesEvent(message, module))];
+  const data = module.invokeChunkBytes(message);
+  const type = module.messagesEventType(data);
+  if (data.includes(LF)) return [sseBytes({ event: type, data: data.toString("utf8") })];
+  return [eventOpening(type), data, BLANK_LINE];
+}
+
+const LF = 0x0a;
+const BLANK_LINE = Buffer.from("\n\n");
+const DATA_OPENING = Buffer.from("data: ");
+/** The `event: name\ndata: ` openings made so far, by name: the messages protocol has a handful of names. */
+const eventOpenings = new Map<string, Buffer>();
+const MAX_EVENT_OPENINGS = 64;
+
+function eventOpening(type: string | undefined): Buffer {
+  if (type === undefined) return DATA_OPENING;
+  let opening = eventOpenings.get(type);
+  if (!opening) {
+    opening = Buffer.from(`event: ${type}\ndata: `);
+    if (eventOpenings.size < MAX_EVENT_OPENINGS) eventOpenings.set(type, opening);
+  }
+  return opening;
+}
+
 /** An event in SSE's framing; a line break in its data (JSON whitespace) continues the data on a line of its own. */
-function sseText(event: SseEvent): string {
+function sseBytes(event: SseEvent): Buffer {
   const name = event.event ? `event: ${event.event}\n` : "";
-  return `${name}data: ${event.data.replaceAll("\n", "\ndata: ")}\n\n`;
+  return Buffer.from(`${name}data: ${event.data.replaceAll("\n", "\ndata: ")}\n\n`);
 }

@@ -14,7 +14,9 @@ import { anthropic } from "../../../src/protocols/anthropic/index.ts";
 import { bedrockConverse } from "../../../src/protocols/bedrock-converse/index.ts";
 import {
   EventStreamReader,
+  invokeChunkBytes,
   invokeChunkEvent,
+  messagesEventType,
   readEventStream,
   toSseEvent,
 } from "../../../src/providers/aws/event-stream.ts";
@@ -23,11 +25,15 @@ import { baseRequest } from "../../protocols/bedrock-converse/helpers.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
-function frame(headers: Record<string, string>, payload: unknown): Uint8Array {
+function frame(
+  headers: Record<string, string>,
+  payload: unknown,
+  text = JSON.stringify(payload),
+): Uint8Array {
   const typed = Object.fromEntries(
     Object.entries(headers).map(([k, v]) => [k, { type: "string" as const, value: v }]),
   );
-  return codec.encode({ headers: typed, body: fromUtf8(JSON.stringify(payload)) });
+  return codec.encode({ headers: typed, body: fromUtf8(text) });
 }
 
 const event = (type: string, payload: unknown) =>
@@ -91,6 +97,56 @@ test("an InvokeModel chunk gives the messages-protocol event its base64 bytes ca
   const chunk = event("chunk", { bytes: Buffer.from(JSON.stringify(inner)).toString("base64"), p: "abc" });
   const [message] = new EventStreamReader().push(chunk);
   assert.deepEqual(invokeChunkEvent(message), { event: "content_block_delta", data: JSON.stringify(inner) });
+});
+
+/** A `chunk` frame with this payload, as read back. */
+function chunkWith(payload: string) {
+  const headers = { ":message-type": "event", ":event-type": "chunk" };
+  const [message] = new EventStreamReader().push(frame(headers, undefined, payload));
+  return message;
+}
+
+test("a chunk's bytes are read alike whichever way its payload is written", () => {
+  const inner = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ü?>"}}';
+  const base64 = Buffer.from(inner).toString("base64");
+  assert.ok(
+    base64.includes("/") || base64.includes("+"),
+    "the test's base64 needs a character JSON may escape",
+  );
+  const payloads = [
+    `{"bytes":"${base64}","p":"abc"}`, // as Bedrock writes it: read without a parse
+    `{"p":"abc","bytes":"${base64}"}`, // another member first: parsed
+    `{"bytes":"${base64.replaceAll("/", "\\/")}"}`, // an escaped slash: parsed
+    `{ "bytes" : "${base64}" }`, // whitespace: parsed
+  ];
+  for (const payload of payloads) {
+    const message = chunkWith(payload);
+    assert.equal(invokeChunkBytes(message).toString("utf8"), inner, payload);
+  }
+});
+
+test("a chunk whose payload is not JSON, or has no bytes, is a 502", () => {
+  for (const payload of ['{"bytes":', '{"p":"abc"}', "not json"]) {
+    const message = chunkWith(payload);
+    assert.throws(
+      () => invokeChunkBytes(message),
+      (e: GatewayError) => e.status === 502,
+      payload,
+    );
+  }
+});
+
+test("a messages event's type is read where it opens the event, else parsed", () => {
+  const type = (json: string) => messagesEventType(Buffer.from(json));
+  assert.equal(type('{"type":"message_delta","delta":{}}'), "message_delta");
+  assert.equal(type('{"index":0,"type":"content_block_stop"}'), "content_block_stop");
+  assert.equal(type('{"type":"mess\\u0061ge_stop"}'), "message_stop");
+  assert.equal(type('{\n  "type": "ping"\n}'), "ping");
+  assert.equal(type('{"index":0}'), undefined);
+  assert.throws(
+    () => type('{"index":'),
+    (e: GatewayError) => e.status === 502,
+  );
 });
 
 let bedrock: FakeBedrock;
