@@ -108,6 +108,20 @@ const RELAYED: Pair[] = [
     frames: chatStream("m-burst", 20, true),
   },
   {
+    // The same upstream bytes to a client that did not ask for usage (most clients): the usage
+    // chunk withheld and every chunk's `"usage":null` cut (src/protocols/openai-chat/relay.ts).
+    name: "chat-relay-unasked",
+    client: protocols["openai-chat"],
+    upstream: protocols["openai-chat"],
+    relay: "openai-chat",
+    ctx: context(
+      protocols["openai-chat"],
+      { model: "fake/m-burst", messages: [{ role: "user", content: PROMPT }], stream: true },
+      {},
+    ),
+    frames: chatStream("m-burst", 20, true),
+  },
+  {
     name: "messages-relay",
     client: protocols.anthropic,
     upstream: protocols.anthropic,

@@ -1,8 +1,8 @@
 // The relay's fast path, behind one switch. A relayed stream (relay-stream.ts) is read one of two
 // ways: event by event as text, by the SSE reader, decoded for the meter and framed again
 // (Relay.streamEvent); or, on the fast path, cut into events on a one-byte view of each read, the
-// events whose edit is at most a swap of their opening passed on as the upstream's bytes
-// (Relay.passBytes) and the others given to the reader. Both write the same bytes and give the
+// events whose edit is at most a swap of their opening (and a member cut out, PassedBytes.without)
+// passed on as the upstream's bytes (Relay.passBytes) and the others given to the reader. Both write the same bytes and give the
 // meter the same reading (test/gateway/relay-stream.test.ts runs its cases both ways); the fast
 // path saves 30–50 % of a relayed stream's CPU (BENCHMARKS.md, "Session 32"). Set
 // SWITCHYARD_RELAY_FAST_PATH=off to read every stream as text.

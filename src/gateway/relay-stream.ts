@@ -165,7 +165,11 @@ export class RelayStream {
       if (!passed) this.decode(bytes.subarray(from, next), out);
       else if (!passed.tap || this.tapped(passed.tap, out)) {
         if (passed.by) out.latin1(passed.by);
-        out.span(view, from + (passed.replace ?? 0), next);
+        const start = from + (passed.replace ?? 0);
+        if (passed.without) {
+          out.span(view, start, passed.without.from);
+          out.span(view, passed.without.end, next);
+        } else out.span(view, start, next);
         if (!passed.tap) out.content = true;
       }
       from = next;

@@ -106,6 +106,11 @@ export interface PassedBytes {
    */
   replace?: number;
   by?: string;
+  /**
+   * Bytes of the event left out, as view positions [from, end) after the replaced opening: a member
+   * the client must not see (chat's `"usage":null` when it did not ask for usage).
+   */
+  without?: { from: number; end: number };
   /** The event carries what the meter reads (usage, a finish): it is decoded for the tap too. */
   tap?: SseEvent;
 }

@@ -33,12 +33,6 @@ const TOOLS = [
 export const openrouterSdk: ClientDriver = {
   name: "@openrouter/sdk (chat)",
   packages: ["@openrouter/sdk"],
-  knownIssues: {
-    openai: {
-      stream:
-        'relayed from an OpenAI upstream, every chunk carries `"usage": null`, which OpenAI sends only when the client asked for stream_options.include_usage (the gateway asked it for itself); the SDK\'s schema takes an absent usage, not null',
-    },
-  },
   async text(gw, model) {
     const result = await send(gw, model, [{ role: "user", content: PROMPTS.text }]);
     return String(result.choices[0].message.content ?? "");

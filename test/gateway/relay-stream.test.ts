@@ -148,6 +148,43 @@ describe("relayed stream", () => {
     });
   }
 
+  // The gateway asks an OpenAI upstream for usage whatever the client asked, so OpenAI writes
+  // `"usage":null` on every chunk; a client that did not ask must see no such member, as from OpenAI
+  // itself (OpenRouter's SDK refuses the null), and one that asked gets the bytes as they came.
+  for (const path of ["openai-chat/text.sse", "openai-chat/parallel-tool-calls.sse"]) {
+    test(`${path}: "usage":null is cut from every chunk when the client did not ask for usage, kept when it did, fast path on and off`, () => {
+      const body = fixture(path);
+      for (const streamUsage of [false, true]) {
+        const ctx = () => context({ streamUsage });
+        const expected = outcome(decodedEveryEvent("openai-chat", body, ctx()));
+        assert.equal(expected.text.includes('"usage":null'), streamUsage, `asked: ${streamUsage}`);
+        for (const line of expected.text.split("\n\n").filter((l) => l.startsWith("data: {"))) {
+          const chunk = JSON.parse(line.slice("data: ".length));
+          assert.equal("usage" in chunk, streamUsage, line);
+        }
+        assert.equal(expected.usage.completionTokens > 0, true, "the meter still reads the usage");
+        for (const fastPath of FAST_PATHS)
+          for (const size of [0, 1, 7, 64]) {
+            const { pieces, passed } = relayed("openai-chat", body, size, ctx(), fastPath);
+            const how = `asked: ${streamUsage}, reads of ${size || "all"} bytes, fast path ${fastPath.on ? "on" : "off"}`;
+            assert.deepEqual(outcome(pieces), expected, how);
+            if (fastPath.on) assert.ok(passed > 0, `some events went on undecoded (${how})`);
+          }
+      }
+    });
+  }
+
+  test("a null usage written another way (first member, spaces) is decoded and removed, fast path on and off", () => {
+    const chunk = (members: string) =>
+      `data: {"id":"c1",${members}"object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n`;
+    const body = Buffer.from(chunk("") + chunk('"usage":null,') + chunk('"usage" : null,') + chunk(""));
+    const ctx = () => context({ streamUsage: false });
+    const expected = outcome(decodedEveryEvent("openai-chat", body, ctx()));
+    assert.equal(expected.text.includes('"usage"'), false);
+    for (const fastPath of FAST_PATHS)
+      assert.deepEqual(outcome(relayed("openai-chat", body, 0, ctx(), fastPath).pieces), expected);
+  });
+
   test("a stream cut off after its content ends with an error, not as a finished one", () => {
     const body = fixture("openai-chat/text.sse").toString();
     const cut = Buffer.from(body.slice(0, body.indexOf('"finish_reason":"')));

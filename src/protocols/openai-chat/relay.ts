@@ -92,6 +92,7 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     if (event.data === "[DONE]") return `data: [DONE]${end}`;
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
     let data = withIdentity(event.data, ctx, memo, "id", "model");
+    if (!ctx.request.streamUsage) data = withoutNullUsage(data);
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
@@ -101,11 +102,15 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
   // meter too unless it has the shape of the stream's earlier text chunks (or of the last stream's,
   // under this stream's opening), or, before the stream has such a shape, holds nothing the meter
   // counts (contentOnly). The usage chunk the client did not ask for takes the decoding path, which
-  // withholds it; so does every chunk when reasoning is removed.
+  // withholds it; so does every chunk when reasoning is removed. The `"usage":null` the gateway's own
+  // request for usage brought is cut from the bytes when the client did not ask for usage.
   passBytes(event, ctx, memo) {
     // Most of a stream: a text chunk of the shape learned, under the identity it was learned with.
     const learned = memo.learned as ContentShape | undefined;
-    if (learned?.holds(ctx, memo) && learned.fits(event)) return learned.passed;
+    if (learned?.holds(ctx, memo)) {
+      const close = learned.textEnd(event);
+      if (close >= 0) return learned.passedAt(close, ctx);
+    }
     if (isDoneLine(event)) return DONE_PASSED;
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, memo, "id", "model", DATA);
@@ -114,15 +119,17 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     const shape = learned?.opening === opening.text ? learned : undefined;
     if (!startsAt(event.view, opening.text, event.from) || !objectDataLine(event, event.from))
       return undefined;
-    const passed = { replace: opening.text.length, by: opening.edited };
+    const opened = { replace: opening.text.length, by: opening.edited };
+    const passed = ctx.request.streamUsage ? opened : withoutNullUsageBytes(event, opened);
+    if (!passed) return undefined;
     if (!shape) {
-      const known = ContentShape.ofLastStream(event, memo, opening.text, passed);
+      const known = ContentShape.ofLastStream(event, memo, opening.text, opened);
       if (known) {
         memo.learned = known;
         return passed;
       }
       if (contentOnly(event)) {
-        const first = ContentShape.of(event, memo, opening.text, passed);
+        const first = ContentShape.of(event, memo, opening.text, opened);
         if (first) {
           memo.learned = first;
           memo.shared.learned = first.withoutOpening();
@@ -164,6 +171,35 @@ function contentOnly(event: RawSseEvent): boolean {
     return false;
   const usage = event.find('"usage"');
   return usage < 0 || startsAt(event.view, '"usage":null', usage);
+}
+
+/**
+ * OpenAI writes `"usage":null` on every chunk once usage is asked for, and the gateway always asks
+ * (request); the real API writes no member at all when the client did not ask, and some clients
+ * (OpenRouter's SDK) refuse the null. Spelled with the comma before it, the member is cut as it
+ * stands; spelled otherwise (first member, spaces), the chunk is decoded (streamEvent removes it).
+ */
+const NULL_USAGE = ',"usage":null';
+
+/** The passed bytes with their `,"usage":null` left out; undefined when it must be decoded instead. */
+function withoutNullUsageBytes(event: RawSseEvent, passed: PassedBytes): PassedBytes | undefined {
+  const at = event.find('"usage":null');
+  if (at < 0) return passed;
+  const from = at - 1;
+  if (from < event.from + (passed.replace ?? 0) || !startsAt(event.view, NULL_USAGE, from)) return undefined;
+  return { ...passed, without: { from, end: from + NULL_USAGE.length } };
+}
+
+/** The chunk without a null `usage` member (the client did not ask for usage). */
+function withoutNullUsage(data: string): string {
+  const at = data.indexOf('"usage"');
+  if (at < 0) return data;
+  // Cut as the fast path cuts it (withoutNullUsageBytes), without reading the chunk's members.
+  if (startsAt(data, NULL_USAGE, at - 1))
+    return data.slice(0, at - 1) + data.slice(at - 1 + NULL_USAGE.length);
+  const usage = topLevelMembers(data, ["usage"]).get("usage");
+  if (!usage || data.slice(usage.valueStart, usage.end) !== "null") return data;
+  return editJson(data, { remove: ["usage"] });
 }
 
 const DONE_LINE = "data: [DONE]";
@@ -211,6 +247,8 @@ class ContentShape {
   private readonly tail: string;
   /** A padded chunk's bytes after its padding, from the padding's closing quote: `"}` */
   private readonly afterPadding: string | undefined;
+  /** Where the tail's `,"usage":null` begins in it, or -1: cut from the bytes when the client did not ask. */
+  private readonly nullUsage: number;
   /** The identity edits (identity.ts) in force when it was learned, and their memo's opening then. */
   private readonly identity: RelayMemo["identity"];
   private readonly memoOpening: string | undefined;
@@ -228,6 +266,7 @@ class ContentShape {
     this.prefix = prefix;
     this.tail = tail;
     this.afterPadding = afterPadding;
+    this.nullUsage = tail.indexOf(NULL_USAGE);
     this.identity = memo.identity;
     this.memoOpening = memo.identity?.memo.opening;
   }
@@ -246,6 +285,8 @@ class ContentShape {
     const close = closingQuote(view, start);
     if (close >= end) return undefined;
     const prefix = latin1Copy(view.slice(from, start));
+    // A null usage is cut only where it stands in the tail, before any padding (passedAt).
+    if (prefix.includes('"usage"')) return undefined;
     // (A member name: its quotes would be escaped inside a string.)
     const padding = view.slice(close, end).indexOf(PADDING);
     if (padding < 0)
@@ -254,7 +295,9 @@ class ContentShape {
     const paddingEnd = closingQuote(view, paddingStart);
     if (paddingEnd >= end) return undefined;
     const tail = latin1Copy(view.slice(close, paddingStart));
-    return new ContentShape(memo, opening, passed, prefix, tail, latin1Copy(view.slice(paddingEnd, end)));
+    const afterPadding = latin1Copy(view.slice(paddingEnd, end));
+    if (afterPadding.includes('"usage"')) return undefined;
+    return new ContentShape(memo, opening, passed, prefix, tail, afterPadding);
   }
 
   /**
@@ -299,7 +342,19 @@ class ContentShape {
     );
   }
 
-  fits({ view, from, end }: RawSseEvent): boolean {
+  /** What a chunk of this shape whose text closes at `close` is written as. */
+  passedAt(close: number, ctx: EncodeContext): PassedBytes {
+    if (ctx.request.streamUsage || this.nullUsage < 0) return this.passed;
+    const from = close + this.nullUsage;
+    return { ...this.passed, without: { from, end: from + NULL_USAGE.length } };
+  }
+
+  fits(event: RawSseEvent): boolean {
+    return this.textEnd(event) >= 0;
+  }
+
+  /** Where a chunk of this shape closes its text (the quote), or -1 when the chunk is not of it. */
+  textEnd({ view, from, end }: RawSseEvent): number {
     const start = from + this.prefix.length;
     // The text's first quote is its closing one, not escaped, and no line ends before the event's end;
     // a padding after it is held to the same rule.
@@ -307,15 +362,15 @@ class ContentShape {
     const padded = this.afterPadding !== undefined;
     const last = padded ? view.indexOf('"', close + this.tail.length) : close;
     const rest = this.afterPadding ?? this.tail;
-    return (
+    const fits =
       last + rest.length === end &&
       view.charCodeAt(close - 1) !== BACKSLASH &&
       (!padded || view.charCodeAt(last - 1) !== BACKSLASH) &&
       view.indexOf("\n", start) === end &&
       startsAt(view, this.prefix, from) &&
       startsAt(view, this.tail, close) &&
-      (!padded || startsAt(view, rest, last))
-    );
+      (!padded || startsAt(view, rest, last));
+    return fits ? close : -1;
   }
 }
 

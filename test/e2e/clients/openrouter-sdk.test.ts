@@ -118,6 +118,25 @@ describe("chat", () => {
     assert.ok(chunks > 1);
     assert.equal(text, "You said: stream me");
   });
+
+  test("a stream relayed from an OpenAI upstream passes the SDK's validation: no usage: null unasked", async () => {
+    // The gateway asks the upstream for usage; OpenAI then writes `"usage": null` on every chunk,
+    // which the SDK refuses (it takes an absent usage, or an object). A client that asks for usage
+    // gets OpenAI's bytes as they are (test/gateway/relay-stream.test.ts): this SDK's own
+    // `streamOptions` is deprecated, OpenRouter always sending usage.
+    const stream = (await client.chat.send({
+      chatRequest: { model: "fp/m", messages: [{ role: "user", content: "relay me" }], stream: true },
+    })) as AsyncIterable<ChatStreamChunk>;
+    const chunks: ChatStreamChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    assert.equal(fake.requests.at(-1)?.body.stream_options?.include_usage, true);
+    assert.ok(chunks.length > 1);
+    assert.equal(
+      chunks.map((c) => c.choices[0]?.delta?.content ?? "").join(""),
+      "Hello from the fake upstream.",
+    );
+    assert.ok(chunks.every((c) => c.usage === undefined));
+  });
 });
 
 describe("responses", () => {

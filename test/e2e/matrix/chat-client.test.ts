@@ -575,7 +575,7 @@ describe("chat relay (chat client → chat upstream) is byte-exact but for id an
     assert.deepEqual(JSON.parse(text).x_vendor_trace, EXTRA.x_vendor_trace, "nested id/model untouched");
   });
 
-  test("a stream whose client did not ask for usage: the usage-only chunk is withheld", async () => {
+  test("a stream whose client did not ask for usage: the usage-only chunk is withheld, and every chunk's usage: null", async () => {
     const raw =
       '{"model":"fo/m","stream":true,"messages":[{"role":"user","content":"Hi"}],"x_unknown":[true]}';
     m.fakes.openai.script(textReply("Hello there!", { extraFields: EXTRA, chunks: 3 }));
@@ -585,9 +585,15 @@ describe("chat relay (chat client → chat upstream) is byte-exact but for id an
     const sent = sseFrames(m.taps.openai.answers[0].text);
     const usageOnly = sent.filter((f) => frameData(f).includes('"choices":[]'));
     assert.equal(usageOnly.length, 1, "the upstream did send usage (the gateway asked for it)");
+    assert.ok(
+      sent.some((f) => frameData(f).includes(',"usage":null')),
+      "as OpenAI does, once asked",
+    );
+    // OpenAI writes no usage member at all to a client that did not ask.
     const expected = sent
       .filter((f) => !usageOnly.includes(f))
       .map((f) => (frameData(f) === "[DONE]" ? f : `data: ${identity(frameData(f), id)}`))
+      .map((f) => f.replace(',"usage":null', ""))
       .map((f) => `${f}\n\n`)
       .join("");
     assert.equal(text, expected);
