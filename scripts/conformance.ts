@@ -3,17 +3,29 @@
 // upstream of each protocol, drives every client — the SDKs of `npm test`'s part, the agent
 // frameworks and the agent CLIs (each of Codex, Claude Code and Gemini CLI also in its default mode) —
 // through text, stream, a tool round trip, a second turn with reasoning and a lookup, prints the
-// client × upstream matrix, then the embedding clients' rows (test/conformance/embeddings.ts), and
-// writes both to docs/compatibility.md.
+// client × upstream matrix, then the cloud platforms' section (the official SDKs and the agent CLIs
+// through the gateway to Bedrock, Vertex AI and Azure OpenAI, test/conformance/platform-stage.ts),
+// then the embedding clients' rows (test/conformance/embeddings.ts), and writes them all to
+// docs/compatibility.md.
 //
 //   node scripts/conformance.ts [--only NAME…]   NAME: a substring of a client's row label
+//   node scripts/conformance.ts --platforms      the cloud platforms' section alone, rewritten in
+//                                                docs/compatibility.md (the rest of the page kept)
 //
 // Exits 1 when a cell is red.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { COLUMNS } from "../test/conformance/cases.ts";
-import { CLI_DRIVERS } from "../test/conformance/cli-drivers.ts";
+import { CLI_DRIVERS, type UnavailableClient } from "../test/conformance/cli-drivers.ts";
+import type { ClientDriver } from "../test/conformance/driver.ts";
 import { embeddingMatrix, startEmbeddingStage } from "../test/conformance/embeddings.ts";
+import {
+  PLATFORM_COLUMNS,
+  PLATFORM_HEADING,
+  type PlatformColumn,
+  platformColumnsOf,
+  startPlatformStage,
+} from "../test/conformance/platform-stage.ts";
 import { failures, type MatrixRow, renderMatrix } from "../test/conformance/render.ts";
 import { runDrivers } from "../test/conformance/run.ts";
 import { SDK_DRIVERS } from "../test/conformance/sdk-drivers.ts";
@@ -31,46 +43,112 @@ passes (✅) when the client got exactly the vectors the upstream made, in order
 generation it made is in the lookup as an embedding of that model with its prompt tokens. These
 rows also run in \`npm test\` (\`test/conformance/embeddings-matrix.test.ts\`).`;
 
-const only = process.argv.slice(2).filter((a) => a !== "--only");
+/** The cloud platforms' heading and what its rows check (test/conformance/platform-stage.ts). */
+const PLATFORMS_HEADING = "## Cloud platforms";
+const platformsSection = (table: string) => `${PLATFORMS_HEADING}
+
+The same five cases through the gateway to a model on each cloud platform, each served by the
+platform's fake: Claude on Bedrock (InvokeModel with Anthropic bodies, streams in AWS event-stream
+frames; the fake refuses a request whose SigV4 signature does not check), Claude and Gemini on
+Vertex AI (rawPredict and generateContent; the access token comes from a fake metadata server and is
+renewed during the run), GPT on Azure OpenAI (with an \`api-key\`: chat completions for a chat client,
+the Responses API for a Responses client). A tool result and a reasoning signature are checked in
+the body the platform got. The official SDKs run in every column; each agent CLI to its vendor's
+models: Claude Code to Claude on Bedrock and on Vertex, Codex CLI to GPT on Azure (Responses),
+Gemini CLI to Gemini on Vertex; a cell reading — is not run. Last run on
+${new Date().toISOString().slice(0, 10)} (\`npm run conformance -- --platforms\` runs this section alone).
+
+${table}`;
+
+const args = process.argv.slice(2);
+const platformsOnly = args.includes("--platforms");
+const only = args.filter((a) => !a.startsWith("--"));
 const wanted = (name: string) => only.length === 0 || only.some((o) => name.includes(o));
 
-const stage = await startStage();
-const rows: MatrixRow[] = [];
-try {
-  const drivers = [...SDK_DRIVERS, ...(await CLI_DRIVERS())].filter((d) => wanted(d.name));
-  for (const driver of drivers) {
-    if ("unavailable" in driver) {
-      rows.push({ client: driver.name, version: driver.version, unavailable: driver.unavailable, cells: {} });
-      continue;
-    }
-    const [row] = await runDrivers(stage, [driver], COLUMNS, (client, column) =>
-      process.stderr.write(`${client} × ${column}\n`),
-    );
-    rows.push(row);
-  }
-} finally {
-  await stage.close();
-}
-
-const embeddingStage = await startEmbeddingStage();
-let embeddings: Awaited<ReturnType<typeof embeddingMatrix>>;
-try {
-  embeddings = await embeddingMatrix(embeddingStage);
-} finally {
-  await embeddingStage.close();
-}
+const drivers = [...SDK_DRIVERS, ...(await CLI_DRIVERS())].filter((d) => wanted(d.name));
+const rows = platformsOnly ? [] : await matrixRows(drivers);
+const platformRows = await platformMatrixRows(drivers);
+const embeddings = platformsOnly ? { table: "", failed: [] } : await embeddingRows();
 
 const table = renderMatrix(rows);
-console.log(table);
-console.log(`\n${embeddings.table}`);
-if (only.length === 0) writeFileSync(DOC, page(table, embeddings.table));
-const red = [...failures(rows), ...embeddings.failed];
+const platformTable = renderMatrix(platformRows, {
+  names: PLATFORM_COLUMNS,
+  heading: (column) => PLATFORM_HEADING[column as PlatformColumn],
+  notRun: "—",
+});
+if (!platformsOnly) console.log(table);
+console.log(`\n${platformTable}`);
+if (!platformsOnly) console.log(`\n${embeddings.table}`);
+if (only.length === 0 && !platformsOnly) writeFileSync(DOC, page(table, platformTable, embeddings.table));
+if (only.length === 0 && platformsOnly)
+  writeFileSync(DOC, withPlatforms(readFileSync(DOC, "utf8"), platformsSection(platformTable)));
+const red = [...failures(rows), ...failures(platformRows), ...embeddings.failed];
 if (red.length > 0) {
   console.error(`\n${red.length} failed case(s):\n${red.join("\n")}`);
   process.exitCode = 1;
 }
 
-function page(table: string, embeddingTable: string): string {
+type Driver = ClientDriver | UnavailableClient;
+
+function unavailableRow(driver: UnavailableClient): MatrixRow {
+  return { client: driver.name, version: driver.version, unavailable: driver.unavailable, cells: {} };
+}
+
+function progress(client: string, column: string): void {
+  process.stderr.write(`${client} × ${column}\n`);
+}
+
+async function matrixRows(drivers: Driver[]): Promise<MatrixRow[]> {
+  const stage = await startStage();
+  const rows: MatrixRow[] = [];
+  try {
+    for (const driver of drivers) {
+      if ("unavailable" in driver) rows.push(unavailableRow(driver));
+      else rows.push(...(await runDrivers(stage, [driver], COLUMNS, progress)));
+    }
+  } finally {
+    await stage.close();
+  }
+  return rows;
+}
+
+/** The drivers that run on the platforms, each in its own columns only. */
+async function platformMatrixRows(drivers: Driver[]): Promise<MatrixRow[]> {
+  const stage = await startPlatformStage();
+  const rows: MatrixRow[] = [];
+  try {
+    for (const driver of drivers) {
+      if ("unavailable" in driver) {
+        if (platformColumnsOf(driver).length > 0) rows.push(unavailableRow(driver));
+        continue;
+      }
+      const columns = platformColumnsOf(driver);
+      if (columns.length > 0) rows.push(...(await runDrivers(stage, [driver], columns, progress)));
+    }
+  } finally {
+    await stage.close();
+  }
+  return rows;
+}
+
+async function embeddingRows(): Promise<{ table: string; failed: string[] }> {
+  const embeddingStage = await startEmbeddingStage();
+  try {
+    return await embeddingMatrix(embeddingStage);
+  } finally {
+    await embeddingStage.close();
+  }
+}
+
+/** The page with its cloud platforms' section replaced (or put before the embeddings' section). */
+function withPlatforms(doc: string, section: string): string {
+  const start = doc.indexOf(PLATFORMS_HEADING);
+  const end = doc.indexOf("## Embeddings");
+  if (end < 0) throw new Error("docs/compatibility.md has no embeddings section to put the platforms before");
+  return `${doc.slice(0, start >= 0 ? start : end)}${section}\n\n${doc.slice(end)}`;
+}
+
+function page(table: string, platformTable: string, embeddingTable: string): string {
   return `# Compatibility matrix
 
 Generated by \`npm run conformance\` on ${new Date().toISOString().slice(0, 10)}; do not edit by hand.
@@ -118,6 +196,8 @@ only here, before each release. The CLIs are installed at the versions pinned in
 \`test/agents/clients/package-lock.json\` into \`~/.cache/switchyard-clients\`.
 
 ${table}
+
+${platformsSection(platformTable)}
 
 ${EMBEDDINGS_SECTION}
 

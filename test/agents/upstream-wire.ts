@@ -28,7 +28,7 @@ export function offeredTools(protocol: FakeProtocol, req: RecordedRequest): stri
 }
 
 /** Every tool result in the request's conversation, in order. */
-export function toolResults(protocol: FakeProtocol, req: RecordedRequest): WireToolResult[] {
+export function toolResults(protocol: FakeProtocol, req: Pick<RecordedRequest, "body">): WireToolResult[] {
   const body = req.body as any;
   switch (protocol) {
     case "openai":

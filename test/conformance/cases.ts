@@ -15,8 +15,8 @@
 
 import assert from "node:assert/strict";
 import { toolResults } from "../agents/upstream-wire.ts";
-import { type Matrix, MODEL, UPSTREAMS, type Upstream } from "../e2e/matrix/harness.ts";
-import type { RecordedRequest, Reply } from "../fakes/index.ts";
+import { UPSTREAMS, type Upstream } from "../e2e/matrix/harness.ts";
+import type { Reply } from "../fakes/index.ts";
 import { PAYG_KEY } from "../support/gateway.ts";
 import { lookupSettled } from "../support/lookup.ts";
 import type { Tap } from "../support/tap.ts";
@@ -33,11 +33,39 @@ export type Outcome =
   | { status: "skip"; reason: string };
 export type Row = Record<CaseName, Outcome>;
 
-/** The fakes and the gateway, with a tap in front of the gateway that keeps what clients were answered. */
+/**
+ * The gateway in front of fake upstreams, with a tap in front of the gateway that keeps what clients
+ * were answered: the e2e matrix's four fakes (stage.ts), or the cloud platforms' (platform-stage.ts).
+ */
 export interface Stage {
-  matrix: Matrix;
   front: Tap;
   gw: Gateway;
+  /** The gateway's own address (the lookup asks it directly). */
+  gatewayUrl: string;
+  /** Forgets scripted replies and recorded requests everywhere. */
+  reset(): void;
+  /** The upstream serving a column, or undefined for a column this stage has not. */
+  target(column: string): Target | undefined;
+}
+
+/** A generation request as it reached an upstream, in the wire protocol it was sent in. */
+export interface Turn {
+  wire: Upstream;
+  body: any;
+  rawBody: string;
+}
+
+/** The catalog model of a column and the fake upstream behind it. */
+export interface Target {
+  model: string;
+  /**
+   * The wire it speaks, where fixed (a platform may pick it by the client's protocol): its column's
+   * skips, limits and known bugs apply, and an Anthropic wire's thinking rules.
+   */
+  wire?: Upstream;
+  script(...replies: Reply[]): void;
+  /** Its generation requests (no token counts, no side calls answered aside), in order. */
+  turns(): Turn[];
 }
 
 const CASE_TIMEOUT_MS = 30_000;
@@ -51,41 +79,56 @@ const SIGNATURE = "sig-conformance-0123456789";
 const FAKE_FIRST = "First answer.";
 const FAKE_SECOND = "Second answer.";
 
-export function modelFor(column: Column, reasoning = false, driver?: ClientDriver): string {
-  if (column !== "local") return MODEL[column];
-  if (driver?.localModel) return driver.localModel.model;
+/** One cell: the client, and the upstream behind its column (none for the local models). */
+interface Cell {
+  stage: Stage;
+  driver: ClientDriver;
+  target?: Target;
+}
+
+function modelFor(cell: Cell, reasoning = false): string {
+  if (cell.target) return cell.target.model;
+  if (cell.driver.localModel) return cell.driver.localModel.model;
   return reasoning ? "local/think-1" : "local/echo-1";
 }
 
-/** Runs every case for one client and column, in order (the lookup reads the first two's ids). */
-export async function runCell(stage: Stage, driver: ClientDriver, column: Column): Promise<Row> {
+/**
+ * Runs every case for one client and column, in order (the lookup reads the first two's ids). A
+ * column is "local", an upstream protocol's, or a platform's (platform-stage.ts).
+ */
+export async function runCell(stage: Stage, driver: ClientDriver, column: string): Promise<Row> {
   const ids: Array<{ id: string; model: string; streamed?: boolean }> = [];
   const row = {} as Row;
+  const target = column === "local" ? undefined : stage.target(column);
+  if (column !== "local" && !target) throw new Error(`this stage has no column ${column}`);
+  const cell: Cell = { stage, driver, target };
+  // A platform of one wire shares that wire's column's skips and known bugs (they are the client's).
+  const as = (target?.wire ?? column) as Column;
   for (const name of CASES) {
-    stage.matrix.reset();
+    stage.reset();
     stage.front.answers.length = 0;
     const skip =
-      driver.columnsSkipped?.[column] ??
+      driver.columnsSkipped?.[as] ??
       (name === "lookup"
         ? undefined
-        : ((column === "local" ? driver.localSkip?.[name] : undefined) ?? driver.skip?.[name]));
+        : ((as === "local" ? driver.localSkip?.[name] : undefined) ?? driver.skip?.[name]));
     if (skip) {
       row[name] = { status: "skip", reason: skip };
       continue;
     }
     row[name] = await outcomeOf(driver.timeoutMs ?? CASE_TIMEOUT_MS, async () => {
-      const notes = await CASE_RUNNERS[name](stage, driver, column, ids);
+      const notes = await CASE_RUNNERS[name](cell, ids);
       if (name === "text" || name === "stream")
         for (const answer of stage.front.answers) {
           const id = answer.headers["x-generation-id"];
           // An agent CLI streams its text case too, and may make side calls whole: each answer's
           // own content type tells.
           const streamed = String(answer.headers["content-type"] ?? "").includes("text/event-stream");
-          if (typeof id === "string") ids.push({ id, model: modelFor(column, false, driver), streamed });
+          if (typeof id === "string") ids.push({ id, model: modelFor(cell), streamed });
         }
       return notes;
     });
-    const known = name === "lookup" ? undefined : driver.knownIssues?.[column]?.[name];
+    const known = name === "lookup" ? undefined : driver.knownIssues?.[as]?.[name];
     if (known) row[name] = withKnownIssue(row[name], known);
   }
   return row;
@@ -101,71 +144,71 @@ function withKnownIssue(outcome: Outcome, issue: string): Outcome {
 }
 
 type CaseRunner = (
-  stage: Stage,
-  driver: ClientDriver,
-  column: Column,
+  cell: Cell,
   ids: Array<{ id: string; model: string; streamed?: boolean }>,
 ) => Promise<string[]>;
 
 const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
-  async text(stage, driver, column) {
-    script(stage, column, { blocks: [{ type: "text", text: FAKE_TEXT }] });
-    const text = await driver.text(stage.gw, modelFor(column, false, driver));
-    checkAnswer(text, column, PROMPTS.text, FAKE_TEXT);
-    return column === "local" && driver.localModel ? [driver.localModel.why] : [];
+  async text(cell) {
+    const { stage, driver } = cell;
+    script(cell, { blocks: [{ type: "text", text: FAKE_TEXT }] });
+    const text = await driver.text(stage.gw, modelFor(cell));
+    checkAnswer(text, cell, PROMPTS.text, FAKE_TEXT);
+    return !cell.target && driver.localModel ? [driver.localModel.why] : [];
   },
 
-  async stream(stage, driver, column) {
-    script(stage, column, { blocks: [{ type: "text", text: FAKE_STREAM }], chunks: 4 });
-    const { text, deltas } = await driver.stream(stage.gw, modelFor(column, false, driver));
-    checkAnswer(text, column, PROMPTS.stream, FAKE_STREAM);
+  async stream(cell) {
+    const { stage, driver } = cell;
+    script(cell, { blocks: [{ type: "text", text: FAKE_STREAM }], chunks: 4 });
+    const { text, deltas } = await driver.stream(stage.gw, modelFor(cell));
+    checkAnswer(text, cell, PROMPTS.stream, FAKE_STREAM);
     assert.ok(deltas > 1, `the answer came in ${deltas} piece(s), not streamed`);
     return [];
   },
 
-  async tool(stage, driver, column) {
+  async tool(cell) {
+    const { stage, driver } = cell;
     const shell = driver.shell;
     const call = shell
       ? { name: shell.tool, args: shell.args(SHELL_COMMAND) }
       : { name: "get_weather", args: { city: "Oslo" } };
-    const thought = driver.thinksEveryTurn && column === "anthropic";
+    const thought = driver.thinksEveryTurn && cell.target?.wire === "anthropic";
     const thinking = { type: "thinking" as const, text: FAKE_THINKING, signature: SIGNATURE };
     script(
-      stage,
-      column,
+      cell,
       { blocks: [...(thought ? [thinking] : []), { type: "tool_call", id: "call_oslo_1", ...call }] },
       { blocks: [{ type: "text", text: FAKE_TOOL_ANSWER }] },
     );
     const ran: string[] = [];
-    const answer = await driver.tool(stage.gw, modelFor(column, false, driver), (city) => {
+    const answer = await driver.tool(stage.gw, modelFor(cell), (city) => {
       ran.push(city);
       return weatherIn(city);
     });
     // An agent's shell ran the command when its output came back (checked below).
     if (!shell) assert.deepEqual(ran, ["Oslo"], "the client ran the tool once, for the model's city");
-    if (column === "local") {
+    if (!cell.target) {
       // The local model answers from the result it was sent back (naming the tool, or the call's id
       // where the result does not name it, as in the messages protocol).
       assert.match(answer, /^Tool \S+ returned: .*Oslo: 4C and snowing/s);
       return [];
     }
     assert.equal(answer, FAKE_TOOL_ANSWER);
-    const turns = modelTurns(stage, column);
+    const turns = cell.target.turns();
     assert.equal(turns.length, 2, "one upstream request per model turn");
-    const results = toolResults(column, turns[1]);
+    const results = toolResults(turns[1].wire, turns[1]);
     assert.equal(results.length, 1, "the second turn carried one tool result to the upstream");
     assert.match(results[0].text, /Oslo: 4C and snowing/);
     // Gemini's wire may leave the id out; elsewhere the client's id went back (unless it keeps none).
-    if (column === "gemini") return [];
+    if (turns[1].wire === "gemini") return [];
     const lost = driver.limits?.callIdKept;
     assert.equal(results[0].callId === "call_oslo_1", !lost, lost ?? "the call's id went back upstream");
     return lost ? [lost] : [];
   },
 
-  async reasoning(stage, driver, column) {
+  async reasoning(cell) {
+    const { stage, driver } = cell;
     script(
-      stage,
-      column,
+      cell,
       {
         blocks: [
           { type: "thinking", text: FAKE_THINKING, signature: SIGNATURE },
@@ -174,10 +217,10 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
       },
       { blocks: [{ type: "text", text: FAKE_SECOND }] },
     );
-    const { first, second } = await driver.reasoning(stage.gw, modelFor(column, true, driver));
-    const local = column === "local";
-    checkAnswer(first.text, column, PROMPTS.reasoning[0], FAKE_FIRST);
-    checkAnswer(second.text, column, PROMPTS.reasoning[1], FAKE_SECOND);
+    const { first, second } = await driver.reasoning(stage.gw, modelFor(cell, true));
+    const local = !cell.target;
+    checkAnswer(first.text, cell, PROMPTS.reasoning[0], FAKE_FIRST);
+    checkAnswer(second.text, cell, PROMPTS.reasoning[1], FAKE_SECOND);
     const notes: string[] = [];
     const limits = driver.limits ?? {};
     // A declared limit is checked too: a client that outgrows it fails until its note goes.
@@ -186,8 +229,8 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
     );
     assert.equal(shown, !limits.reasoningShown, limits.reasoningShown ?? "the client shows the reasoning");
     if (limits.reasoningShown) notes.push(limits.reasoningShown);
-    if (!local) {
-      const turns = modelTurns(stage, column);
+    if (cell.target) {
+      const turns = cell.target.turns();
       assert.equal(turns.length, 2, "one upstream request per model turn");
       const replayed = turns[1].rawBody.includes(SIGNATURE);
       assert.equal(
@@ -200,16 +243,16 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
     return notes;
   },
 
-  async lookup(stage, driver, column, ids) {
+  async lookup({ stage, driver, target }, ids) {
     assert.ok(ids.length > 0, "the text and stream cases left no generation id to look up");
     for (const { id, model, streamed } of ids) {
-      const record = await lookupSettled(stage.matrix.gw.url, id, PAYG_KEY);
+      const record = await lookupSettled(stage.gatewayUrl, id, PAYG_KEY);
       assert.equal(record.generationId, id);
       assert.equal(record.model, model);
       assert.equal(record.status, "completed");
       if (streamed !== undefined) assert.equal(record.streamed, streamed);
       const tokens = record.nativeTokens;
-      if (column === "local") assert.ok(tokens.prompt_tokens > 0 && tokens.completion_tokens > 0);
+      if (!target) assert.ok(tokens.prompt_tokens > 0 && tokens.completion_tokens > 0);
       // The fakes' default usage: 10 prompt tokens, 6 completion tokens.
       else assert.deepEqual([tokens.prompt_tokens, tokens.completion_tokens], [10, 6]);
       assert.ok(record.usage, "a pay-as-you-go key sees what it cost");
@@ -220,21 +263,24 @@ const CASE_RUNNERS: Record<CaseName, CaseRunner> = {
 };
 
 /**
- * The upstream's generation requests (token counts and the side calls the fake answered aside,
- * which agents make beside their turns).
+ * A fake's generation requests (not token counts, nor the side calls it answered aside, which
+ * agents make beside their turns), as turns of its wire.
  */
-function modelTurns(stage: Stage, column: Upstream): RecordedRequest[] {
-  return stage.matrix.fakes[column].requests.filter(
-    (r) => !r.side && !/count_tokens|:countTokens|input_tokens/.test(r.pathname),
-  );
+export function modelTurns(
+  wire: Upstream,
+  requests: ReadonlyArray<{ body: any; rawBody: string; pathname?: string; side?: boolean }>,
+): Turn[] {
+  return requests
+    .filter((r) => !r.side && !/count_tokens|:countTokens|input_tokens/.test(r.pathname ?? ""))
+    .map(({ body, rawBody }) => ({ wire, body, rawBody }));
 }
 
 /**
  * The fake's scripted text, or the local model's echo of the prompt: "You said: " and the user's
  * text, which holds the prompt (an agent puts its own context blocks around it).
  */
-function checkAnswer(text: string, column: Column, prompt: string, scripted: string): void {
-  if (column !== "local") {
+function checkAnswer(text: string, cell: Cell, prompt: string, scripted: string): void {
+  if (cell.target) {
     assert.equal(text, scripted);
     return;
   }
@@ -244,8 +290,8 @@ function checkAnswer(text: string, column: Column, prompt: string, scripted: str
   );
 }
 
-function script(stage: Stage, column: Column, ...replies: Reply[]): void {
-  if (column !== "local") stage.matrix.fakes[column].script(...replies);
+function script(cell: Cell, ...replies: Reply[]): void {
+  cell.target?.script(...replies);
 }
 
 async function outcomeOf(ms: number, run: () => Promise<string[]>): Promise<Outcome> {

@@ -8,8 +8,22 @@ export interface MatrixRow {
   version: string;
   /** A row that could not run at all (not installable, say), with why. */
   unavailable?: string;
-  cells: Partial<Record<Column, Row>>;
+  /** By column: "local", an upstream protocol, or a cloud platform's (platform-stage.ts). */
+  cells: Partial<Record<string, Row>>;
 }
+
+/** The columns a table shows, each with its heading, and what a cell not run reads. */
+export interface Columns {
+  names: readonly string[];
+  heading(column: string): string;
+  notRun: string;
+}
+
+const MATRIX_COLUMNS: Columns = {
+  names: COLUMNS,
+  heading: (column) => HEADING[column as Column],
+  notRun: "⏭ not run",
+};
 
 const HEADING: Record<Column, string> = {
   local: "local models",
@@ -20,7 +34,8 @@ const HEADING: Record<Column, string> = {
 };
 
 /** The table and its notes. */
-export function renderMatrix(rows: MatrixRow[]): string {
+export function renderMatrix(rows: MatrixRow[], columns: Columns = MATRIX_COLUMNS): string {
+  const { names, heading } = columns;
   const notes: string[] = [];
   const note = (text: string) => {
     const at = notes.indexOf(text);
@@ -29,14 +44,14 @@ export function renderMatrix(rows: MatrixRow[]): string {
     return notes.length;
   };
   const lines = [
-    `| client | version | ${COLUMNS.map((c) => HEADING[c]).join(" | ")} |`,
-    `|---|---|${COLUMNS.map(() => "---").join("|")}|`,
+    `| client | version | ${names.map(heading).join(" | ")} |`,
+    `|---|---|${names.map(() => "---").join("|")}|`,
   ];
   for (const row of rows) {
-    const cells = COLUMNS.map((column) => {
+    const cells = names.map((column) => {
       if (row.unavailable) return `⏭ skipped [${note(`${row.client}: ${row.unavailable}`)}]`;
       const cell = row.cells[column];
-      return cell ? renderCell(row.client, column, cell, note) : "⏭ not run";
+      return cell ? renderCell(row.client, heading(column), cell, note) : columns.notRun;
     });
     lines.push(`| ${row.client} | ${row.version} | ${cells.join(" | ")} |`);
   }
@@ -44,7 +59,7 @@ export function renderMatrix(rows: MatrixRow[]): string {
   return lines.join("\n");
 }
 
-function renderCell(client: string, column: Column, row: Row, note: (text: string) => number): string {
+function renderCell(client: string, heading: string, row: Row, note: (text: string) => number): string {
   const outcomes = CASES.map((name) => [name, row[name]] as [string, Outcome]);
   const failed = outcomes.filter(([, o]) => o.status === "fail");
   const skipped = outcomes.filter(([, o]) => o.status === "skip");
@@ -56,7 +71,7 @@ function renderCell(client: string, column: Column, row: Row, note: (text: strin
   const refs = (list: Array<[string, Outcome]>, skips = false) =>
     list.map(([name, o]) => {
       const case_ = whole(list) ? "" : `, ${name}`;
-      const where = skips ? case_ : ` × ${HEADING[column]}${case_}`;
+      const where = skips ? case_ : ` × ${heading}${case_}`;
       return note(`${client}${where}: ${"reason" in o ? o.reason : ""}`);
     });
   const limits = outcomes.flatMap(([name, o]) =>

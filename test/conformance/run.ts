@@ -2,7 +2,7 @@
 
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { COLUMNS, type Column, runCell, type Stage } from "./cases.ts";
+import { COLUMNS, runCell, type Stage } from "./cases.ts";
 import type { ClientDriver } from "./driver.ts";
 import type { MatrixRow } from "./render.ts";
 
@@ -33,8 +33,8 @@ export function versionsOf(packages: string[], from: NodeJS.Require = require): 
 export async function runDrivers(
   stage: Stage,
   drivers: ClientDriver[],
-  columns: readonly Column[] = COLUMNS,
-  onCell: (client: string, column: Column) => void = () => {},
+  columns: readonly string[] = COLUMNS,
+  onCell: (client: string, column: string) => void = () => {},
 ): Promise<MatrixRow[]> {
   const rows: MatrixRow[] = [];
   for (const driver of drivers) {

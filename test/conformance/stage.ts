@@ -8,11 +8,11 @@
 // CLI's router asks a classifier first; the Gemini fake answers it as the real model would
 // (classifierAnswer), beside the turns a case scripts.
 
-import { type MatrixAliases, startMatrix } from "../e2e/matrix/harness.ts";
+import { type MatrixAliases, MODEL, startMatrix, UPSTREAMS, type Upstream } from "../e2e/matrix/harness.ts";
 import type { RecordedRequest, Reply } from "../fakes/index.ts";
 import { PAYG_KEY } from "../support/gateway.ts";
 import { startTap } from "../support/tap.ts";
-import type { Stage } from "./cases.ts";
+import { modelTurns, type Stage } from "./cases.ts";
 
 /** The anthropic-version values of the SDK lines the matrix drives (1.x sends the newest). */
 export const ANTHROPIC_VERSIONS = ["2026-10-21"];
@@ -36,10 +36,23 @@ export async function startStage(): Promise<Stage & { close(): Promise<void> }> 
   const matrix = await startMatrix({ clients: { anthropic_versions: ANTHROPIC_VERSIONS } }, DEFAULT_IDS);
   matrix.fakes.gemini.answerSideCalls(classifierAnswer);
   const front = await startTap(Number(new URL(matrix.gw.url).port));
+  const upstream = (column: string) => UPSTREAMS.find((u) => u === column);
   return {
-    matrix,
     front,
     gw: { base: front.url, key: PAYG_KEY, answers: front.answers },
+    gatewayUrl: matrix.gw.url,
+    reset: () => matrix.reset(),
+    target(column) {
+      const wire: Upstream | undefined = upstream(column);
+      if (!wire) return undefined;
+      const fake = matrix.fakes[wire];
+      return {
+        model: MODEL[wire],
+        wire,
+        script: (...replies) => fake.script(...replies),
+        turns: () => modelTurns(wire, fake.requests),
+      };
+    },
     async close() {
       await front.close();
       await matrix.close();

@@ -58,6 +58,11 @@ export interface PlatformRow {
   script(...replies: Reply[]): void;
   /** The inference request bodies it received, in order, in its wire's own terms. */
   bodies(): Json[];
+  /**
+   * The generation requests it received (no token counts, no side calls answered aside), with their
+   * bytes: what the conformance matrix reads (vendor wires only; Converse's are not a client's).
+   */
+  requests(): Array<{ body: Json; rawBody: string; pathname?: string; side?: boolean }>;
   /** What 1000 prompt and 500 completion tokens cost on its endpoint, as the lookup writes it. */
   cost: string;
 }
@@ -93,7 +98,8 @@ function catalogModel(id: string, endpoint: { provider: string; model: string; p
   return { ...endpointsModel(id, [endpoint]), reasoning: true, max_output_tokens: 8192 };
 }
 
-export async function startPlatformMatrix(): Promise<PlatformMatrix> {
+/** `extra`: more top-level config (e.g. `clients`), merged over the matrix's own. */
+export async function startPlatformMatrix(extra: Record<string, unknown> = {}): Promise<PlatformMatrix> {
   const bedrock = await startFakeBedrock({ authorize: sigV4Authorizer(CREDENTIALS) });
   const tokens = await startFakeGoogleTokens(TOKEN_LIFETIME_S);
   const vertex = await startFakeVertex({ project: PROJECT, location: LOCATION, tokens });
@@ -110,6 +116,7 @@ export async function startPlatformMatrix(): Promise<PlatformMatrix> {
       { id: "pv", platform: "google-vertex", project: PROJECT, location: LOCATION, base_url: vertex.url },
       { id: "pz", platform: "azure-openai", base_url: azure.url, api_key: AZURE_KEY },
     ],
+    ...extra,
     models: [
       catalogModel("pb/claude", { provider: "pb", model: "us.anthropic.claude-m-v1:0", pricings: REGIONAL }),
       catalogModel("pb/nova", { provider: "pb", model: "amazon.nova-m-v1:0" }),
@@ -123,9 +130,14 @@ export async function startPlatformMatrix(): Promise<PlatformMatrix> {
     env: platformEnv(dir, tokens.host),
   });
   const inference = () => bedrock.requests.filter((r) => r.operation !== "count-tokens");
+  const bedrockRequests = (operation: string) =>
+    inference()
+      .filter((r) => r.operation?.startsWith(operation))
+      .map((r) => ({ body: r.body, rawBody: r.rawBody.toString() }));
   const vendorRow = (platform: FakePlatform, wire: Upstream) => ({
     script: (...replies: Reply[]) => platform.vendor[wire]!.script(...replies),
     bodies: () => platform.vendor[wire]!.requests.map((r) => r.body),
+    requests: () => platform.vendor[wire]!.requests,
   });
   const rows: PlatformRow[] = [
     {
@@ -134,10 +146,8 @@ export async function startPlatformMatrix(): Promise<PlatformMatrix> {
       provider: "pb",
       wire: "anthropic",
       script: (...replies) => bedrock.script(...replies),
-      bodies: () =>
-        inference()
-          .filter((r) => r.operation?.startsWith("invoke"))
-          .map((r) => r.body),
+      bodies: () => bedrockRequests("invoke").map((r) => r.body),
+      requests: () => bedrockRequests("invoke"),
       cost: "0.01155",
     },
     {
@@ -146,10 +156,8 @@ export async function startPlatformMatrix(): Promise<PlatformMatrix> {
       provider: "pb",
       wire: "converse",
       script: (...replies) => bedrock.script(...replies),
-      bodies: () =>
-        inference()
-          .filter((r) => r.operation?.startsWith("converse"))
-          .map((r) => r.body),
+      bodies: () => bedrockRequests("converse").map((r) => r.body),
+      requests: () => bedrockRequests("converse"),
       cost: MODEL_COST,
     },
     {
