@@ -29,9 +29,10 @@ import { PostgresKeys } from "./keys-postgres.ts";
 import { generationAlreadyStarted, generationNotFinishable, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
+import { migrateUnderLock, type PostgresAccess } from "./postgres-part.ts";
 import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
-import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
+import { PostgresResponses } from "./responses-postgres.ts";
 import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, RollupBatch, type RollupSource } from "./rollups.ts";
 import {
   runStepsAsync,
@@ -90,6 +91,8 @@ export class PostgresStore implements Store {
   private readonly writes: WriteQueue;
   private readonly schema: string | undefined;
   private readonly t: Qualify;
+  /** What the store's parts query through (postgres-part.ts). */
+  private readonly access: PostgresAccess;
   private closed = false;
   readonly accounts: PostgresAccounts;
   readonly keys: PostgresKeys;
@@ -114,15 +117,15 @@ export class PostgresStore implements Store {
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
-    const access: PostgresAccess = {
+    this.access = {
       query: (sql, params) => this.query(sql, params),
       transaction: (work) => this.transaction(work),
     };
-    this.accounts = new PostgresAccounts(access, this.t);
-    this.queries = new PostgresUsage(access, this.t, () => this.writes.flush());
-    this.keys = new PostgresKeys(access, this.t);
-    this.responses = new PostgresResponses(access, this.t);
-    this.conversations = new PostgresConversations(access, this.t);
+    this.accounts = new PostgresAccounts(this.access, this.t);
+    this.queries = new PostgresUsage(this.access, this.t, () => this.writes.flush());
+    this.keys = new PostgresKeys(this.access, this.t);
+    this.responses = new PostgresResponses(this.access, this.t);
+    this.conversations = new PostgresConversations(this.access, this.t);
   }
 
   /** Transactions the generation writer has committed (one per batch). */
@@ -132,10 +135,7 @@ export class PostgresStore implements Store {
 
   /** Safe when many processes start at once: the DDL runs under a transaction-scoped advisory lock. */
   async migrate(): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
-      await client.query(postgresSchema(this.schema));
-    });
+    await migrateUnderLock(this.access, postgresSchema(this.schema));
     await this.responses.migrate();
     await this.conversations.migrate();
   }

@@ -1,7 +1,6 @@
 // Stored responses in the embedded store (responses-types.ts). Written straight, not through the
 // generation write queue: a stored response must be committed before its answer is released.
 
-import type { DatabaseSync } from "node:sqlite";
 import {
   indexableItemIds,
   type ResponseStore,
@@ -9,6 +8,7 @@ import {
   type StoredResponseRow,
   storedResponse,
 } from "./responses-types.ts";
+import { SqlitePart } from "./sqlite-part.ts";
 
 /** A migration step of its own, after the ledger's tables (sqlite-schema.ts). */
 export const sqliteResponsesSchema = `
@@ -31,17 +31,7 @@ CREATE TABLE IF NOT EXISTS stored_response_items (
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
 `;
 
-type Transaction = <T>(work: () => T) => T;
-
-export class SqliteResponses implements ResponseStore {
-  private readonly db: DatabaseSync;
-  private readonly transaction: Transaction;
-
-  constructor(db: DatabaseSync, transaction: Transaction) {
-    this.db = db;
-    this.transaction = transaction;
-  }
-
+export class SqliteResponses extends SqlitePart implements ResponseStore {
   async migrate(): Promise<void> {
     this.transaction(() => this.db.exec(sqliteResponsesSchema));
   }

@@ -30,6 +30,7 @@ import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, type RollupBatch, type Rollup
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable, read } from "./sqlite-errors.ts";
+import type { SqliteAccess } from "./sqlite-part.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
   runSteps,
@@ -169,20 +170,16 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
-    this.accounts = new SqliteAccounts(
-      (sql) => this.statement(sql),
-      (work) => this.transaction(work),
-    );
-    this.queries = new SqliteUsage(
-      (sql) => this.statement(sql),
-      () => this.writes.flush(),
-    );
-    this.keys = new SqliteKeys(
-      (sql) => this.statement(sql),
-      (work) => this.transaction(work),
-    );
-    this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
-    this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
+    const access: SqliteAccess = {
+      connection: this.db,
+      statement: (sql) => this.statement(sql),
+      transaction: (work) => this.transaction(work),
+    };
+    this.accounts = new SqliteAccounts(access);
+    this.queries = new SqliteUsage(access, () => this.writes.flush());
+    this.keys = new SqliteKeys(access);
+    this.responses = new SqliteResponses(access);
+    this.conversations = new SqliteConversations(access);
     this.writes = new WriteQueue((writes, mayLeave) => {
       const paused = this.checkpointer?.writesMayGo();
       return paused
