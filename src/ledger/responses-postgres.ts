@@ -9,6 +9,7 @@ import {
   RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
+  storedResponseValues,
 } from "./responses-types.ts";
 
 /** A migration step of its own, after the ledger's tables (postgres-schema.ts). */
@@ -47,16 +48,7 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
            (id, account_id, created_at, model, status, previous_response_id, content, owner)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, content = EXCLUDED.content`,
-        [
-          row.id,
-          row.accountId,
-          row.createdAt,
-          row.model,
-          row.status,
-          row.previousResponseId ?? null,
-          row.content,
-          row.owner ?? null,
-        ],
+        storedResponseValues(row),
       );
       if (ids.length === 0) return;
       await client.query(

@@ -7,6 +7,7 @@ import {
   RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
+  storedResponseValues,
 } from "./responses-types.ts";
 import { SqlitePart } from "./sqlite-part.ts";
 
@@ -44,16 +45,7 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
              (id, account_id, created_at, model, status, previous_response_id, content, owner)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          row.id,
-          row.accountId,
-          row.createdAt,
-          row.model,
-          row.status,
-          row.previousResponseId ?? null,
-          row.content,
-          row.owner ?? null,
-        );
+        .run(...storedResponseValues(row));
       const item = this.db.prepare(
         "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
       );
