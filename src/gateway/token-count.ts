@@ -7,31 +7,23 @@
 // models, chat-completions upstreams, a counter that fails or is slow) is counted by the gateway,
 // off the event loop (prompt-tokens.ts). `x-switchyard-token-count: upstream | local` says which.
 
-import type { Authenticator } from "../auth/authenticator.ts";
 import type { CatalogModel } from "../catalog/types.ts";
 import type { ProviderConfig } from "../config/providers.ts";
 import type { Request } from "../ir/request.ts";
 import { protocolOfConfig } from "../protocols/names.ts";
-import type { Protocol, ProtocolName, UpstreamCounting } from "../protocols/types.ts";
+import type { ProtocolName, UpstreamCounting } from "../protocols/types.ts";
 import { canRelay, type ProviderAdapter, type RelayingAdapter } from "../providers/types.ts";
 import { writeError } from "./error-answer.ts";
 import { frontStep } from "./front-step.ts";
-import { asGatewayError, type InferenceInput } from "./inference.ts";
-import type { WarningLogger } from "./logger.ts";
-import type { ModelIndex } from "./models.ts";
+import { asGatewayError, type GatewayDeps, type InferenceInput } from "./inference.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 
-export interface TokenCountDeps {
-  protocols: Record<ProtocolName, Protocol>;
-  models: ModelIndex;
-  providers: Map<string, ProviderConfig>;
-  adapterFor(provider: ProviderConfig): ProviderAdapter;
-  auth: Authenticator;
-  log: WarningLogger;
-  /** `anthropic-version` values accepted besides 2023-06-01 (`clients.anthropic_versions`). */
-  anthropicVersions?: ReadonlySet<string>;
-}
+/** What counting needs of the gateway: inference's protocols, models, providers and authentication. */
+export type TokenCountDeps = Pick<
+  GatewayDeps,
+  "protocols" | "models" | "providers" | "adapterFor" | "auth" | "log" | "anthropicVersions"
+>;
 
 /** How long an upstream counter may take before the gateway counts instead. */
 const UPSTREAM_COUNT_MS = 10_000;

@@ -5,19 +5,10 @@ import { canonicalDecimal, canonicalDiscount, parseDecimal } from "../billing/mo
 import type { AccountStore } from "./accounts-types.ts";
 import { accountColumnList, accountFromColumns } from "./columns.ts";
 import { accountNotFound } from "./ledger-errors.ts";
-import type { Qualify } from "./postgres-schema.ts";
-import type { PostgresAccess } from "./responses-postgres.ts";
+import { PostgresPart } from "./postgres-part.ts";
 import type { AccountRow } from "./types.ts";
 
-export class PostgresAccounts implements AccountStore {
-  private readonly db: PostgresAccess;
-  private readonly t: Qualify;
-
-  constructor(db: PostgresAccess, t: Qualify) {
-    this.db = db;
-    this.t = t;
-  }
-
+export class PostgresAccounts extends PostgresPart implements AccountStore {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
     const balance =
       opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));

@@ -1,25 +1,14 @@
 // Accounts in the embedded store (accounts-types.ts). The table is the ledger's (sqlite-schema.ts).
 
-import type { StatementSync } from "node:sqlite";
 import { addDecimals, canonicalDecimal, canonicalDiscount, parseDecimal } from "../billing/money.ts";
 import type { AccountStore } from "./accounts-types.ts";
 import { accountColumnList, accountFromColumns, type Columns } from "./columns.ts";
 import { accountNotFound } from "./ledger-errors.ts";
 import { read } from "./sqlite-errors.ts";
+import { SqlitePart } from "./sqlite-part.ts";
 import type { AccountRow } from "./types.ts";
 
-type Transaction = <T>(work: () => T) => T;
-
-export class SqliteAccounts implements AccountStore {
-  private readonly statement: (sql: string) => StatementSync;
-  private readonly transaction: Transaction;
-
-  /** `statement` prepares (and caches) a statement on the store's connection. */
-  constructor(statement: (sql: string) => StatementSync, transaction: Transaction) {
-    this.statement = statement;
-    this.transaction = transaction;
-  }
-
+export class SqliteAccounts extends SqlitePart implements AccountStore {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
     const balance =
       opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));

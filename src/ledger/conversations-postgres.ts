@@ -5,8 +5,8 @@
 import type { PoolClient } from "pg";
 import { conversationRow } from "./conversations-sqlite.ts";
 import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
 import type { Qualify } from "./postgres-schema.ts";
-import type { PostgresAccess } from "./responses-postgres.ts";
 
 /** A migration step of its own, after the ledger's tables. */
 export function postgresConversationsSchema(t: Qualify): string {
@@ -29,20 +29,9 @@ CREATE INDEX IF NOT EXISTS conversation_items_id ON ${t("conversation_items")} (
 `;
 }
 
-export class PostgresConversations implements ConversationStore {
-  private readonly db: PostgresAccess;
-  private readonly t: Qualify;
-
-  constructor(db: PostgresAccess, t: Qualify) {
-    this.db = db;
-    this.t = t;
-  }
-
-  async migrate(): Promise<void> {
-    await this.db.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
-      await client.query(postgresConversationsSchema(this.t));
-    });
+export class PostgresConversations extends PostgresPart implements ConversationStore {
+  migrate(): Promise<void> {
+    return migrateUnderLock(this.db, postgresConversationsSchema(this.t));
   }
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {

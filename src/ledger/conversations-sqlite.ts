@@ -1,8 +1,8 @@
 // Conversations in the embedded store (conversations-types.ts), written straight like stored
 // responses: an item appended by a response is committed before its answer is released.
 
-import type { DatabaseSync } from "node:sqlite";
 import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+import { SqlitePart } from "./sqlite-part.ts";
 
 /** A migration step of its own, after the ledger's tables. */
 export const sqliteConversationsSchema = `
@@ -23,17 +23,7 @@ CREATE TABLE IF NOT EXISTS conversation_items (
 CREATE INDEX IF NOT EXISTS conversation_items_id ON conversation_items (account_id, id);
 `;
 
-type Transaction = <T>(work: () => T) => T;
-
-export class SqliteConversations implements ConversationStore {
-  private readonly db: DatabaseSync;
-  private readonly transaction: Transaction;
-
-  constructor(db: DatabaseSync, transaction: Transaction) {
-    this.db = db;
-    this.transaction = transaction;
-  }
-
+export class SqliteConversations extends SqlitePart implements ConversationStore {
   async migrate(): Promise<void> {
     this.transaction(() => this.db.exec(sqliteConversationsSchema));
   }

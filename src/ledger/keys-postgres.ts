@@ -5,20 +5,11 @@ import { keyColumnList, keyColumnValues, keyFromColumns, limitsColumn } from "./
 import type { KeyStore } from "./keys-types.ts";
 import { duplicateKey } from "./ledger-errors.ts";
 import { isUniqueViolation } from "./postgres-errors.ts";
-import type { Qualify } from "./postgres-schema.ts";
-import type { PostgresAccess } from "./responses-postgres.ts";
+import { PostgresPart } from "./postgres-part.ts";
 import { type RevocationStep, revocation, runStepsAsync } from "./store-rules.ts";
 import type { KeyBudget, KeyLimits, KeyRow } from "./types.ts";
 
-export class PostgresKeys implements KeyStore {
-  private readonly db: PostgresAccess;
-  private readonly t: Qualify;
-
-  constructor(db: PostgresAccess, t: Qualify) {
-    this.db = db;
-    this.t = t;
-  }
-
+export class PostgresKeys extends PostgresPart implements KeyStore {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       await this.db.query(

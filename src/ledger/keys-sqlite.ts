@@ -1,25 +1,14 @@
 // API keys in the embedded store (keys-types.ts). The table is the ledger's (sqlite-schema.ts).
 
-import type { StatementSync } from "node:sqlite";
 import { type Columns, keyColumnList, keyColumnValues, keyFromColumns, limitsColumn } from "./columns.ts";
 import type { KeyStore } from "./keys-types.ts";
 import { duplicateKey } from "./ledger-errors.ts";
 import { isUniqueViolation, read } from "./sqlite-errors.ts";
+import { SqlitePart } from "./sqlite-part.ts";
 import { type RevocationStep, revocation, runSteps } from "./store-rules.ts";
 import type { KeyBudget, KeyLimits, KeyRow } from "./types.ts";
 
-type Transaction = <T>(work: () => T) => T;
-
-export class SqliteKeys implements KeyStore {
-  private readonly statement: (sql: string) => StatementSync;
-  private readonly transaction: Transaction;
-
-  /** `statement` prepares (and caches) a statement on the store's connection. */
-  constructor(statement: (sql: string) => StatementSync, transaction: Transaction) {
-    this.statement = statement;
-    this.transaction = transaction;
-  }
-
+export class SqliteKeys extends SqlitePart implements KeyStore {
   async insertKey(key: KeyRow): Promise<void> {
     try {
       this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(

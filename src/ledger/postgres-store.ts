@@ -29,9 +29,11 @@ import { PostgresKeys } from "./keys-postgres.ts";
 import { generationAlreadyStarted, generationNotFinishable, StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
+import { migrateUnderLock, type PostgresAccess } from "./postgres-part.ts";
 import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
-import { type PostgresAccess, PostgresResponses } from "./responses-postgres.ts";
+import { QueuedGenerations } from "./queued-generations.ts";
+import { PostgresResponses } from "./responses-postgres.ts";
 import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, RollupBatch, type RollupSource } from "./rollups.ts";
 import {
   runStepsAsync,
@@ -50,7 +52,6 @@ import type {
   GenerationStart,
   HeldSpend,
   KeptThinking,
-  Rating,
   SettlementItem,
   SpendDecision,
   SpendHold,
@@ -82,14 +83,16 @@ const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** pg is loaded with the first PostgreSQL store: a gateway on SQLite does not carry its modules. */
 const loadPg = () => createRequire(import.meta.url)("pg") as typeof import("pg");
 
-export class PostgresStore implements Store {
+export class PostgresStore extends QueuedGenerations implements Store {
   readonly sharedByProcesses = true;
   readonly sharedByGateways = true;
   readonly owner: string;
   private readonly pool: Pool;
-  private readonly writes: WriteQueue;
+  protected readonly writes: WriteQueue;
   private readonly schema: string | undefined;
   private readonly t: Qualify;
+  /** What the store's parts query through (postgres-part.ts). */
+  private readonly access: PostgresAccess;
   private closed = false;
   readonly accounts: PostgresAccounts;
   readonly keys: PostgresKeys;
@@ -98,6 +101,7 @@ export class PostgresStore implements Store {
   readonly conversations: PostgresConversations;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
+    super();
     if (options.schema !== undefined && !identifierPattern.test(options.schema)) {
       throw new Error(`PostgreSQL schema name ${JSON.stringify(options.schema)} must be a plain identifier`);
     }
@@ -114,28 +118,20 @@ export class PostgresStore implements Store {
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     this.pool.on("error", (error) => logConnectionLost(error));
     this.writes = new WriteQueue((writes) => this.applyWrites(writes), options);
-    const access: PostgresAccess = {
+    this.access = {
       query: (sql, params) => this.query(sql, params),
       transaction: (work) => this.transaction(work),
     };
-    this.accounts = new PostgresAccounts(access, this.t);
-    this.queries = new PostgresUsage(access, this.t, () => this.writes.flush());
-    this.keys = new PostgresKeys(access, this.t);
-    this.responses = new PostgresResponses(access, this.t);
-    this.conversations = new PostgresConversations(access, this.t);
-  }
-
-  /** Transactions the generation writer has committed (one per batch). */
-  get batchesWritten(): number {
-    return this.writes.batchesWritten;
+    this.accounts = new PostgresAccounts(this.access, this.t);
+    this.queries = new PostgresUsage(this.access, this.t, () => this.writes.flush());
+    this.keys = new PostgresKeys(this.access, this.t);
+    this.responses = new PostgresResponses(this.access, this.t);
+    this.conversations = new PostgresConversations(this.access, this.t);
   }
 
   /** Safe when many processes start at once: the DDL runs under a transaction-scoped advisory lock. */
   async migrate(): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
-      await client.query(postgresSchema(this.schema));
-    });
+    await migrateUnderLock(this.access, postgresSchema(this.schema));
     await this.responses.migrate();
     await this.conversations.migrate();
   }
@@ -149,18 +145,6 @@ export class PostgresStore implements Store {
     }
   }
 
-  async flush(): Promise<void> {
-    await this.writes.flush();
-  }
-
-  get acceptsGenerations(): boolean {
-    return !this.writes.full;
-  }
-
-  get pendingGenerationWrites(): number {
-    return this.writes.backlog;
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -172,28 +156,6 @@ export class PostgresStore implements Store {
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────
-
-  startGeneration(g: GenerationStart): Promise<void> {
-    return this.writes.enqueue({ kind: "start", start: g });
-  }
-
-  finishGeneration(e: GenerationEnd): Promise<void> {
-    return this.writes.enqueue({ kind: "finish", end: e });
-  }
-
-  recordGeneration(g: GenerationStart, e: GenerationEnd): Promise<void> {
-    return this.writes.enqueue({ kind: "whole", start: g, end: e });
-  }
-
-  /**
-   * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
-   * the last generation may take a balance below zero (admission, not settlement, refuses the next
-   * request). Settling a settled generation changes nothing.
-   */
-  async settleGeneration(id: string, rating: Rating, settledAt: number, debit?: string): Promise<void> {
-    const [error] = await this.settleGenerations([{ id, rating, settledAt, debit }]);
-    if (error) throw error;
-  }
 
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);

@@ -1,7 +1,7 @@
 // Stored responses in the shared store (responses-types.ts). Each write is its own transaction,
 // committed before the gateway releases the answer, so another gateway process reads it at once.
 
-import type { PoolClient, QueryResult, QueryResultRow } from "pg";
+import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
 import { DATABASE_NOW_MS, type Qualify } from "./postgres-schema.ts";
 import {
   indexableItemIds,
@@ -9,6 +9,7 @@ import {
   RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
+  storedResponseValues,
 } from "./responses-types.ts";
 
 /** A migration step of its own, after the ledger's tables (postgres-schema.ts). */
@@ -34,25 +35,9 @@ CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_respons
 `;
 }
 
-export interface PostgresAccess {
-  query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
-}
-
-export class PostgresResponses implements ResponseStore {
-  private readonly db: PostgresAccess;
-  private readonly t: Qualify;
-
-  constructor(db: PostgresAccess, t: Qualify) {
-    this.db = db;
-    this.t = t;
-  }
-
-  async migrate(): Promise<void> {
-    await this.db.transaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.ledger.migrate'))");
-      await client.query(postgresResponsesSchema(this.t));
-    });
+export class PostgresResponses extends PostgresPart implements ResponseStore {
+  migrate(): Promise<void> {
+    return migrateUnderLock(this.db, postgresResponsesSchema(this.t));
   }
 
   async saveResponse(row: StoredResponseRow): Promise<void> {
@@ -63,16 +48,7 @@ export class PostgresResponses implements ResponseStore {
            (id, account_id, created_at, model, status, previous_response_id, content, owner)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, content = EXCLUDED.content`,
-        [
-          row.id,
-          row.accountId,
-          row.createdAt,
-          row.model,
-          row.status,
-          row.previousResponseId ?? null,
-          row.content,
-          row.owner ?? null,
-        ],
+        storedResponseValues(row),
       );
       if (ids.length === 0) return;
       await client.query(

@@ -1,14 +1,15 @@
 // Stored responses in the embedded store (responses-types.ts). Written straight, not through the
 // generation write queue: a stored response must be committed before its answer is released.
 
-import type { DatabaseSync } from "node:sqlite";
 import {
   indexableItemIds,
   type ResponseStore,
   RUNNING_STATUSES,
   type StoredResponseRow,
   storedResponse,
+  storedResponseValues,
 } from "./responses-types.ts";
+import { SqlitePart } from "./sqlite-part.ts";
 
 /** A migration step of its own, after the ledger's tables (sqlite-schema.ts). */
 export const sqliteResponsesSchema = `
@@ -31,17 +32,7 @@ CREATE TABLE IF NOT EXISTS stored_response_items (
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
 `;
 
-type Transaction = <T>(work: () => T) => T;
-
-export class SqliteResponses implements ResponseStore {
-  private readonly db: DatabaseSync;
-  private readonly transaction: Transaction;
-
-  constructor(db: DatabaseSync, transaction: Transaction) {
-    this.db = db;
-    this.transaction = transaction;
-  }
-
+export class SqliteResponses extends SqlitePart implements ResponseStore {
   async migrate(): Promise<void> {
     this.transaction(() => this.db.exec(sqliteResponsesSchema));
   }
@@ -54,16 +45,7 @@ export class SqliteResponses implements ResponseStore {
              (id, account_id, created_at, model, status, previous_response_id, content, owner)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          row.id,
-          row.accountId,
-          row.createdAt,
-          row.model,
-          row.status,
-          row.previousResponseId ?? null,
-          row.content,
-          row.owner ?? null,
-        );
+        .run(...storedResponseValues(row));
       const item = this.db.prepare(
         "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
       );

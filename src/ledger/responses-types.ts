@@ -60,6 +60,23 @@ export function indexableItemIds(ids: Iterable<string>): string[] {
   return [...new Set([...ids].filter((id) => id.length > 0 && id.length <= 256 && !id.includes("\u0000")))];
 }
 
+/**
+ * A stored response's columns, in the order both stores insert them: id, account_id, created_at,
+ * model, status, previous_response_id, content, owner.
+ */
+export function storedResponseValues(row: StoredResponseRow): Array<string | number | null> {
+  return [
+    row.id,
+    row.accountId,
+    row.createdAt,
+    row.model,
+    row.status,
+    row.previousResponseId ?? null,
+    row.content,
+    row.owner ?? null,
+  ];
+}
+
 /** A row of either store (pg gives BIGINT as a string) → StoredResponseRow; item ids are not read back. */
 export function storedResponse(row: Record<string, unknown>): StoredResponseRow {
   const stored: StoredResponseRow = {

@@ -25,11 +25,13 @@ import { debitOf } from "./debits.ts";
 import { SqliteKeys } from "./keys-sqlite.ts";
 import { StoreUnavailable } from "./ledger-errors.ts";
 import { newOwnerId } from "./owner.ts";
+import { QueuedGenerations } from "./queued-generations.ts";
 import { SqliteResponses } from "./responses-sqlite.ts";
 import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, type RollupBatch, type RollupTable } from "./rollups.ts";
 import { applyBatch, type BatchStore, rollupSource } from "./sqlite-batch.ts";
 import { Checkpointer, RESET_FRAMES } from "./sqlite-checkpointer.ts";
 import { isUnavailable, read } from "./sqlite-errors.ts";
+import type { SqliteAccess } from "./sqlite-part.ts";
 import { sqliteAddedColumns, sqliteSchema } from "./sqlite-schema.ts";
 import {
   runSteps,
@@ -43,12 +45,9 @@ import {
   spendDecision,
 } from "./store-rules.ts";
 import type {
-  GenerationEnd,
   GenerationRow,
-  GenerationStart,
   HeldSpend,
   KeptThinking,
-  Rating,
   SettlementItem,
   SpendDecision,
   SpendHold,
@@ -112,13 +111,13 @@ const ROLLUP_UPSERT_SQL = new Map(
   }),
 );
 
-export class SqliteStore implements Store {
+export class SqliteStore extends QueuedGenerations implements Store {
   readonly sharedByProcesses: boolean;
   /** A file belongs to one `serve` (and its workers): at its start, no other gateway is alive. */
   readonly sharedByGateways = false;
   readonly owner: string;
   private readonly db: DatabaseSync;
-  private readonly writes: WriteQueue;
+  protected readonly writes: WriteQueue;
   private readonly statements = new Map<string, StatementSync>();
   private closed = false;
   private readonly busyTimeoutMs: number;
@@ -135,6 +134,7 @@ export class SqliteStore implements Store {
 
   /** `path` is a file (its directory is created) or `:memory:`. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
+    super();
     if (path !== ":memory:" && !path.startsWith("file:"))
       mkdirSync(dirname(resolve(path)), { recursive: true });
     this.sharedByProcesses = options.sharedByProcesses ?? false;
@@ -169,31 +169,22 @@ export class SqliteStore implements Store {
       result: (sum) => (sum as unknown as DecimalSum).total(),
       deterministic: true,
     });
-    this.accounts = new SqliteAccounts(
-      (sql) => this.statement(sql),
-      (work) => this.transaction(work),
-    );
-    this.queries = new SqliteUsage(
-      (sql) => this.statement(sql),
-      () => this.writes.flush(),
-    );
-    this.keys = new SqliteKeys(
-      (sql) => this.statement(sql),
-      (work) => this.transaction(work),
-    );
-    this.responses = new SqliteResponses(this.db, (work) => this.transaction(work));
-    this.conversations = new SqliteConversations(this.db, (work) => this.transaction(work));
+    const access: SqliteAccess = {
+      connection: this.db,
+      statement: (sql) => this.statement(sql),
+      transaction: (work) => this.transaction(work),
+    };
+    this.accounts = new SqliteAccounts(access);
+    this.queries = new SqliteUsage(access, () => this.writes.flush());
+    this.keys = new SqliteKeys(access);
+    this.responses = new SqliteResponses(access);
+    this.conversations = new SqliteConversations(access);
     this.writes = new WriteQueue((writes, mayLeave) => {
       const paused = this.checkpointer?.writesMayGo();
       return paused
         ? paused.then(() => this.applyWrites(writes, mayLeave))
         : Promise.resolve(this.applyWrites(writes, mayLeave));
     }, options);
-  }
-
-  /** Transactions the generation writer has committed (one per batch). */
-  get batchesWritten(): number {
-    return this.writes.batchesWritten;
   }
 
   /** In one transaction, so that two processes migrating one file at once do not both add a column. */
@@ -217,18 +208,6 @@ export class SqliteStore implements Store {
     } catch {
       return false;
     }
-  }
-
-  async flush(): Promise<void> {
-    await this.writes.flush();
-  }
-
-  get acceptsGenerations(): boolean {
-    return !this.writes.full;
-  }
-
-  get pendingGenerationWrites(): number {
-    return this.writes.backlog;
   }
 
   async close(): Promise<void> {
@@ -263,28 +242,6 @@ export class SqliteStore implements Store {
   }
 
   // ── generations ───────────────────────────────────────────────────────────────────────────────
-
-  startGeneration(g: GenerationStart): Promise<void> {
-    return this.writes.enqueue({ kind: "start", start: g });
-  }
-
-  finishGeneration(e: GenerationEnd): Promise<void> {
-    return this.writes.enqueue({ kind: "finish", end: e });
-  }
-
-  recordGeneration(g: GenerationStart, e: GenerationEnd): Promise<void> {
-    return this.writes.enqueue({ kind: "whole", start: g, end: e });
-  }
-
-  /**
-   * Stores the rating and debits the account, in one transaction. The debit never waits for funds:
-   * the last generation may take a balance below zero (admission, not settlement, refuses the next
-   * request). Settling a settled generation changes nothing.
-   */
-  async settleGeneration(id: string, rating: Rating, settledAt: number, debit?: string): Promise<void> {
-    const [error] = await this.settleGenerations([{ id, rating, settledAt, debit }]);
-    if (error) throw error;
-  }
 
   async settleGenerations(items: SettlementItem[]): Promise<Array<Error | undefined>> {
     const debits = items.map(debitOf);

@@ -2,8 +2,8 @@
 
 import { canonicalDecimal } from "../billing/money.ts";
 import { generationColumnList, generationFromColumns, generationWhere } from "./columns.ts";
+import { type PostgresAccess, PostgresPart } from "./postgres-part.ts";
 import type { Qualify } from "./postgres-schema.ts";
-import type { PostgresAccess } from "./responses-postgres.ts";
 import {
   counterSums,
   GROUP_COLUMN,
@@ -17,15 +17,12 @@ import {
 import type { GenerationFilter, GenerationRow } from "./types.ts";
 import type { UsageQueries } from "./usage-types.ts";
 
-export class PostgresUsage implements UsageQueries {
-  private readonly db: PostgresAccess;
-  private readonly t: Qualify;
+export class PostgresUsage extends PostgresPart implements UsageQueries {
   private readonly flush: () => Promise<unknown>;
 
   /** `flush` resolves once this process's generation writes queued so far are committed. */
   constructor(db: PostgresAccess, t: Qualify, flush: () => Promise<unknown>) {
-    this.db = db;
-    this.t = t;
+    super(db, t);
     this.flush = flush;
   }
 

@@ -1,7 +1,7 @@
 // Operators' reads of the embedded ledger (usage-types.ts). Costs are summed exactly in SQL by the
 // store's `dec_sum` (billing/money.ts DecimalSum).
 
-import type { SQLInputValue, StatementSync } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
 import { type Columns, generationColumnList, generationFromColumns, generationWhere } from "./columns.ts";
 import {
   counterSums,
@@ -14,16 +14,16 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import { read } from "./sqlite-errors.ts";
+import { type SqliteAccess, SqlitePart } from "./sqlite-part.ts";
 import type { GenerationFilter, GenerationRow } from "./types.ts";
 import type { UsageQueries } from "./usage-types.ts";
 
-export class SqliteUsage implements UsageQueries {
-  private readonly statement: (sql: string) => StatementSync;
+export class SqliteUsage extends SqlitePart implements UsageQueries {
   private readonly flush: () => Promise<unknown>;
 
   /** `flush` resolves once the generation writes queued so far are committed. */
-  constructor(statement: (sql: string) => StatementSync, flush: () => Promise<unknown>) {
-    this.statement = statement;
+  constructor(access: SqliteAccess, flush: () => Promise<unknown>) {
+    super(access);
     this.flush = flush;
   }
 
