@@ -19,11 +19,20 @@ import {
 } from "ai";
 import { type ClientDriver, type Gateway, PROMPTS, WEATHER, WEATHER_PROMPT } from "./driver.ts";
 
-type Provider = "openai" | "openai-responses" | "anthropic" | "google" | "openrouter";
+/** `openai-responses-stored`: the same provider with its default `store` (true), so its second turns
+ * refer to the first turn's stored items by reference instead of sending them. */
+type Provider =
+  | "openai"
+  | "openai-responses"
+  | "openai-responses-stored"
+  | "anthropic"
+  | "google"
+  | "openrouter";
 
 function modelOf(provider: Provider, gw: Gateway, id: string): LanguageModel {
   if (provider === "openai") return createOpenAI({ baseURL: `${gw.base}/v1`, apiKey: gw.key }).chat(id);
-  if (provider === "openai-responses") return createOpenAI({ baseURL: `${gw.base}/v1`, apiKey: gw.key })(id);
+  if (provider === "openai-responses" || provider === "openai-responses-stored")
+    return createOpenAI({ baseURL: `${gw.base}/v1`, apiKey: gw.key })(id);
   if (provider === "anthropic") return createAnthropic({ baseURL: `${gw.base}/v1`, apiKey: gw.key })(id);
   if (provider === "openrouter")
     return createOpenRouter({ baseURL: `${gw.base}/api/v1`, apiKey: gw.key })(id);
@@ -39,6 +48,8 @@ function reasoningOptions(provider: Provider): any {
     return {
       openai: { reasoningEffort: "low", reasoningSummary: "auto", store: false, forceReasoning: true },
     };
+  if (provider === "openai-responses-stored")
+    return { openai: { reasoningEffort: "low", reasoningSummary: "auto", forceReasoning: true } };
   if (provider === "anthropic") return { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } };
   if (provider === "openrouter") return { openrouter: { reasoning: { effort: "low" } } };
   return { google: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } };
@@ -126,6 +137,19 @@ export const AI_SDK = [
     reasoningReplayed: "the openai provider's chat model sends no reasoning back",
   }),
   aiClientDriver("openai-responses", "AI SDK, openai Responses provider", "@ai-sdk/openai"),
+  {
+    ...aiClientDriver(
+      "openai-responses-stored",
+      "AI SDK, openai Responses provider, default store",
+      "@ai-sdk/openai",
+    ),
+    knownIssues: {
+      "openai-responses": {
+        reasoning:
+          "a Responses upstream is relayed the client's body as sent: this provider asks no `include: reasoning.encrypted_content` when it stores, so the stored reasoning item has no encrypted content to send back on the next turn",
+      },
+    },
+  },
   aiClientDriver("anthropic", "AI SDK, anthropic provider", "@ai-sdk/anthropic"),
   aiClientDriver("google", "AI SDK, google provider", "@ai-sdk/google"),
   aiClientDriver("openrouter", "AI SDK, OpenRouter provider", "@openrouter/ai-sdk-provider"),

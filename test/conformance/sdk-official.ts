@@ -70,67 +70,75 @@ export const openaiChat: ClientDriver = {
   },
 };
 
-/** The Responses API with `store: false`: each turn sends the whole conversation. */
-export const openaiResponses: ClientDriver = {
-  name: "openai (Responses API)",
-  packages: ["openai-7"],
-  async text(gw, model) {
-    return (await openai(gw).responses.create({ model, input: PROMPTS.text, store: false })).output_text;
-  },
-  async stream(gw, model) {
-    const stream = await openai(gw).responses.create({
-      model,
-      input: PROMPTS.stream,
-      store: false,
-      stream: true,
-    });
-    return collectText(stream, (event) => (event.type === "response.output_text.delta" ? event.delta : ""));
-  },
-  async tool(gw, model, run) {
-    const client = openai(gw);
-    const tools = [
-      {
-        type: "function" as const,
-        name: WEATHER.name,
-        description: WEATHER.description,
-        parameters: WEATHER.schema as any,
-        strict: false,
-      },
-    ];
-    const input: any[] = [{ role: "user", content: WEATHER_PROMPT }];
-    const first = await client.responses.create({ model, input, tools, store: false });
-    input.push(...first.output);
-    for (const item of first.output)
-      if (item.type === "function_call")
-        input.push({
-          type: "function_call_output",
-          call_id: item.call_id,
-          output: run(cityOf(item.arguments)),
-        });
-    return (await client.responses.create({ model, input, tools, store: false })).output_text;
-  },
-  async reasoning(gw, model) {
-    const client = openai(gw);
-    const settings = {
-      store: false,
-      reasoning: { effort: "low" as const, summary: "auto" as const },
-      include: ["reasoning.encrypted_content" as const],
-    };
-    const input: any[] = [{ role: "user", content: PROMPTS.reasoning[0] }];
-    const first = await client.responses.create({ model, input, ...settings });
-    input.push(...first.output, { role: "user", content: PROMPTS.reasoning[1] });
-    const second = await client.responses.create({ model, input, ...settings });
-    const summary = (r: any) =>
-      r.output
-        .filter((i: any) => i.type === "reasoning")
-        .flatMap((i: any) => i.summary.map((s: any) => s.text))
-        .join("");
-    return {
-      first: { text: first.output_text, reasoning: summary(first) },
-      second: { text: second.output_text, reasoning: summary(second) },
-    };
-  },
-};
+/**
+ * The Responses API either with `store: false`, each turn sending the whole conversation, or stored
+ * (the API's default): each second turn sends only its new input after `previous_response_id`, so
+ * the upstream can only see the first turn if the gateway kept it.
+ */
+function openaiResponsesDriver(stored: boolean): ClientDriver {
+  const store = stored;
+  /** The next turn's request: the new input after the previous response, or the whole conversation. */
+  const nextTurn = (history: any[], previous: OpenAI.Responses.Response, added: any[]) => {
+    history.push(...previous.output, ...added);
+    return stored ? { input: added, previous_response_id: previous.id } : { input: history };
+  };
+  return {
+    name: stored ? "openai (Responses API, stored)" : "openai (Responses API)",
+    packages: ["openai-7"],
+    async text(gw, model) {
+      return (await openai(gw).responses.create({ model, input: PROMPTS.text, store })).output_text;
+    },
+    async stream(gw, model) {
+      const stream = await openai(gw).responses.create({ model, input: PROMPTS.stream, store, stream: true });
+      return collectText(stream, (event) => (event.type === "response.output_text.delta" ? event.delta : ""));
+    },
+    async tool(gw, model, run) {
+      const client = openai(gw);
+      const tools = [
+        {
+          type: "function" as const,
+          name: WEATHER.name,
+          description: WEATHER.description,
+          parameters: WEATHER.schema as any,
+          strict: false,
+        },
+      ];
+      const history: any[] = [{ role: "user", content: WEATHER_PROMPT }];
+      const first = await client.responses.create({ model, input: history, tools, store });
+      const outputs = first.output.flatMap((item) =>
+        item.type === "function_call"
+          ? [{ type: "function_call_output", call_id: item.call_id, output: run(cityOf(item.arguments)) }]
+          : [],
+      );
+      const turn = nextTurn(history, first, outputs);
+      return (await client.responses.create({ model, ...turn, tools, store })).output_text;
+    },
+    async reasoning(gw, model) {
+      const client = openai(gw);
+      const settings = {
+        store,
+        reasoning: { effort: "low" as const, summary: "auto" as const },
+        include: ["reasoning.encrypted_content" as const],
+      };
+      const history: any[] = [{ role: "user", content: PROMPTS.reasoning[0] }];
+      const first = await client.responses.create({ model, input: history, ...settings });
+      const turn = nextTurn(history, first, [{ role: "user", content: PROMPTS.reasoning[1] }]);
+      const second = await client.responses.create({ model, ...turn, ...settings });
+      const summary = (r: any) =>
+        r.output
+          .filter((i: any) => i.type === "reasoning")
+          .flatMap((i: any) => i.summary.map((s: any) => s.text))
+          .join("");
+      return {
+        first: { text: first.output_text, reasoning: summary(first) },
+        second: { text: second.output_text, reasoning: summary(second) },
+      };
+    },
+  };
+}
+
+export const openaiResponses = openaiResponsesDriver(false);
+export const openaiResponsesStored = openaiResponsesDriver(true);
 
 const anthropic = (gw: Gateway) => new Anthropic({ apiKey: gw.key, baseURL: gw.base, maxRetries: 0 });
 const textOf = (content: Anthropic.ContentBlock[]) =>
@@ -242,4 +250,10 @@ export const googleGenai: ClientDriver = {
   },
 };
 
-export const OFFICIAL_SDKS = [openaiChat, openaiResponses, anthropicMessages, googleGenai];
+export const OFFICIAL_SDKS = [
+  openaiChat,
+  openaiResponses,
+  openaiResponsesStored,
+  anthropicMessages,
+  googleGenai,
+];
