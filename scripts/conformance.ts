@@ -191,6 +191,15 @@ why the client cannot run here.
 OpenRouter's clients (\`@openrouter/sdk\`, \`@openrouter/ai-sdk-provider\`) are given the gateway's
 \`/api/v1\` as their base URL, as OpenRouter's own would be.
 
+Two rows keep state at the gateway (the Responses API's default, \`store: true\`): **openai
+(Responses API, stored)** continues its tool and reasoning cases' second turns with
+\`previous_response_id\` and only the new input, and **AI SDK, openai Responses provider, default
+store** leaves the provider's \`store\` as it is, so it sends earlier items back as \`item_reference\`s;
+the tool result reaching the upstream under the call's id and the signed reasoning reaching it again
+show the stored chain was rebuilt for every upstream. The other Responses rows send \`store: false\`
+and the whole conversation. The OpenAI Agents SDK's \`previousResponseId\` is tested in \`test/agents/\`,
+and Codex sends \`store: false\` by design, so neither has a stored row here.
+
 The SDK rows also run in \`npm test\` (\`test/conformance/sdk-matrix.test.ts\`); the agent CLIs run
 only here, before each release. The CLIs are installed at the versions pinned in
 \`test/agents/clients/package-lock.json\` into \`~/.cache/switchyard-clients\`.
