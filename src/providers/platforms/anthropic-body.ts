@@ -14,8 +14,17 @@ export function platformMessagesCall(
   version: string,
   remove: string[],
 ): { body: string; headers: Record<string, string> } {
-  const { "anthropic-beta": betas, "anthropic-version": _version, ...rest } = headers;
+  const { betas, headers: rest } = platformBetas(headers);
   const set: Record<string, string> = { anthropic_version: JSON.stringify(version) };
-  if (betas) set.anthropic_beta = JSON.stringify(betas.split(",").map((beta) => beta.trim()));
+  if (betas.length > 0) set.anthropic_beta = JSON.stringify(betas);
   return { body: editJson(body, { set, remove }), headers: rest };
+}
+
+/** The `anthropic-beta` header's values as a list, and the headers left without it and `anthropic-version`. */
+export function platformBetas(headers: Record<string, string>): {
+  betas: string[];
+  headers: Record<string, string>;
+} {
+  const { "anthropic-beta": betas, "anthropic-version": _version, ...rest } = headers;
+  return { betas: betas ? betas.split(",").map((beta) => beta.trim()) : [], headers: rest };
 }

@@ -14,7 +14,7 @@ import type { SseEvent } from "../../protocols/types.ts";
 import { BEDROCK_ANTHROPIC_VERSION, invokeModelCountCall } from "../aws/count-tokens.ts";
 import type { EventStreamMessage } from "../aws/event-stream.ts";
 import type { UpstreamBody } from "../http/exchange.ts";
-import { platformMessagesCall } from "./anthropic-body.ts";
+import { platformBetas, platformMessagesCall } from "./anthropic-body.ts";
 import { bodyModel, noPlatformEndpoint, type PlatformCall, type PlatformHooks } from "./types.ts";
 
 type Bedrock = Extract<PlatformConfig, { kind: "aws-bedrock" }>;
@@ -71,10 +71,9 @@ function invokeBody(call: PlatformCall): { body: string; headers: Record<string,
 
 /** A messages token count as Bedrock's CountTokens of the InvokeModel body it would send (../aws/count-tokens.ts). */
 function countCall(call: PlatformCall): PlatformCall {
-  const { "anthropic-beta": betas, "anthropic-version": _version, ...headers } = call.headers;
+  const { betas, headers } = platformBetas(call.headers);
   const { model, ...counted } = JSON.parse(call.body) as Record<string, unknown>;
-  const betaList = betas ? betas.split(",").map((beta) => beta.trim()) : [];
-  const count = invokeModelCountCall(String(model ?? ""), counted, betaList);
+  const count = invokeModelCountCall(String(model ?? ""), counted, betas);
   return { ...call, headers, path: count.path, body: JSON.stringify(count.body) };
 }
 
