@@ -6,7 +6,6 @@
 // on as the SSE events the family's stream decoder (or a relay) reads; Bedrock's error answers are
 // read as Bedrock writes them (x-amzn-errortype), whichever the family.
 
-import type { PlatformConfig } from "../../config/providers.ts";
 import type { GatewayError } from "../../ir/errors.ts";
 import { anthropic } from "../../protocols/anthropic/index.ts";
 import { decodeError, streamException } from "../../protocols/bedrock-converse/errors.ts";
@@ -17,15 +16,13 @@ import type { UpstreamBody } from "../http/exchange.ts";
 import { platformBetas, platformMessagesCall } from "./anthropic-body.ts";
 import { bodyModel, noPlatformEndpoint, type PlatformCall, type PlatformHooks } from "./types.ts";
 
-type Bedrock = Extract<PlatformConfig, { kind: "aws-bedrock" }>;
-
 export type BedrockFamily = "anthropic" | "converse";
 
 export function bedrockFamily(model: string): BedrockFamily {
   return model.includes("anthropic.") ? "anthropic" : "converse";
 }
 
-export function bedrockHooks(providerId: string, _bedrock: Bedrock, family: BedrockFamily): PlatformHooks {
+export function bedrockHooks(providerId: string, family: BedrockFamily): PlatformHooks {
   if (family === "converse")
     return {
       shape: (call) => {

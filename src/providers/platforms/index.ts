@@ -133,8 +133,8 @@ export class PlatformProvider implements ProviderAdapter {
     switch (platform.kind) {
       case "aws-bedrock":
         return name === "anthropic"
-          ? { protocol: protocols.anthropic, hooks: bedrockHooks(id, platform, "anthropic") }
-          : { protocol: bedrockConverse, hooks: bedrockHooks(id, platform, "converse") };
+          ? { protocol: protocols.anthropic, hooks: bedrockHooks(id, "anthropic") }
+          : { protocol: bedrockConverse, hooks: bedrockHooks(id, "converse") };
       case "google-vertex":
         return name === "anthropic"
           ? { protocol: protocols.anthropic, hooks: { shape: vertexShape(id, platform, "anthropic") } }

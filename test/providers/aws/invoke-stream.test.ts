@@ -36,7 +36,7 @@ function exceptionFrame(type: string, message: string): Uint8Array {
 
 /** The hook's answer for `bytes` arriving in reads of `size` bytes, as text. */
 async function relayed(bytes: Buffer, size: number): Promise<string> {
-  const hooks = bedrockHooks("bedrock", {} as never, "anthropic");
+  const hooks = bedrockHooks("bedrock", "anthropic");
   const body: UpstreamBody = {
     text: async () => "",
     async *chunks() {
