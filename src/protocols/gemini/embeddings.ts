@@ -47,6 +47,9 @@ function decodeEmbedRequest(body: unknown, ctx: DecodeContext & { single?: boole
     for (const key of Object.keys(root)) if (camelName(key) !== "requests") ignored.add(camelName(key));
     const items = expectArray(field(root, "requests"), "requests");
     if (items.length === 0) throw invalid("requests", "must not be empty");
+    // Gemini's own limit, as the OpenAI face holds `input` to OpenAI's: a batch is fanned out to the
+    // upstream in calls sent together (a Titan upstream takes one text a call), so it is bounded here.
+    if (items.length > BATCH_LIMIT) throw invalid("requests", `must hold at most ${BATCH_LIMIT} requests`);
     items.forEach((item, i) => {
       request.inputs.push(
         decodeOne(expectObject(item, `requests[${i}]`), `requests[${i}].`, request, ignored),

@@ -58,6 +58,8 @@ describe("decoding a client's body", () => {
     refuses({ content: content("a"), taskType: "NOPE" }, "taskType", true);
     refuses({ content: content("a"), outputDimensionality: 0 }, "outputDimensionality", true);
     refuses({ requests: [] }, "requests");
+    // Gemini's batch limit: a batch is fanned out to the upstream, so it is bounded at decode.
+    refuses({ requests: Array.from({ length: 101 }, () => ({ content: content("a") })) }, "requests");
     refuses(
       { requests: [{ content: { parts: [{ inlineData: {} }] } }] },
       "requests[0].content.parts[0].text",
