@@ -9,7 +9,7 @@ import { type AdminKeys, apiKeyRefused } from "../auth/admin.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import { presentedKey } from "../auth/credentials.ts";
 import { hashKey, keyId, keyKind, keyPrefix, newKey } from "../auth/keys.ts";
-import { canonicalDecimal, parseDecimal } from "../billing/money.ts";
+import { canonicalDecimal } from "../billing/money.ts";
 import { chatModel } from "../catalog/listing.ts";
 import { parseWith } from "../catalog/schema-kit.ts";
 import type { ProviderConfig } from "../config/providers.ts";
@@ -202,7 +202,7 @@ export function registerAdminApi(fastify: FastifyInstance, deps: AdminDeps): voi
         throw invalid("amount", 'is required: a decimal amount of USD, as a string ("5.00")');
       const balance = await store.accounts.creditAccount(
         param(req, "id"),
-        canonicalDecimal(parseDecimal(String(amount), "amount")),
+        canonicalDecimal(String(amount), "amount"),
       );
       return { id: param(req, "id"), balance };
     }),
@@ -290,7 +290,7 @@ function newKeyBody(raw: unknown): NewKey {
   if (body.credits !== undefined) {
     if (typeof body.credits !== "string" && typeof body.credits !== "number")
       throw invalid("credits", "must be a decimal amount of USD");
-    credits = canonicalDecimal(parseDecimal(String(body.credits), "credits"));
+    credits = canonicalDecimal(String(body.credits), "credits");
   }
   return {
     account: body.account,

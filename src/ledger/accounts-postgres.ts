@@ -1,7 +1,7 @@
 // Accounts in PostgreSQL (accounts-types.ts). The table is the ledger's (postgres-schema.ts).
 
 import type { PoolClient, QueryResultRow } from "pg";
-import { canonicalDecimal, canonicalDiscount, parseDecimal } from "../billing/money.ts";
+import { canonicalDecimal, canonicalDiscount } from "../billing/money.ts";
 import type { AccountStore } from "./accounts-types.ts";
 import { accountColumnList, accountFromColumns } from "./columns.ts";
 import { accountNotFound } from "./ledger-errors.ts";
@@ -10,8 +10,7 @@ import type { AccountRow } from "./types.ts";
 
 export class PostgresAccounts extends PostgresPart implements AccountStore {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? null : canonicalDecimal(parseDecimal(opts.balance, "balance"));
+    const balance = opts.balance === undefined ? null : canonicalDecimal(opts.balance, "balance");
     const discount = opts.discount === undefined ? null : canonicalDiscount(opts.discount);
     const result = await this.db.query(
       `INSERT INTO ${this.t("accounts")} AS a (id, balance, discount, created_at)
@@ -33,7 +32,7 @@ export class PostgresAccounts extends PostgresPart implements AccountStore {
   }
 
   async creditAccount(id: string, amount: string): Promise<string> {
-    const delta = canonicalDecimal(parseDecimal(amount, "amount"));
+    const delta = canonicalDecimal(amount, "amount");
     return this.db.transaction((client) => this.addToBalance(client, id, delta));
   }
 

@@ -10,8 +10,7 @@ import type { AccountRow } from "./types.ts";
 
 export class SqliteAccounts extends SqlitePart implements AccountStore {
   async upsertAccount(id: string, opts: { balance?: string; discount?: string } = {}): Promise<AccountRow> {
-    const balance =
-      opts.balance === undefined ? undefined : canonicalDecimal(parseDecimal(opts.balance, "balance"));
+    const balance = opts.balance === undefined ? undefined : canonicalDecimal(opts.balance, "balance");
     const discount = opts.discount === undefined ? undefined : canonicalDiscount(opts.discount);
     return this.transaction(() => {
       const existing = this.readAccount(id);
