@@ -30,49 +30,50 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
     this.transaction(() => {
-      this.db
-        .prepare("INSERT INTO conversations (id, account_id, created_at, metadata) VALUES (?, ?, ?, ?)")
-        .run(row.id, row.accountId, row.createdAt, row.metadata);
+      this.statement(
+        "INSERT INTO conversations (id, account_id, created_at, metadata) VALUES (?, ?, ?, ?)",
+      ).run(row.id, row.accountId, row.createdAt, row.metadata);
       this.insertItems(row.id, row.accountId, items, 0);
     });
   }
 
   async getConversation(id: string, accountId: string): Promise<ConversationRow | undefined> {
-    const row = this.db
-      .prepare(
-        "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
-      )
-      .get(id, accountId);
+    const row = this.statement(
+      "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
+    ).get(id, accountId);
     return row && conversationRow(row);
   }
 
   async updateConversation(id: string, accountId: string, metadata: string): Promise<boolean> {
     return this.transaction(
       () =>
-        this.db
-          .prepare("UPDATE conversations SET metadata = ? WHERE id = ? AND account_id = ?")
-          .run(metadata, id, accountId).changes > 0,
+        this.statement("UPDATE conversations SET metadata = ? WHERE id = ? AND account_id = ?").run(
+          metadata,
+          id,
+          accountId,
+        ).changes > 0,
     );
   }
 
   async deleteConversation(id: string, accountId: string): Promise<boolean> {
     return this.transaction(() => {
-      const gone = this.db
-        .prepare("DELETE FROM conversations WHERE id = ? AND account_id = ?")
-        .run(id, accountId);
+      const gone = this.statement("DELETE FROM conversations WHERE id = ? AND account_id = ?").run(
+        id,
+        accountId,
+      );
       if (gone.changes === 0) return false;
-      this.db.prepare("DELETE FROM conversation_items WHERE conversation_id = ?").run(id);
+      this.statement("DELETE FROM conversation_items WHERE conversation_id = ?").run(id);
       return true;
     });
   }
 
   async appendItems(id: string, accountId: string, items: ConversationItemRow[]): Promise<boolean> {
     return this.transaction(() => {
-      if (!this.db.prepare("SELECT 1 FROM conversations WHERE id = ? AND account_id = ?").get(id, accountId))
+      if (!this.statement("SELECT 1 FROM conversations WHERE id = ? AND account_id = ?").get(id, accountId))
         return false;
-      const last = this.db
-        .prepare("SELECT COALESCE(MAX(seq), -1) AS seq FROM conversation_items WHERE conversation_id = ?")
-        .get(id);
+      const last = this.statement(
+        "SELECT COALESCE(MAX(seq), -1) AS seq FROM conversation_items WHERE conversation_id = ?",
+      ).get(id);
       this.insertItems(id, accountId, items, Number(last?.seq) + 1);
       return true;
     });
@@ -80,8 +81,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
 
   async listItems(id: string, accountId: string): Promise<ConversationItemRow[] | undefined> {
     if (!(await this.getConversation(id, accountId))) return undefined;
-    return this.db
-      .prepare("SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq")
+    return this.statement("SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq")
       .all(id)
       .map((r) => ({ id: String(r.id), content: String(r.content) }));
   }
@@ -89,21 +89,21 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
     return this.transaction(
       () =>
-        this.db
-          .prepare("DELETE FROM conversation_items WHERE conversation_id = ? AND account_id = ? AND id = ?")
-          .run(id, accountId, itemId).changes > 0,
+        this.statement(
+          "DELETE FROM conversation_items WHERE conversation_id = ? AND account_id = ? AND id = ?",
+        ).run(id, accountId, itemId).changes > 0,
     );
   }
 
   async findItem(itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
-    const row = this.db
-      .prepare("SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1")
-      .get(accountId, itemId);
+    const row = this.statement(
+      "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
+    ).get(accountId, itemId);
     return row && { id: String(row.id), content: String(row.content) };
   }
 
   private insertItems(id: string, accountId: string, items: ConversationItemRow[], firstSeq: number): void {
-    const insert = this.db.prepare(
+    const insert = this.statement(
       "INSERT INTO conversation_items (conversation_id, seq, account_id, id, content) VALUES (?, ?, ?, ?, ?)",
     );
     items.forEach((item, i) => {

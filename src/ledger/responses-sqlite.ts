@@ -39,14 +39,12 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
 
   async saveResponse(row: StoredResponseRow): Promise<void> {
     this.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO stored_responses
+      this.statement(
+        `INSERT OR REPLACE INTO stored_responses
              (id, account_id, created_at, model, status, previous_response_id, content, owner)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(...storedResponseValues(row));
-      const item = this.db.prepare(
+      ).run(...storedResponseValues(row));
+      const item = this.statement(
         "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
       );
       for (const id of indexableItemIds(row.itemIds)) item.run(row.accountId, id, row.id);
@@ -54,19 +52,16 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
-    const row = this.db
-      .prepare(
-        `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
+    const row = this.statement(
+      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
            FROM stored_responses WHERE id = ? AND account_id = ?`,
-      )
-      .get(id, accountId);
+    ).get(id, accountId);
     return row && storedResponse(row);
   }
 
   async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
-    const rows = this.db
-      .prepare(
-        `WITH RECURSIVE chain AS (
+    const rows = this.statement(
+      `WITH RECURSIVE chain AS (
            SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
              FROM stored_responses WHERE id = ? AND account_id = ?
            UNION ALL
@@ -75,38 +70,36 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
             WHERE chain.depth < ?
          )
          SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
-      )
-      .all(id, accountId, limit);
+    ).all(id, accountId, limit);
     return rows.map(storedResponse);
   }
 
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.transaction(() => {
-      const { changes } = this.db
-        .prepare("DELETE FROM stored_responses WHERE id = ? AND account_id = ?")
-        .run(id, accountId);
+      const { changes } = this.statement("DELETE FROM stored_responses WHERE id = ? AND account_id = ?").run(
+        id,
+        accountId,
+      );
       if (changes === 0) return false;
-      this.db.prepare("DELETE FROM stored_response_items WHERE response_id = ?").run(id);
+      this.statement("DELETE FROM stored_response_items WHERE response_id = ?").run(id);
       return true;
     });
   }
 
   async responseOfItem(itemId: string, accountId: string): Promise<string | undefined> {
-    const row = this.db
-      .prepare("SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?")
-      .get(accountId, itemId);
+    const row = this.statement(
+      "SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?",
+    ).get(accountId, itemId);
     return row ? String(row.response_id) : undefined;
   }
 
   async deleteResponses(idBefore: string, limit: number): Promise<number> {
     return this.transaction(() => {
-      const gone = this.db
-        .prepare(
-          `DELETE FROM stored_responses WHERE id IN (
+      const gone = this.statement(
+        `DELETE FROM stored_responses WHERE id IN (
              SELECT id FROM stored_responses WHERE id < ? ORDER BY id LIMIT ?) RETURNING id`,
-        )
-        .all(idBefore, limit);
-      const items = this.db.prepare("DELETE FROM stored_response_items WHERE response_id = ?");
+      ).all(idBefore, limit);
+      const items = this.statement("DELETE FROM stored_response_items WHERE response_id = ?");
       for (const { id } of gone) items.run(String(id));
       return gone.length;
     });
@@ -115,12 +108,10 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   async setStatus(id: string, accountId: string, status: string, from: readonly string[]): Promise<boolean> {
     return this.transaction(
       () =>
-        this.db
-          .prepare(
-            `UPDATE stored_responses SET status = ? WHERE id = ? AND account_id = ?
+        this.statement(
+          `UPDATE stored_responses SET status = ? WHERE id = ? AND account_id = ?
                AND status IN (${from.map(() => "?").join(", ")})`,
-          )
-          .run(status, id, accountId, ...from).changes > 0,
+        ).run(status, id, accountId, ...from).changes > 0,
     );
   }
 
@@ -128,30 +119,24 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   async markAbandonedRuns(): Promise<number> {
     return this.transaction(
       () =>
-        this.db
-          .prepare(
-            `UPDATE stored_responses SET status = 'failed'
+        this.statement(
+          `UPDATE stored_responses SET status = 'failed'
               WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})`,
-          )
-          .run(...RUNNING_STATUSES).changes as number,
+        ).run(...RUNNING_STATUSES).changes as number,
     );
   }
 
   async storedBytes(accountId: string): Promise<number> {
-    const row = this.db
-      .prepare(
-        "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
-      )
-      .get(accountId);
+    const row = this.statement(
+      "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
+    ).get(accountId);
     return Number(row?.bytes ?? 0);
   }
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
-    const rows = this.db
-      .prepare(
-        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
-      )
-      .all() as Array<{ account_id: string; bytes: number }>;
+    const rows = this.statement(
+      "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
+    ).all() as Array<{ account_id: string; bytes: number }>;
     return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }
 }
