@@ -35,6 +35,10 @@ export function embeddingJob(
   const codec = protocol.embeddings;
   if (!codec) throw new Error(`the ${protocol.name} protocol has no embeddings face`);
   const request = codec.decodeEmbedRequest(json, ctx);
+  // Counted once: a request with both a token limit and a spend hold asks for it twice.
+  let promptTokens: number | undefined;
+  const promptEstimate = () =>
+    (promptTokens ??= estimateTextTokens(inputTexts(request)) + tokenIdCount(request));
   return {
     model: request.model,
     stream: false,
@@ -43,10 +47,10 @@ export function embeddingJob(
       request.model = model.id;
       checkEmbeddingModel(request, model);
     },
-    tokenEstimate: () => estimateTextTokens(inputTexts(request)) + tokenIdCount(request),
+    tokenEstimate: promptEstimate,
     // An embedding's cost is its input alone.
     spendEstimate: () => ({
-      promptTokens: estimateTextTokens(inputTexts(request)) + tokenIdCount(request),
+      promptTokens: promptEstimate(),
       outputTokens: 0,
       outputBounded: true,
     }),
