@@ -102,8 +102,8 @@ export class ThinkingCollector {
     }
   }
 
-  /** Keeps the turn's signed thinking under each of its calls' ids; never fails the generation. */
   /**
+   * Keeps the turn's signed thinking under each of its calls' ids; never fails the generation.
    * Resolves once written (or given up on: it never rejects), so the answer's last bytes can wait for
    * it — the client's next turn may come the moment it has them, through any process. Once per turn.
    */
