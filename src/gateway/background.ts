@@ -5,12 +5,13 @@
 // column, which the process running it watches). A streamed run keeps its events in order while
 // it runs and a while after, for GET …?stream=true&starting_after=N.
 
-import { GatewayError, invalid } from "../ir/errors.ts";
+import { invalid } from "../ir/errors.ts";
 import { RUNNING_STATUSES } from "../ledger/responses-types.ts";
 import { isObject } from "../protocols/shared/validate.ts";
 import type { WarningLogger } from "./logger.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { ResponseMemory, Turn } from "./response-memory.ts";
+import { responseNotFound } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -63,8 +64,7 @@ export class BackgroundRuns {
   /** `POST /v1/responses/{id}/cancel`: the run aborted (the upstream call with it), recorded cancelled. */
   async cancel(id: string, accountId: string): Promise<Json> {
     const stored = await this.memory.read(id, accountId);
-    if (!stored)
-      throw new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
+    if (!stored) throw responseNotFound(id);
     if (stored.response.background !== true)
       throw invalid("response_id", "only a background response can be cancelled");
     if (!(await this.memory.store.setStatus(id, accountId, "cancelled", RUNNING_STATUSES)))

@@ -22,6 +22,7 @@ import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { Piece, WholeAnswer } from "./route.ts";
+import { responseNotFound } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -200,8 +201,7 @@ export class ResponseMemory {
    */
   async current(id: string, accountId: string): Promise<Json> {
     const row = await this.store.getResponse(id, accountId);
-    if (!row)
-      throw new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
+    if (!row) throw responseNotFound(id);
     const { response } = this.open(row);
     if (response.status === row.status || !RUNNING_STATUSES.some((s) => s === response.status))
       return response;

@@ -71,7 +71,7 @@ export function followRun(
 /** `DELETE /v1/responses/{id}`. */
 export async function deleteResponse(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
   const accountId = await accountOf(deps, headers);
-  if (!(await deps.memory.store.deleteResponse(id, accountId))) throw notFound(id);
+  if (!(await deps.memory.store.deleteResponse(id, accountId))) throw responseNotFound(id);
   return { id, object: "response.deleted", deleted: true };
 }
 
@@ -109,7 +109,7 @@ export function listPage(all: Json[], query: Record<string, unknown>) {
 async function readOwn(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
   const accountId = await accountOf(deps, headers);
   const stored: StoredContent | undefined = await deps.memory.read(id, accountId);
-  if (!stored) throw notFound(id);
+  if (!stored) throw responseNotFound(id);
   return { stored };
 }
 
@@ -118,7 +118,8 @@ export async function accountOf(deps: { auth: Authenticator }, headers: Incoming
   return (await callerOf(deps.auth, "openai-responses", { headers, query: {} })).accountId;
 }
 
-function notFound(id: string): GatewayError {
+/** No response of that id for the account (the routes, a cancel, a retrieve of a run's state). */
+export function responseNotFound(id: string): GatewayError {
   return new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
 }
 
