@@ -37,8 +37,8 @@ export class RelayStream {
   /** What the relay remembers of this stream (its identity edits, what it learned of its events). */
   private readonly memo: RelayMemo;
   /**
-   * Events are decoded as text from the reader: all of them once CR is seen, and before that any
-   * whose layout plainEvent does not read. Made when first needed: most streams never need it.
+   * Events are decoded as text from the reader: all of them once CR is seen or the fast path is off,
+   * and before that any the relay does not pass as bytes. Made when first needed.
    */
   private reader: SseReader | undefined;
   /**
