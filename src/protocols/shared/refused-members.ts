@@ -3,7 +3,8 @@
 // would be answered: a reasoning model's `temperature`, a model without reasoning's
 // `reasoning_effort`, a codex model's `stop`. The translated call leaves such a member out and asks
 // again (src/providers/translated/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's and
-// Claude's: refused-members.ts in their protocols' folders) and edits the body.
+// Claude's: refused-members.ts in their protocols' folders, as is each protocol's list of the members
+// it may go without) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 
 import { isObject, type Json } from "./validate.ts";
