@@ -14,7 +14,7 @@ import type { Message, Request, ToolChoice, ToolDefinition, WebSearchSettings } 
 import { encodeThinking, type WireThinking } from "../shared/claude-thinking.ts";
 import { asksForReasoning, leaveOutSettings, Unsent } from "../shared/dropped-fields.ts";
 import { approximateLocation, leaveOutLimits } from "../shared/web-search.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { cacheControlField } from "./cache-control.ts";
 import { encodeMessages } from "./encode-content.ts";
 import { JSON_TOOL, JSON_TOOL_NAME } from "./json-mode.ts";
@@ -22,11 +22,7 @@ import { JSON_TOOL, JSON_TOOL_NAME } from "./json-mode.ts";
 /** Used only when neither the client nor the catalog gives an output limit (the protocol requires one). */
 const FALLBACK_MAX_TOKENS = 4096;
 
-export function encodeRequest(
-  req: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-  unsent = new Unsent(),
-): UpstreamCall {
+export function encodeRequest(req: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const maxTokens = req.maxOutputTokens ?? target.maxOutputTokens ?? FALLBACK_MAX_TOKENS;
   const body: Record<string, unknown> = { model: target.model, max_tokens: maxTokens };
 

@@ -12,7 +12,7 @@
 
 import type { Request } from "../../ir/request.ts";
 import { asksOneCallPerTurn, leaveOutSettings, Unsent } from "../shared/dropped-fields.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { encodeMessages, encodeSystem } from "./encode-content.ts";
 import { encodeOutputFormat, encodeToolConfig } from "./encode-tools.ts";
 import { type ModelFamily, modelFamily, modelFields, takesToolResultStatus } from "./model-fields.ts";
@@ -36,11 +36,7 @@ export function modelPath(model: string, operation: string): string {
   return `/model/${encodeURIComponent(model)}/${operation}`;
 }
 
-export function encodeRequest(
-  req: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-  unsent = new Unsent(),
-): UpstreamCall {
+export function encodeRequest(req: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const family = modelFamily(target.model);
   const maxTokens = req.maxOutputTokens ?? target.maxOutputTokens;
   const fields = modelFields(req, family, maxTokens ?? FALLBACK_MAX_TOKENS, unsent);

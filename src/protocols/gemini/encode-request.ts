@@ -28,7 +28,7 @@ import {
 } from "../shared/dropped-fields.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import { leaveOutLimits, SEARCH_LIMITS } from "../shared/web-search.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { encodeContents } from "./encode-contents.ts";
 import { thinkingConfigFromReasoning } from "./map-reasoning.ts";
 import { jsonSchemaToGeminiSchema } from "./schema.ts";
@@ -36,11 +36,7 @@ import { jsonSchemaToGeminiSchema } from "./schema.ts";
 /** Gemini takes up to 5 stop sequences (`generationConfig.stopSequences`). */
 export const MAX_STOP_SEQUENCES = 5;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-  unsent = new Unsent(),
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const method = target.stream ? "streamGenerateContent?alt=sse" : "generateContent";
   // Nothing in a Gemini request carries a prompt-cache marker, an end user or a verbosity.
   unsent.add("cache_control", usesCacheControl(request));

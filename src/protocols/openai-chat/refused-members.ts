@@ -2,6 +2,7 @@
 // the members a translated request can go without, and the output limit it can lower
 // (src/providers/translated/refusals.ts; docs/translation.md §9, "Members a model refuses").
 
+import { namedAsThemselves } from "../shared/refused-members.ts";
 import type { LimitedMember, OptionalMember } from "../types.ts";
 
 /**
@@ -11,19 +12,12 @@ import type { LimitedMember, OptionalMember } from "../types.ts";
  * refuses `reasoning_effort`; xAI's models each refuse a few of the others.
  */
 export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
-  ["temperature", { name: "temperature" }],
-  ["top_p", { name: "top_p" }],
-  ["presence_penalty", { name: "presence_penalty" }],
-  ["frequency_penalty", { name: "frequency_penalty" }],
-  ["seed", { name: "seed" }],
-  ["stop", { name: "stop" }],
+  ...namedAsThemselves("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed", "stop"),
+  ...namedAsThemselves("parallel_tool_calls", "verbosity", "user"),
   ["logprobs", { name: "logprobs", with: ["top_logprobs"] }],
   ["top_logprobs", { name: "logprobs" }],
-  ["parallel_tool_calls", { name: "parallel_tool_calls" }],
   ["reasoning_effort", { name: "reasoning" }],
-  ["verbosity", { name: "verbosity" }],
   ["web_search_options", { name: "web_search" }],
-  ["user", { name: "user" }],
 ]);
 
 /** The output limit, lowered to the model's when OpenAI names it ("This model supports at most …"). */

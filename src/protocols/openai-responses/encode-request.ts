@@ -16,7 +16,7 @@ import { leaveOutSettings, plainText, Unsent, usesCacheControl } from "../shared
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import { approximateLocation, leaveOutLimits } from "../shared/web-search.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { encodeInput } from "./encode-input.ts";
 
@@ -25,11 +25,7 @@ type Json = Record<string, unknown>;
 /** OpenAI refuses a `max_output_tokens` below 16 ("integer_below_min_value"). */
 const MIN_OUTPUT_TOKENS = 16;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-  unsent = new Unsent(),
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const body: Json = { model: target.model };
   // Nothing in a Responses request carries a prompt-cache marker.
   unsent.add("cache_control", usesCacheControl(request));

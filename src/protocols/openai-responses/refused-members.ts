@@ -2,6 +2,7 @@
 // the members a translated request can go without (src/providers/translated/refusals.ts;
 // docs/translation.md §9, "Members a model refuses").
 
+import { namedAsThemselves } from "../shared/refused-members.ts";
 import type { OptionalMember } from "../types.ts";
 
 /**
@@ -10,13 +11,9 @@ import type { OptionalMember } from "../types.ts";
  * reasoning refuses `reasoning` (named `reasoning.effort` in the refusal).
  */
 export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
-  ["temperature", { name: "temperature" }],
-  ["top_p", { name: "top_p" }],
+  ...namedAsThemselves("temperature", "top_p", "parallel_tool_calls", "reasoning", "user"),
   ["top_logprobs", { name: "logprobs" }],
-  ["parallel_tool_calls", { name: "parallel_tool_calls" }],
-  ["reasoning", { name: "reasoning" }],
   ["reasoning.effort", { name: "reasoning", with: ["reasoning"] }],
   ["reasoning.summary", { name: "reasoning", with: ["reasoning"] }],
   ["text.verbosity", { name: "verbosity" }],
-  ["user", { name: "user" }],
 ]);

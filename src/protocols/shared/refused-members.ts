@@ -7,6 +7,8 @@
 // it may go without) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 
+import type { OptionalMember } from "../types.ts";
+import type { DroppedField } from "./dropped-fields.ts";
 import { isObject, type Json } from "./validate.ts";
 
 /** What a model refused: members whatever their value, or only the values the request sent. */
@@ -120,4 +122,9 @@ function objectsOn(body: Json, path: string): Json[] | undefined {
     objects.push(next);
   }
   return undefined;
+}
+
+/** Optional members (UpstreamFace.optionalMembers) named in `x-switchyard-ignored` as themselves. */
+export function namedAsThemselves(...names: DroppedField[]): Array<[string, OptionalMember]> {
+  return names.map((name) => [name, { name }]);
 }
