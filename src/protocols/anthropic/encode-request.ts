@@ -41,8 +41,8 @@ export function encodeRequest(req: Request, target: UpstreamTarget, unsent = new
   const effort = asked.effort;
   const thinkingOn = isOn(thinking);
   if (thinking) body.thinking = thinking;
-  // claude-thinking.ts sends a setting for each request that asks for one, except when `max_tokens`
-  // leaves no room for the smallest budget.
+  // Asked for but not sent: off for this call (above), or `max_tokens` leaves no room for the
+  // smallest budget (claude-thinking.ts).
   else unsent.add("reasoning", asksForReasoning(req));
 
   const tools: object[] = req.tools.map((tool) => encodeTool(tool, unsent));

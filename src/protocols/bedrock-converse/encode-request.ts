@@ -47,21 +47,7 @@ export function encodeRequest(req: Request, target: UpstreamTarget, unsent = new
   // One call per turn has no Converse setting.
   unsent.add("parallel_tool_calls", asksOneCallPerTurn(req));
 
-  const inference: Record<string, unknown> = {};
-  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
-  else if (fields.thinkingOn) inference.maxTokens = FALLBACK_MAX_TOKENS;
-  // While Claude thinks it refuses a temperature and a top_p below 0.95 (model-fields.ts).
-  if (req.temperature !== undefined) {
-    if (fields.thinkingOn) unsent.add("temperature");
-    else
-      inference.temperature =
-        family === "claude" ? Math.min(1, Math.max(0, req.temperature)) : req.temperature;
-  }
-  if (req.topP !== undefined) {
-    if (fields.thinkingOn && req.topP < 0.95) unsent.add("top_p");
-    else inference.topP = req.topP;
-  }
-  if (req.stopSequences.length > 0) inference.stopSequences = req.stopSequences;
+  const inference = inferenceConfig(req, family, { thinkingOn: fields.thinkingOn, maxTokens }, unsent);
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
 
   if (Object.keys(fields.additional).length > 0) body.additionalModelRequestFields = fields.additional;
@@ -72,6 +58,33 @@ export function encodeRequest(req: Request, target: UpstreamTarget, unsent = new
   if (textFormat) body.outputConfig = { textFormat };
   const path = modelPath(target.model, target.stream ? "converse-stream" : "converse");
   return { path, body };
+}
+
+/**
+ * `inferenceConfig`: the output limit, temperature, top-p and stop sequences. While Claude thinks it
+ * refuses a temperature and a top_p below 0.95 (model-fields.ts), and needs an output limit.
+ */
+function inferenceConfig(
+  req: Request,
+  family: ModelFamily,
+  { thinkingOn, maxTokens }: { thinkingOn: boolean; maxTokens: number | undefined },
+  unsent: Unsent,
+): Record<string, unknown> {
+  const inference: Record<string, unknown> = {};
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  else if (thinkingOn) inference.maxTokens = FALLBACK_MAX_TOKENS;
+  if (req.temperature !== undefined) {
+    if (thinkingOn) unsent.add("temperature");
+    else
+      inference.temperature =
+        family === "claude" ? Math.min(1, Math.max(0, req.temperature)) : req.temperature;
+  }
+  if (req.topP !== undefined) {
+    if (thinkingOn && req.topP < 0.95) unsent.add("top_p");
+    else inference.topP = req.topP;
+  }
+  if (req.stopSequences.length > 0) inference.stopSequences = req.stopSequences;
+  return inference;
 }
 
 /** `system` and `messages`: the prompt part of a body, which CountTokens takes too. */
