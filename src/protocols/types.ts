@@ -139,12 +139,6 @@ export interface UpstreamCall {
   /** Path appended to the provider's base URL (with query, e.g. `?alt=sse`). */
   path: string;
   body: unknown;
-  /**
-   * Request features this protocol could not express and the encoder left out, named in the
-   * vocabulary of docs/translation.md §9 (`top_k`, `cache_control`, `tools[].strict`…), each once,
-   * in that vocabulary's order; absent when nothing was left out. Reported in `x-switchyard-ignored`.
-   */
-  dropped?: string[];
 }
 
 /** What a face's model checks read of the catalog model a request resolved to. */
@@ -196,7 +190,12 @@ export interface UpstreamFace {
    * cuts at all of them (`cutsStopsItself`, src/ir/stop-sequences.ts).
    */
   maxStopSequences?: number;
-  encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall;
+  /**
+   * The call for a request. What the protocol cannot express is left out and named in `unsent`, the
+   * attempt's collector, in the vocabulary of docs/translation.md §9 (`top_k`, `cache_control`…), by
+   * the branch that leaves it out; a caller that wants the body alone (token counting) passes none.
+   */
+  encodeRequest(request: Request, target: UpstreamTarget, unsent?: Unsent): UpstreamCall;
   decodeResponse(body: unknown): Response;
   streamDecoder(): StreamDecoder;
   /** An upstream error answer in this protocol, as a GatewayError keeping the upstream status. */
@@ -269,11 +268,15 @@ export interface Embeddings {
   batchLimit: number;
   /** Upstream face: token-id inputs are taken (OpenAI's are); else they are a 400 naming the input field. */
   takesTokenIds: boolean;
-  /** Upstream face: one call for a batch of the request's inputs (at most `batchLimit`). */
+  /**
+   * Upstream face: one call for a batch of the request's inputs (at most `batchLimit`); what it
+   * cannot say (`taskType`, `title`, `user`) is named in `unsent`, as `encodeRequest` does.
+   */
   encodeEmbedRequest(
     request: EmbeddingRequest,
     inputs: readonly EmbeddingInput[],
     target: { model: string },
+    unsent?: Unsent,
   ): UpstreamCall;
   /** Upstream face: the vectors of one call's answer, in the order of its inputs. */
   decodeEmbedResponse(body: unknown): EmbeddingResponse;

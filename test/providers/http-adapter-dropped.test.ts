@@ -1,6 +1,6 @@
-// The seam between the encoders' `dropped` and the pipeline's `x-switchyard-ignored`: the HTTP
-// adapter adds what the upstream's protocol could not express to the attempt's collector (Unsent), and it
-// does so before the answer (or the first streamed event) reaches the caller.
+// The seam between the encoders and the pipeline's `x-switchyard-ignored`: the HTTP adapter hands
+// the attempt's collector (Unsent) to the encoder, which names what the upstream's protocol could not
+// express, before the answer (or the first streamed event) reaches the caller.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

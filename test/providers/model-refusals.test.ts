@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { OPTIONAL_MEMBERS } from "../../src/protocols/openai-chat/dropped-fields.ts";
+import { OPTIONAL_MEMBERS } from "../../src/protocols/openai-chat/refused-members.ts";
 import { FittedBody, ModelRefusals, REMEMBERED_MS } from "../../src/providers/translated/refusals.ts";
 
 /** The members a call to `model` keeps once what the model refused is left out. */

@@ -10,6 +10,7 @@ import type {
   TextBlock,
   ToolResultBlock,
 } from "../../ir/request.ts";
+import { type Unsent, usesImageDetail } from "../shared/dropped-fields.ts";
 import { argumentsObject } from "../shared/tool-arguments.ts";
 import { cacheControlField } from "./cache-control.ts";
 
@@ -22,12 +23,13 @@ export interface WireMessage {
  * Consecutive same-role messages are merged; in a user message tool results go first (the protocol
  * requires them ahead of other content); blocks the upstream would refuse are left out: empty text
  * (docs/architecture.md §10: "text content blocks must be non-empty") and thinking without a signature
- * (reasoning from another provider, which Anthropic cannot verify). A message left with nothing is dropped.
+ * (reasoning from another provider, which Anthropic cannot verify, named in `unsent`). A message left
+ * with nothing is dropped.
  */
-export function encodeMessages(messages: Message[]): WireMessage[] {
+export function encodeMessages(messages: Message[], unsent: Unsent): WireMessage[] {
   const wire: WireMessage[] = [];
   messages.forEach((message) => {
-    const content = message.content.flatMap((block) => encodeBlock(block));
+    const content = message.content.flatMap((block) => encodeBlock(block, unsent));
     if (content.length === 0) return;
     const last = wire.at(-1);
     if (last && last.role === message.role) last.content.push(...content);
@@ -44,12 +46,12 @@ function toolResultsFirst(content: Array<{ type?: string }>): object[] {
   return results.length === 0 ? content : [...results, ...content.filter((b) => b.type !== "tool_result")];
 }
 
-function encodeBlock(block: ContentBlock): object[] {
+function encodeBlock(block: ContentBlock, unsent: Unsent): object[] {
   switch (block.type) {
     case "text":
       return encodeText(block);
     case "image":
-      return [encodeImage(block)];
+      return [encodeImage(block, unsent)];
     case "document":
       return [encodeDocument(block)];
     case "audio":
@@ -65,11 +67,13 @@ function encodeBlock(block: ContentBlock): object[] {
         },
       ];
     case "tool_result":
-      return [encodeToolResult(block)];
+      return [encodeToolResult(block, unsent)];
     case "thinking":
       // Empty text with a signature is kept (docs/architecture.md §10); without a signature the upstream
-      // would refuse it.
-      return block.signature ? [{ type: "thinking", thinking: block.text, signature: block.signature }] : [];
+      // would refuse it (an empty one carried nothing).
+      if (block.signature) return [{ type: "thinking", thinking: block.text, signature: block.signature }];
+      unsent.add("thinking", block.text !== "");
+      return [];
     case "redacted_thinking":
       return [{ type: "redacted_thinking", data: block.data }];
   }
@@ -87,7 +91,8 @@ export function encodeText(block: TextBlock): object[] {
   ];
 }
 
-function encodeImage(block: ImageBlock): object {
+function encodeImage(block: ImageBlock, unsent: Unsent): object {
+  unsent.add("image.detail", usesImageDetail(block));
   return { type: "image", source: mediaSource(block.source), ...cacheControlField(block.cacheControl) };
 }
 
@@ -124,10 +129,10 @@ function encodeDocument(block: DocumentBlock): object {
   };
 }
 
-function encodeToolResult(block: ToolResultBlock): object {
+function encodeToolResult(block: ToolResultBlock, unsent: Unsent): object {
   const content = block.content.flatMap((inner) => {
     if (inner.type === "text") return encodeText(inner);
-    if (inner.type === "image") return [encodeImage(inner)];
+    if (inner.type === "image") return [encodeImage(inner, unsent)];
     return [encodeDocument(inner)];
   });
   return {

@@ -8,6 +8,7 @@
 
 import type { Refusal } from "../shared/refused-members.ts";
 import { isObject } from "../shared/validate.ts";
+import type { LimitedMember, OptionalMember } from "../types.ts";
 
 const BOTH_SAMPLING = /`?temperature`? and `?top_p`? cannot both be specified/;
 /** `max_tokens: 64000 > 32000, which is the maximum allowed number of output tokens for claude-…` */
@@ -27,3 +28,19 @@ export function refusedMember(status: number, body: unknown): Refusal | undefine
   if (!BOTH_SAMPLING.test(message)) return undefined;
   return { members: ["top_p"], valueOnly: false, alongside: "temperature" };
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * `top_p` beside `temperature` (`refusedMember` above).
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["top_p", { name: "top_p" }],
+]);
+
+/**
+ * The output limit, lowered to the model's when Claude names it ("max_tokens: 64000 > 32000, which is
+ * the maximum allowed …"), and a thinking budget with it (it must stay below `max_tokens`).
+ */
+export const LIMITED_MEMBERS: ReadonlyMap<string, LimitedMember> = new Map([
+  ["max_tokens", { below: "thinking.budget_tokens" }],
+]);

@@ -4,11 +4,14 @@
 // marker (`cacheControl`) becomes a `cachePoint` block right after the block it marks (Converse caches
 // the prefix that ends there). Left out, as the upstream would refuse them: empty text ("text content
 // blocks must be non-empty"), and thinking without a signature (reasoning the model cannot verify,
-// named in `dropped`). A tool result with nothing in it carries a placeholder text, since Converse
-// needs at least one content block there and refuses empty text. A result's error status goes only
-// to the families that take it (Claude, Nova); to others it is named dropped (`tool_result.is_error`).
+// named in the attempt's `Unsent`). A tool result with nothing in it carries a placeholder text, since
+// Converse needs at least one content block there and refuses empty text. A result's error status goes
+// only to the families that take it (Claude, Nova); to others it is named dropped (`tool_result.is_error`).
+// Converse has no image detail, and citations replayed on earlier text have no slot (Converse's are
+// the model's own output): both are named too.
 
 import type { CacheControl, ContentBlock, Message, TextBlock, ToolResultBlock } from "../../ir/request.ts";
+import { plainText, type Unsent, usesImageDetail } from "../shared/dropped-fields.ts";
 import { argumentsObject } from "../shared/tool-arguments.ts";
 import { DocumentNames, encodeAudio, encodeDocument, encodeImage } from "./media.ts";
 
@@ -26,16 +29,15 @@ export function cachePoint(control: CacheControl | undefined): object[] {
   return [{ cachePoint: control.ttl === "1h" ? { type: "default", ttl: "1h" } : { type: "default" } }];
 }
 
-export function encodeSystem(system: TextBlock[]): object[] {
-  return system.flatMap((block) =>
-    block.text.length > 0 ? [{ text: block.text }, ...cachePoint(block.cacheControl)] : [],
-  );
+export function encodeSystem(system: TextBlock[], unsent: Unsent): object[] {
+  return system.flatMap((block) => encodeText(block, unsent));
 }
 
-/** How the target model takes some blocks. */
+/** How the target model takes some blocks, and where what it cannot take is named. */
 export interface ContentOptions {
   /** The model takes a tool result's `status` (Converse: "only supported by Amazon Nova and Anthropic Claude"). */
   toolResultStatus: boolean;
+  unsent: Unsent;
 }
 
 interface Encoding extends ContentOptions {
@@ -56,10 +58,12 @@ export function encodeMessages(messages: Message[], options: ContentOptions): Wi
 }
 
 function encodeBlock(block: ContentBlock, encoding: Encoding): object[] {
+  const { unsent } = encoding;
   switch (block.type) {
     case "text":
-      return block.text.length > 0 ? [{ text: block.text }, ...cachePoint(block.cacheControl)] : [];
+      return encodeText(block, unsent);
     case "image":
+      unsent.add("image.detail", usesImageDetail(block));
       return [encodeImage(block), ...cachePoint(block.cacheControl)];
     case "audio":
       return [encodeAudio(block), ...cachePoint(block.cacheControl)];
@@ -74,27 +78,45 @@ function encodeBlock(block: ContentBlock, encoding: Encoding): object[] {
       return [encodeToolResult(block, encoding), ...cachePoint(block.cacheControl)];
     case "thinking":
       // Empty text with a signature is kept: the model needs the signed block back (docs/architecture.md §10).
-      return block.signature
-        ? [{ reasoningContent: { reasoningText: { text: block.text, signature: block.signature } } }]
-        : [];
+      if (block.signature)
+        return [{ reasoningContent: { reasoningText: { text: block.text, signature: block.signature } } }];
+      unsent.add("thinking", block.text !== "");
+      return [];
     case "redacted_thinking":
       return [{ reasoningContent: { redactedContent: block.data } }];
   }
 }
 
+/** Non-empty text, and the cache point after it. */
+function encodeText(block: TextBlock, unsent: Unsent): object[] {
+  const text = plainText(block, unsent);
+  return text.length > 0 ? [{ text }, ...cachePoint(block.cacheControl)] : [];
+}
+
 function encodeToolResult(block: ToolResultBlock, encoding: Encoding): object {
+  const { unsent } = encoding;
   const content = block.content.flatMap((inner): object[] => {
-    if (inner.type === "text") return inner.text.length > 0 ? [{ text: inner.text }] : [];
-    if (inner.type === "image") return [encodeImage(inner)];
-    return [encodeDocument(inner, encoding.names)];
+    if (inner.type === "text") {
+      const text = plainText(inner, unsent);
+      return text.length > 0 ? [{ text }] : [];
+    }
+    if (inner.type !== "image") return [encodeDocument(inner, encoding.names)];
+    unsent.add("image.detail", usesImageDetail(inner));
+    return [encodeImage(inner)];
   });
   return {
     toolResult: {
       toolUseId: block.toolCallId,
       content: content.length > 0 ? content : [{ text: EMPTY_TOOL_RESULT }],
-      ...(block.isError !== undefined && encoding.toolResultStatus
-        ? { status: block.isError ? "error" : "success" }
-        : {}),
+      ...toolResultStatus(block, encoding),
     },
   };
+}
+
+/** `status`, for a model that takes it; to another an error result is named (`tool_result.is_error`). */
+function toolResultStatus(block: ToolResultBlock, encoding: Encoding): { status?: string } {
+  if (block.isError === undefined) return {};
+  if (encoding.toolResultStatus) return { status: block.isError ? "error" : "success" };
+  encoding.unsent.add("tool_result.is_error", block.isError);
+  return {};
 }

@@ -8,9 +8,11 @@
 // - Amazon Nova: `reasoningConfig: {type, maxReasoningEffort}` and `inferenceConfig.topK`.
 // - OpenAI gpt-oss: `reasoning_effort`.
 // Any other family gets neither: the request's reasoning and top-k settings are named dropped.
+// What does not reach the model is named in the attempt's `Unsent` where it is left out.
 
 import type { ReasoningEffort, Request } from "../../ir/request.ts";
 import { encodeThinking } from "../shared/claude-thinking.ts";
+import { asksForReasoning, type Unsent } from "../shared/dropped-fields.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 
 export type ModelFamily = "claude" | "nova" | "gpt-oss" | "other";
@@ -33,50 +35,49 @@ export interface ModelFields {
   additional: Record<string, unknown>;
   /** Claude's thinking is on: temperature, top_k and a low top_p stay out. */
   thinkingOn: boolean;
-  /** The request's reasoning settings reached the model. */
-  reasoningSent: boolean;
-  /** The request's top_k reached the model. */
-  topKSent: boolean;
 }
 
-export function modelFields(request: Request, family: ModelFamily, maxTokens: number): ModelFields {
-  const fields: ModelFields = { additional: {}, thinkingOn: false, reasoningSent: false, topKSent: false };
-  if (family === "claude") claudeFields(request, maxTokens, fields);
-  else if (family === "nova") novaFields(request, fields);
-  else if (family === "gpt-oss") {
-    const effort = wireEffort(reasoningEffort(request.reasoning));
+export function modelFields(
+  request: Request,
+  family: ModelFamily,
+  maxTokens: number,
+  unsent: Unsent,
+): ModelFields {
+  const fields: ModelFields = { additional: {}, thinkingOn: false };
+  if (family === "claude") claudeFields(request, maxTokens, fields, unsent);
+  else if (family === "nova") novaFields(request, fields, unsent);
+  else {
+    const effort = family === "gpt-oss" ? wireEffort(reasoningEffort(request.reasoning)) : undefined;
     if (effort) fields.additional.reasoning_effort = effort;
-    fields.reasoningSent = effort !== undefined;
+    else unsent.add("reasoning", asksForReasoning(request));
+    unsent.add("top_k", request.topK !== undefined);
   }
   return fields;
 }
 
-function claudeFields(request: Request, maxTokens: number, fields: ModelFields): void {
+function claudeFields(request: Request, maxTokens: number, fields: ModelFields, unsent: Unsent): void {
   const { thinking, effort } = encodeThinking(request.reasoning, maxTokens);
   if (thinking) fields.additional.thinking = thinking;
+  // No room for the smallest budget below `maxTokens` (shared/claude-thinking.ts).
+  else unsent.add("reasoning", asksForReasoning(request));
   if (effort) fields.additional.output_config = { effort };
-  fields.reasoningSent = thinking !== undefined;
   fields.thinkingOn = thinking !== undefined && thinking.type !== "disabled";
-  if (request.topK !== undefined && !fields.thinkingOn) {
-    fields.additional.top_k = request.topK;
-    fields.topKSent = true;
+  if (request.topK !== undefined) {
+    if (fields.thinkingOn) unsent.add("top_k");
+    else fields.additional.top_k = request.topK;
   }
 }
 
-function novaFields(request: Request, fields: ModelFields): void {
+function novaFields(request: Request, fields: ModelFields, unsent: Unsent): void {
   const reasoning = request.reasoning;
   if (reasoning?.enabled === false || reasoning?.effort === "none") {
     fields.additional.reasoningConfig = { type: "disabled" };
-    fields.reasoningSent = true;
   } else {
     const effort = wireEffort(reasoningEffort(reasoning));
     if (effort) fields.additional.reasoningConfig = { type: "enabled", maxReasoningEffort: effort };
-    fields.reasoningSent = effort !== undefined;
+    else unsent.add("reasoning", asksForReasoning(request));
   }
-  if (request.topK !== undefined) {
-    fields.additional.inferenceConfig = { topK: request.topK };
-    fields.topKSent = true;
-  }
+  if (request.topK !== undefined) fields.additional.inferenceConfig = { topK: request.topK };
 }
 
 /** The three levels these families take: minimal is low, xhigh is high. */

@@ -5,7 +5,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { Unsent, upstreamCall } from "../shared/dropped-fields.ts";
+import { Unsent } from "../shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, expectString, type Json } from "../shared/validate.ts";
 import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
 import { camelName, field } from "./read-field.ts";
@@ -110,9 +110,9 @@ function encodeEmbedRequest(
   request: EmbeddingRequest,
   inputs: readonly EmbeddingInput[],
   target: { model: string },
+  unsent = new Unsent(),
 ): UpstreamCall {
-  const dropped = new Unsent();
-  dropped.add("user", request.user !== undefined);
+  unsent.add("user", request.user !== undefined);
   const requests = inputs.map((input) => {
     if (input.kind !== "text")
       throw invalid(
@@ -125,7 +125,7 @@ function encodeEmbedRequest(
     if (request.dimensions !== undefined) one.outputDimensionality = request.dimensions;
     return one;
   });
-  return upstreamCall(`/v1beta/models/${target.model}:batchEmbedContents`, { requests }, dropped);
+  return { path: `/v1beta/models/${target.model}:batchEmbedContents`, body: { requests } };
 }
 
 function decodeEmbedResponse(body: unknown): EmbeddingResponse {

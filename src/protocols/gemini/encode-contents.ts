@@ -10,9 +10,12 @@
 // - 3-generation models reject a model turn whose function calls carry no thought signature (a
 //   conversation begun with another model, or a client that lost it). Google documents the value
 //   "skip_thought_signature_validator" for that case; it goes on the first call of such a turn.
+// - what a part has no member for (citations, an image's detail, a document's title and context) and
+//   unsigned thoughts are named in the attempt's `Unsent` (`leaveOutUnsaid`).
 
 import { invalidPrompt } from "../../ir/errors.ts";
 import type { ContentBlock, Message, ToolResultBlock } from "../../ir/request.ts";
+import { type Unsent, usesImageDetail } from "../shared/dropped-fields.ts";
 import { geminiGeneration } from "./map-reasoning.ts";
 import { mediaPart } from "./media.ts";
 import { partsFromOutput } from "./output-parts.ts";
@@ -20,18 +23,20 @@ import type { GeminiContent, GeminiPart } from "./wire-types.ts";
 
 export const SKIP_SIGNATURE_VALIDATOR = "skip_thought_signature_validator";
 
-export function encodeContents(messages: readonly Message[], model: string): GeminiContent[] {
+export function encodeContents(messages: readonly Message[], model: string, unsent: Unsent): GeminiContent[] {
   const callNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
   messages.forEach((message) => {
     const role = message.role === "assistant" ? "model" : "user";
     let parts: GeminiPart[];
     if (role === "model") {
-      for (const block of message.content)
+      for (const block of message.content) {
         if (block.type === "tool_call") callNames.set(block.id, block.name);
+        leaveOutUnsaid(block, unsent);
+      }
       parts = partsFromOutput(message.content, "signed");
     } else {
-      parts = userParts(message.content, callNames);
+      parts = userParts(message.content, callNames, unsent);
     }
     if (parts.length === 0) return;
     const last = contents.at(-1);
@@ -49,9 +54,32 @@ function signFirstCall(content: GeminiContent): void {
   calls[0].thoughtSignature = SKIP_SIGNATURE_VALIDATOR;
 }
 
-function userParts(blocks: readonly ContentBlock[], callNames: Map<string, string>): GeminiPart[] {
+/**
+ * Names what a part has no member for, of a block sent as one. A model turn's blocks become parts in
+ * output-parts.ts, shared with the answers, so each block of a turn is named here rather than there.
+ */
+function leaveOutUnsaid(block: ContentBlock, unsent: Unsent): void {
+  if (block.type === "text") unsent.add("citations", (block.citations?.length ?? 0) > 0);
+  else if (block.type === "image") unsent.add("image.detail", usesImageDetail(block));
+  else if (block.type === "document") {
+    unsent.add("citations", block.citations === true);
+    unsent.add("document.title", block.title !== undefined);
+    unsent.add("document.context", block.context !== undefined);
+  }
+  // Only signed thoughts go back to Gemini (output-parts.ts); an empty one carried nothing.
+  else if (block.type === "thinking")
+    unsent.add("thinking", block.signature === undefined && block.text !== "");
+  else if (block.type === "tool_result") for (const inner of block.content) leaveOutUnsaid(inner, unsent);
+}
+
+function userParts(
+  blocks: readonly ContentBlock[],
+  callNames: Map<string, string>,
+  unsent: Unsent,
+): GeminiPart[] {
   const parts: GeminiPart[] = [];
   blocks.forEach((block) => {
+    leaveOutUnsaid(block, unsent);
     if (block.type === "text") {
       if (block.text !== "") parts.push({ text: block.text });
     } else if (block.type === "image" || block.type === "audio" || block.type === "document") {

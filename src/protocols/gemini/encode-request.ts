@@ -11,14 +11,24 @@
 // - responseFormat: json_object → responseMimeType application/json; json_schema → the same plus
 //   responseJsonSchema (the schema as given).
 // - reasoning → thinkingConfig (map-reasoning.ts); logprobs → responseLogprobs (+ logprobs).
-// - what has no Gemini form is left out and named in the call's `dropped` (dropped-fields.ts).
+// - what has no Gemini form is left out and named in the attempt's `Unsent` where it is left out.
+//   Not named, because nothing the upstream could use is lost: `redacted_thinking` (another vendor's
+//   encrypted reasoning), a document's `filename` and a JSON schema's `name` (labels with no slot
+//   here), a tool choice or `parallel_tool_calls` without tools. Reasoning settings are rounded to
+//   the model's scale (map-reasoning.ts), never dropped.
 
 import type { Request, ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { cutsStopsItself } from "../../ir/stop-sequences.ts";
-import { upstreamCall } from "../shared/dropped-fields.ts";
+import {
+  asksOneCallPerTurn,
+  leaveOutSettings,
+  plainText,
+  Unsent,
+  usesCacheControl,
+} from "../shared/dropped-fields.ts";
 import { isObject, type Json } from "../shared/validate.ts";
-import type { UpstreamCall } from "../types.ts";
-import { droppedFields } from "./dropped-fields.ts";
+import { leaveOutLimits, SEARCH_LIMITS } from "../shared/web-search.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { encodeContents } from "./encode-contents.ts";
 import { thinkingConfigFromReasoning } from "./map-reasoning.ts";
 import { jsonSchemaToGeminiSchema } from "./schema.ts";
@@ -26,29 +36,35 @@ import { jsonSchemaToGeminiSchema } from "./schema.ts";
 /** Gemini takes up to 5 stop sequences (`generationConfig.stopSequences`). */
 export const MAX_STOP_SEQUENCES = 5;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const method = target.stream ? "streamGenerateContent?alt=sse" : "generateContent";
-  const body: Json = { contents: encodeContents(request.messages, target.model) };
+  // Nothing in a Gemini request carries a prompt-cache marker, an end user or a verbosity.
+  unsent.add("cache_control", usesCacheControl(request));
+  leaveOutSettings(unsent, request, ["user", "verbosity"]);
+  const body: Json = { contents: encodeContents(request.messages, target.model, unsent) };
   if (request.system.length > 0)
-    body.systemInstruction = { parts: request.system.map((block) => ({ text: block.text })) };
+    body.systemInstruction = { parts: request.system.map((block) => ({ text: plainText(block, unsent) })) };
   const tools: Json[] = [];
   if (request.tools.length > 0) {
-    tools.push({ functionDeclarations: request.tools.map(functionDeclaration) });
+    tools.push({ functionDeclarations: request.tools.map((tool) => functionDeclaration(tool, unsent)) });
     if (request.toolChoice)
       body.toolConfig = { functionCallingConfig: functionCallingConfig(request.toolChoice) };
+    // One call per turn has no Gemini setting.
+    unsent.add("parallel_tool_calls", asksOneCallPerTurn(request));
   }
-  // Grounding with Google Search takes no limits (§13c).
-  if (request.webSearch) tools.push({ googleSearch: {} });
+  if (request.webSearch) {
+    // Grounding with Google Search takes no limits (§13c).
+    tools.push({ googleSearch: {} });
+    leaveOutLimits(unsent, request.webSearch, SEARCH_LIMITS);
+  }
   if (tools.length > 0) body.tools = tools;
-  const generationConfig = encodeGenerationConfig(request, target);
+  const generationConfig = encodeGenerationConfig(request, target, unsent);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  return upstreamCall(`/v1beta/models/${target.model}:${method}`, body, droppedFields(request));
+  return { path: `/v1beta/models/${target.model}:${method}`, body };
 }
 
-function functionDeclaration(tool: ToolDefinition): Json {
+function functionDeclaration(tool: ToolDefinition, unsent: Unsent): Json {
+  unsent.add("tools[].strict", tool.strict === true);
   const declaration: Json = { name: tool.name };
   if (tool.description !== undefined) declaration.description = tool.description;
   if (takesNoArguments(tool.parameters)) return declaration;
@@ -92,7 +108,11 @@ function functionCallingConfig(choice: ToolChoice): Json {
   }
 }
 
-function encodeGenerationConfig(request: Request, target: { model: string; maxOutputTokens?: number }): Json {
+function encodeGenerationConfig(
+  request: Request,
+  target: { model: string; maxOutputTokens?: number },
+  unsent: Unsent,
+): Json {
   const config: Json = {};
   const set = (key: string, value: unknown) => {
     if (value !== undefined) config[key] = value;
@@ -109,7 +129,10 @@ function encodeGenerationConfig(request: Request, target: { model: string; maxOu
   const format = request.responseFormat;
   if (format?.type === "json_object" || format?.type === "json_schema")
     config.responseMimeType = "application/json";
-  if (format?.type === "json_schema") config.responseJsonSchema = format.schema;
+  if (format?.type === "json_schema") {
+    config.responseJsonSchema = format.schema;
+    unsent.add("response_format.json_schema.description", format.description !== undefined);
+  }
   if (request.logprobs) {
     config.responseLogprobs = true;
     set("logprobs", request.logprobs.topLogprobs);

@@ -10,6 +10,7 @@
 
 import type { Refusal } from "../shared/refused-members.ts";
 import { isObject } from "../shared/validate.ts";
+import type { OptionalMember } from "../types.ts";
 
 /** Each refusal's message, and the members it may mean (the first that matches is read). */
 const REFUSALS: ReadonlyArray<[RegExp, Refusal["members"]]> = [
@@ -43,3 +44,17 @@ export function refusedMember(status: number, body: unknown): Refusal | undefine
   const members = REFUSALS.find(([pattern]) => pattern.test(message))?.[1];
   return members ? { members, valueOnly: false } : undefined;
 }
+
+/**
+ * The members a model may refuse that the request can go without (UpstreamFace.optionalMembers):
+ * the penalties, log probabilities and thinking settings (`REFUSALS` above).
+ */
+export const OPTIONAL_MEMBERS: ReadonlyMap<string, OptionalMember> = new Map<string, OptionalMember>([
+  ["generationConfig.presencePenalty", { name: "presence_penalty" }],
+  ["generationConfig.frequencyPenalty", { name: "frequency_penalty" }],
+  ["generationConfig.responseLogprobs", { name: "logprobs", with: ["generationConfig.logprobs"] }],
+  ["generationConfig.logprobs", { name: "logprobs" }],
+  ["generationConfig.thinkingConfig", { name: "reasoning" }],
+  ["generationConfig.thinkingConfig.thinkingLevel", { name: "reasoning" }],
+  ["generationConfig.thinkingConfig.includeThoughts", { name: "reasoning" }],
+]);

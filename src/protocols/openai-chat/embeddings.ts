@@ -4,7 +4,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { Unsent, upstreamCall } from "../shared/dropped-fields.ts";
+import { Unsent } from "../shared/dropped-fields.ts";
 import { float32Base64, fromFloat32Base64 } from "../shared/float32-base64.ts";
 import { editJson, topLevelMembers } from "../shared/json-edit.ts";
 import {
@@ -109,8 +109,8 @@ function encodeEmbedRequest(
   request: EmbeddingRequest,
   inputs: readonly EmbeddingInput[],
   target: { model: string },
+  unsent = new Unsent(),
 ): UpstreamCall {
-  const dropped = new Unsent();
   const body: Record<string, unknown> = {
     model: target.model,
     input: inputs.map((input) => (input.kind === "text" ? input.text : input.tokens)),
@@ -118,11 +118,12 @@ function encodeEmbedRequest(
   };
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
   if (request.user !== undefined) body.user = request.user;
+  // OpenAI's embeddings take neither a task type nor a title.
   for (const input of inputs) {
-    dropped.add("taskType", input.taskType !== undefined);
-    dropped.add("title", input.title !== undefined);
+    unsent.add("taskType", input.taskType !== undefined);
+    unsent.add("title", input.title !== undefined);
   }
-  return upstreamCall("/embeddings", body, dropped);
+  return { path: "/embeddings", body };
 }
 
 /** `data[].embedding` by `index` (floats, or base64 from a server that writes it unasked). */

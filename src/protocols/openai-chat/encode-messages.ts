@@ -1,7 +1,8 @@
 // IR → upstream: the conversation as chat `messages`. System blocks become one system message;
 // thinking blocks ride on assistant turns as `reasoning_details` with their signatures (docs/architecture.md
 // §10); tool results become tool messages, which must directly follow the assistant's tool calls; calls of
-// custom tools are custom calls; media becomes content parts.
+// custom tools are custom calls; media becomes content parts. What a chat message has no place for
+// (citations, a tool result's error flag, a document's context) is named in the attempt's `Unsent`.
 
 import { type GatewayError, invalidPrompt } from "../../ir/errors.ts";
 import type {
@@ -16,6 +17,7 @@ import type {
   ToolResultBlock,
 } from "../../ir/request.ts";
 import { customInput, isCustomTool } from "../shared/custom-tools.ts";
+import { plainText, type Unsent } from "../shared/dropped-fields.ts";
 import { audioFormat, dataUrl } from "./media.ts";
 import { callSignatureDetail, reasoningDetailsFromBlocks } from "./reasoning-details.ts";
 import { geminiExtraContent } from "./thought-signature.ts";
@@ -24,21 +26,22 @@ import type { WireContentPart, WireMessage, WireToolCall } from "./wire-types.ts
 export function encodeMessages(
   system: TextBlock[],
   messages: Message[],
-  tools: ToolDefinition[] = [],
+  tools: ToolDefinition[],
+  unsent: Unsent,
 ): WireMessage[] {
   const out: WireMessage[] = [];
   // One string, not an array of parts: several OpenAI-compatible servers accept only strings here.
-  const systemText = system.map((b) => b.text).join("\n\n");
+  const systemText = system.map((b) => plainText(b, unsent)).join("\n\n");
   if (systemText) out.push({ role: "system", content: systemText });
   for (const message of messages) {
-    if (message.role === "assistant") out.push(...encodeAssistant(message.content, tools));
-    else out.push(...encodeUser(message.content));
+    if (message.role === "assistant") out.push(...encodeAssistant(message.content, tools, unsent));
+    else out.push(...encodeUser(message.content, unsent));
   }
   return out;
 }
 
-function encodeAssistant(blocks: ContentBlock[], tools: ToolDefinition[]): WireMessage[] {
-  const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+function encodeAssistant(blocks: ContentBlock[], tools: ToolDefinition[], unsent: Unsent): WireMessage[] {
+  const text = blocks.flatMap((b) => (b.type === "text" ? [plainText(b, unsent)] : [])).join("");
   const calls = blocks.flatMap((b) => (b.type === "tool_call" ? [b] : []));
   const reasoning = blocks.flatMap((b) =>
     b.type === "thinking" || b.type === "redacted_thinking" ? [b] : [],
@@ -74,20 +77,20 @@ function encodeToolCall(call: ToolCallBlock, tools: ToolDefinition[]): WireToolC
  * then the rest as one user message. Media inside tool results cannot go in a tool message (text
  * only), so it follows in that user message.
  */
-function encodeUser(blocks: ContentBlock[]): WireMessage[] {
+function encodeUser(blocks: ContentBlock[], unsent: Unsent): WireMessage[] {
   const out: WireMessage[] = [];
   const parts: WireContentPart[] = [];
   for (const block of blocks) {
     if (block.type === "tool_result") {
-      out.push(encodeToolResult(block));
-      for (const inner of block.content) if (inner.type !== "text") parts.push(encodePart(inner));
+      out.push(encodeToolResult(block, unsent));
+      for (const inner of block.content) if (inner.type !== "text") parts.push(encodePart(inner, unsent));
     } else if (
       block.type === "text" ||
       block.type === "image" ||
       block.type === "audio" ||
       block.type === "document"
     ) {
-      if (block.type !== "text" || block.text) parts.push(encodePart(block));
+      if (block.type !== "text" || block.text) parts.push(encodePart(block, unsent));
     }
     // Tool calls and thinking never appear in a user turn; nothing to send for them.
   }
@@ -99,21 +102,26 @@ function encodeUser(blocks: ContentBlock[]): WireMessage[] {
   return out;
 }
 
-function encodeToolResult(block: ToolResultBlock): WireMessage {
-  const text = block.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+function encodeToolResult(block: ToolResultBlock, unsent: Unsent): WireMessage {
+  const text = block.content.flatMap((b) => (b.type === "text" ? [plainText(b, unsent)] : [])).join("\n");
+  // A tool message says nothing of an error.
+  unsent.add("tool_result.is_error", block.isError === true);
   return { role: "tool", tool_call_id: block.toolCallId, content: text };
 }
 
-function encodePart(block: TextBlock | ImageBlock | AudioBlock | DocumentBlock): WireContentPart {
+function encodePart(
+  block: TextBlock | ImageBlock | AudioBlock | DocumentBlock,
+  unsent: Unsent,
+): WireContentPart {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return { type: "text", text: plainText(block, unsent) };
     case "image":
       return encodeImage(block);
     case "audio":
       return encodeAudio(block);
     case "document":
-      return encodeDocument(block);
+      return encodeDocument(block, unsent);
   }
 }
 
@@ -132,7 +140,9 @@ function encodeAudio(block: AudioBlock): WireContentPart {
   return { type: "input_audio", input_audio: { data: source.data, format: audioFormat(source.mediaType) } };
 }
 
-function encodeDocument(block: DocumentBlock): WireContentPart {
+function encodeDocument(block: DocumentBlock, unsent: Unsent): WireContentPart {
+  unsent.add("document.context", block.context !== undefined);
+  unsent.add("citations", block.citations === true);
   const source = block.source;
   if (source.kind === "text") {
     // Plain-text documents have no part of their own; their text is the content.
@@ -144,9 +154,13 @@ function encodeDocument(block: DocumentBlock): WireContentPart {
     source.kind === "file"
       ? { file_id: source.fileId }
       : { file_data: dataUrl(source.mediaType, source.data) };
-  if (filename) file.filename = filename;
-  // OpenAI requires a filename beside inline file data.
-  else if (source.kind === "base64") file.filename = block.title ?? defaultFilename(source.mediaType);
+  // OpenAI requires a filename beside inline file data: the title serves when there is none.
+  if (!filename && source.kind === "base64") file.filename = block.title ?? defaultFilename(source.mediaType);
+  else {
+    if (filename) file.filename = filename;
+    // Beside a filename or a file id the title has nowhere to go.
+    unsent.add("document.title", block.title !== undefined);
+  }
   return { type: "file", file };
 }
 

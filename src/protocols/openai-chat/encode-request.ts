@@ -1,9 +1,12 @@
 // IR → upstream: the body of `POST {base_url}/chat/completions` for an OpenAI-compatible provider.
 // The gateway always asks a streaming upstream for usage (docs/architecture.md §4, §10) and decides itself
-// whether the client sees it. What this protocol cannot say is left out and named in the call's
-// `dropped` (dropped-fields.ts): top_k, cache_control, citations, tool-result errors (`is_error`)…;
+// whether the client sees it. What this protocol cannot say is left out and named in the attempt's
+// `Unsent` where it is left out: top_k, cache_control, citations, tool-result errors (`is_error`)…;
 // a reasoning token budget is mapped to an effort instead, and media in tool results is sent in a
 // user message after the tool messages. Custom tools (free-text input) go as custom tools.
+//
+// Not named, because nothing is lost: `reasoning.exclude` (the client face hides the reasoning), a
+// tool choice or `parallel_tool_calls` without tools (OpenAI refuses them; they mean nothing).
 
 import { prefillText } from "../../ir/prefill.ts";
 import type {
@@ -15,12 +18,11 @@ import type {
 } from "../../ir/request.ts";
 import { cutsStopsItself } from "../../ir/stop-sequences.ts";
 import { isCustomTool } from "../shared/custom-tools.ts";
-import { upstreamCall } from "../shared/dropped-fields.ts";
+import { leaveOutSettings, Unsent, usesCacheControl } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
-import { approximateLocation } from "../shared/web-search.ts";
+import { approximateLocation, leaveOutLimits } from "../shared/web-search.ts";
 import type { UpstreamCall, UpstreamTarget } from "../types.ts";
-import { droppedFields } from "./dropped-fields.ts";
 import { encodeMessages } from "./encode-messages.ts";
 import type { ChatQuirks } from "./quirks.ts";
 import { fitBody } from "./request-fields.ts";
@@ -32,9 +34,15 @@ export { reasoningEffort };
 
 type Json = Record<string, unknown>;
 
-export function encodeRequest(request: Request, target: UpstreamTarget<ChatQuirks>): UpstreamCall {
+export function encodeRequest(
+  request: Request,
+  target: UpstreamTarget<ChatQuirks>,
+  unsent = new Unsent(),
+): UpstreamCall {
   const quirks = target.quirks ?? {};
-  const messages = encodeMessages(request.system, request.messages, request.tools);
+  // Nothing in a chat request carries a prompt-cache marker.
+  unsent.add("cache_control", usesCacheControl(request));
+  const messages = encodeMessages(request.system, request.messages, request.tools, unsent);
   // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
   if (prefillText(request) !== undefined) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
   const body: Json = { model: target.model, messages };
@@ -47,6 +55,7 @@ export function encodeRequest(request: Request, target: UpstreamTarget<ChatQuirk
   if (request.maxOutputTokens !== undefined) body[outputLimitField(quirks)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
+  leaveOutSettings(unsent, request, ["topK"]);
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   if (request.seed !== undefined) body.seed = request.seed;
@@ -63,15 +72,17 @@ export function encodeRequest(request: Request, target: UpstreamTarget<ChatQuirk
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning_effort = effort;
+  // Reasoning switched off is said only as the client's own "none"; otherwise the model's default
+  // applies, which may be to reason.
+  else unsent.add("reasoning", request.reasoning?.enabled === false);
   if (request.logprobs) {
     body.logprobs = true;
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
   }
-  if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch);
-  const dropped = droppedFields(request, effort);
+  if (request.webSearch) body.web_search_options = webSearchOptions(request.webSearch, unsent);
   if (quirks.requestFields)
-    for (const name of fitBody(body, quirks.requestFields, target.reasoningModel)) dropped.add(name);
-  return upstreamCall("/chat/completions", body, dropped);
+    for (const name of fitBody(body, quirks.requestFields, target.reasoningModel)) unsent.add(name);
+  return { path: "/chat/completions", body };
 }
 
 function encodeTool(tool: ToolDefinition): Json {
@@ -115,7 +126,8 @@ export function outputLimitField(quirks: ChatQuirks): "max_tokens" | "max_comple
 }
 
 /** `web_search_options`: the context size and where the user is (domains and a use limit: §13c). */
-function webSearchOptions(search: WebSearchSettings): Record<string, unknown> {
+function webSearchOptions(search: WebSearchSettings, unsent: Unsent): Record<string, unknown> {
+  leaveOutLimits(unsent, search, ["maxUses", "allowedDomains", "blockedDomains"]);
   const options: Record<string, unknown> = {};
   if (search.contextSize) options.search_context_size = search.contextSize;
   if (search.userLocation) {

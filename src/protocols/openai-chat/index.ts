@@ -7,13 +7,13 @@ import type { Protocol } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
 import { decodeResponse } from "./decode-response.ts";
 import { streamDecoder } from "./decode-stream.ts";
-import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./dropped-fields.ts";
 import { embeddings } from "./embeddings.ts";
 import { encodeRequest, MAX_STOP_SEQUENCES } from "./encode-request.ts";
 import { encodeResponse } from "./encode-response.ts";
 import { streamEncoder } from "./encode-stream.ts";
 import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
+import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./refused-members.ts";
 
 /** OpenAI's function names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
 const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;

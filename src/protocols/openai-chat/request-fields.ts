@@ -175,7 +175,8 @@ type Json = Record<string, unknown>;
 
 /**
  * A translated request's body fitted to the vendor, in place: members renamed, refused ones removed,
- * its messages' too. Returns the names of what was removed, in the dropped-fields vocabulary.
+ * its messages' too. Returns the names of what was removed, in the vocabulary of
+ * `x-switchyard-ignored` (shared/dropped-fields.ts).
  */
 export function fitBody(body: Json, fields: RequestFields, reasoningModel = false): DroppedField[] {
   const rules = RULES[fields];

@@ -3,7 +3,8 @@
 // assistant text becomes assistant messages, thinking reasoning items whose `encrypted_content` is
 // the signature (reasoning-item.ts), tool calls `function_call` (or `custom_tool_call`) items. Items
 // go without ids: with `store: false` an upstream resolves no ids, and reasoning travels by its
-// encrypted content alone.
+// encrypted content alone. What an item has no place for (citations, a tool result's error flag,
+// unsigned thinking, a document's context) is named in the attempt's `Unsent`.
 
 import { type GatewayError, invalidPrompt } from "../../ir/errors.ts";
 import type {
@@ -18,24 +19,30 @@ import type {
 } from "../../ir/request.ts";
 import { customInput } from "../shared/custom-tools.ts";
 import { dataUrl } from "../shared/data-url.ts";
+import { plainText, type Unsent } from "../shared/dropped-fields.ts";
 import { reasoningItem } from "./reasoning-item.ts";
 
 type Json = Record<string, unknown>;
 type Part = TextBlock | ImageBlock | AudioBlock | DocumentBlock;
 
-export function encodeInput(request: Request): Json[] {
+export function encodeInput(request: Request, unsent: Unsent): Json[] {
   const custom = new Set(request.tools.flatMap((tool) => (tool.custom ? [tool.name] : [])));
   // Calls of custom tools, whose results go back as custom_tool_call_output.
   const customCalls = new Set<string>();
   const items: Json[] = [];
   for (const message of request.messages) {
-    if (message.role === "assistant") items.push(...assistantItems(message, custom, customCalls));
-    else items.push(...userItems(message.content, customCalls));
+    if (message.role === "assistant") items.push(...assistantItems(message, custom, customCalls, unsent));
+    else items.push(...userItems(message.content, customCalls, unsent));
   }
   return items;
 }
 
-function assistantItems(message: Message, custom: Set<string>, customCalls: Set<string>): Json[] {
+function assistantItems(
+  message: Message,
+  custom: Set<string>,
+  customCalls: Set<string>,
+  unsent: Unsent,
+): Json[] {
   const items: Json[] = [];
   let text: Json[] | undefined;
   for (const block of message.content) {
@@ -45,7 +52,7 @@ function assistantItems(message: Message, custom: Set<string>, customCalls: Set<
         text = [];
         items.push({ type: "message", role: "assistant", content: text });
       }
-      text.push({ type: "output_text", text: block.text });
+      text.push({ type: "output_text", text: plainText(block, unsent) });
       continue;
     }
     text = undefined;
@@ -55,7 +62,9 @@ function assistantItems(message: Message, custom: Set<string>, customCalls: Set<
       (block.type === "thinking" && block.signature !== undefined)
     )
       items.push({ ...reasoningItem(block) });
-    // Unsigned thinking is left out: the upstream takes back only reasoning it signed (dropped-fields.ts).
+    // Unsigned thinking is left out: the upstream takes back only reasoning it signed. An empty
+    // block carried nothing.
+    else if (block.type === "thinking") unsent.add("thinking", block.text !== "");
   }
   return items;
 }
@@ -74,14 +83,16 @@ function toolCallItem(block: ToolCallBlock, custom: Set<string>, customCalls: Se
 }
 
 /** A user turn in order: its text and media as messages, its tool results as output items between them. */
-function userItems(blocks: ContentBlock[], customCalls: Set<string>): Json[] {
+function userItems(blocks: ContentBlock[], customCalls: Set<string>, unsent: Unsent): Json[] {
   const items: Json[] = [];
   let parts: Json[] | undefined;
   for (const block of blocks) {
     if (block.type === "tool_result") {
       parts = undefined;
       const type = customCalls.has(block.toolCallId) ? "custom_tool_call_output" : "function_call_output";
-      items.push({ type, call_id: block.toolCallId, output: toolOutput(block.content) });
+      items.push({ type, call_id: block.toolCallId, output: toolOutput(block.content, unsent) });
+      // An output item says nothing of an error.
+      unsent.add("tool_result.is_error", block.isError === true);
       continue;
     }
     if (
@@ -95,7 +106,7 @@ function userItems(blocks: ContentBlock[], customCalls: Set<string>): Json[] {
         parts = [];
         items.push({ type: "message", role: "user", content: parts });
       }
-      parts.push(inputPart(block));
+      parts.push(inputPart(block, unsent));
     }
     // Tool calls and thinking never appear in a user turn; nothing to send for them.
   }
@@ -103,21 +114,22 @@ function userItems(blocks: ContentBlock[], customCalls: Set<string>): Json[] {
 }
 
 /** A tool's output: its text as a string, or parts when it holds media. */
-function toolOutput(content: Array<TextBlock | ImageBlock | DocumentBlock>): string | Json[] {
-  if (content.every((block) => block.type === "text")) return content.map((block) => block.text).join("\n");
-  return content.map(inputPart);
+function toolOutput(content: Array<TextBlock | ImageBlock | DocumentBlock>, unsent: Unsent): string | Json[] {
+  if (content.every((block) => block.type === "text"))
+    return content.map((block) => plainText(block, unsent)).join("\n");
+  return content.map((block) => inputPart(block, unsent));
 }
 
-function inputPart(block: Part): Json {
+function inputPart(block: Part, unsent: Unsent): Json {
   switch (block.type) {
     case "text":
-      return { type: "input_text", text: block.text };
+      return { type: "input_text", text: plainText(block, unsent) };
     case "image":
       return imagePart(block);
     case "audio":
       throw unsupported("audio input");
     case "document":
-      return filePart(block);
+      return filePart(block, unsent);
   }
 }
 
@@ -129,7 +141,9 @@ function imagePart(block: ImageBlock): Json {
   return part;
 }
 
-function filePart(block: DocumentBlock): Json {
+function filePart(block: DocumentBlock, unsent: Unsent): Json {
+  unsent.add("document.context", block.context !== undefined);
+  unsent.add("citations", block.citations === true);
   const source = block.source;
   if (source.kind === "text")
     // Plain-text documents have no part of their own; their text is the content.
@@ -139,10 +153,13 @@ function filePart(block: DocumentBlock): Json {
   else if (source.kind === "url") part.file_url = source.url;
   else {
     part.file_data = dataUrl(source.mediaType, source.data);
-    // OpenAI requires a filename beside inline file data.
+    // OpenAI requires a filename beside inline file data: the title serves when there is none.
     part.filename = block.filename ?? block.title ?? defaultFilename(source.mediaType);
+    unsent.add("document.title", block.title !== undefined && block.filename !== undefined);
     return part;
   }
+  // Beside a file id or a URL the title has nowhere to go.
+  unsent.add("document.title", block.title !== undefined);
   const filename = block.filename ?? (source.kind === "file" ? source.filename : undefined);
   if (filename) part.filename = filename;
   return part;

@@ -2,18 +2,22 @@
 // `protocol: openai-responses`. Stateless, like the gateway: `store: false`, the whole conversation
 // in `input`, and reasoning carried from turn to turn by its `encrypted_content` (asked for with
 // `include` whenever reasoning is in play). What this protocol cannot say is left out and named in
-// the call's `dropped` (dropped-fields.ts): stop sequences, penalties, seed, top_k, cache_control…;
+// the attempt's `Unsent` where it is left out: stop sequences, penalties, seed, top_k, cache_control…;
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
+//
+// Not named, because nothing the upstream could use is lost: another vendor's call signatures (a
+// Gemini thought signature on a tool call has no field here; OpenAI keeps its own state in
+// reasoning items), and `reasoning.exclude` (the client face hides the reasoning).
 
 import { prefillText } from "../../ir/prefill.ts";
 import type { Request, ResponseFormat, ToolChoice, WebSearchSettings } from "../../ir/request.ts";
-import { upstreamCall } from "../shared/dropped-fields.ts";
+import { canEmulateStops } from "../../ir/stop-sequences.ts";
+import { leaveOutSettings, plainText, Unsent, usesCacheControl } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
-import { approximateLocation } from "../shared/web-search.ts";
-import type { UpstreamCall } from "../types.ts";
+import { approximateLocation, leaveOutLimits } from "../shared/web-search.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { LOGPROBS_INCLUDE } from "./decode-request.ts";
-import { droppedFields } from "./dropped-fields.ts";
 import { encodeInput } from "./encode-input.ts";
 
 type Json = Record<string, unknown>;
@@ -21,14 +25,13 @@ type Json = Record<string, unknown>;
 /** OpenAI refuses a `max_output_tokens` below 16 ("integer_below_min_value"). */
 const MIN_OUTPUT_TOKENS = 16;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget, unsent = new Unsent()): UpstreamCall {
   const body: Json = { model: target.model };
-  const instructions = request.system.map((block) => block.text).join("\n\n");
+  // Nothing in a Responses request carries a prompt-cache marker.
+  unsent.add("cache_control", usesCacheControl(request));
+  const instructions = request.system.map((block) => plainText(block, unsent)).join("\n\n");
   if (instructions) body.instructions = instructions;
-  const input = encodeInput(request);
+  const input = encodeInput(request, unsent);
   // A trailing assistant message is answered afresh by this protocol: ask for its continuation.
   if (prefillText(request) !== undefined)
     input.push({
@@ -45,6 +48,10 @@ export function encodeRequest(
     body.max_output_tokens = Math.max(request.maxOutputTokens, MIN_OUTPUT_TOKENS);
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
+  leaveOutSettings(unsent, request, ["topK", "frequencyPenalty", "presencePenalty", "seed"]);
+  // The gateway cuts the answer at the stop sequences itself (src/ir/stop-sequences.ts) unless there
+  // are too many to search each piece for.
+  unsent.add("stop", !canEmulateStops(request.stopSequences));
   if (request.user !== undefined) body.user = request.user;
   // OpenAI refuses tool_choice and parallel_tool_calls when no tools are given.
   if (request.tools.length > 0) {
@@ -53,12 +60,14 @@ export function encodeRequest(
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.webSearch)
-    body.tools = [...((body.tools as Json[] | undefined) ?? []), webSearchTool(request.webSearch)];
+    body.tools = [...((body.tools as Json[] | undefined) ?? []), webSearchTool(request.webSearch, unsent)];
   if (request.responseFormat) body.text = { format: encodeFormat(request.responseFormat) };
   if (request.verbosity !== undefined)
     body.text = { ...(body.text as Json | undefined), verbosity: request.verbosity };
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
+  // As on chat-completions: reasoning switched off is said only as the client's own "none".
+  else unsent.add("reasoning", request.reasoning?.enabled === false);
   const include: string[] = [];
   if ((effort && effort !== "none") || carriesSignedReasoning(request))
     include.push("reasoning.encrypted_content");
@@ -67,7 +76,7 @@ export function encodeRequest(
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
   }
   if (include.length > 0) body.include = include;
-  return upstreamCall("/responses", body, droppedFields(request, effort));
+  return { path: "/responses", body };
 }
 
 function encodeTool(tool: Request["tools"][number]): Json {
@@ -112,7 +121,8 @@ function carriesSignedReasoning(request: Request): boolean {
 }
 
 /** The hosted `web_search` tool with the settings it takes (a use limit, blocked domains: §13c). */
-function webSearchTool(search: WebSearchSettings): Json {
+function webSearchTool(search: WebSearchSettings, unsent: Unsent): Json {
+  leaveOutLimits(unsent, search, ["maxUses", "blockedDomains"]);
   const tool: Json = { type: "web_search" };
   if (search.allowedDomains) tool.filters = { allowed_domains: search.allowedDomains };
   if (search.userLocation) tool.user_location = approximateLocation(search.userLocation);

@@ -1,12 +1,10 @@
 // What an upstream did not get, for the `x-switchyard-ignored` response header (docs/architecture.md
-// §8), and the vocabulary an encoder names what it could not express in (`UpstreamCall.dropped`): one
-// for every target, spelled as the field's common wire name so that a client of any protocol can look
-// it up in docs/translation.md §9. Each protocol's `dropped-fields.ts` decides which of these names
-// its target cannot say, in an `Unsent` of its own that the call carries; the translated call adds
-// the call's names to the attempt's.
+// §4), and the vocabulary an encoder names what it could not express in: one for every target,
+// spelled as the field's common wire name so that a client of any protocol can look it up in
+// docs/translation.md §9. Each upstream encoder adds a name to the attempt's collector (`Unsent`) in
+// the branch that leaves the field out; the helpers below are the conditions several encoders share.
 
-import type { ContentBlock, Request } from "../../ir/request.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { ContentBlock, ImageBlock, Request, TextBlock } from "../../ir/request.ts";
 
 /** The vocabulary, in the order names appear in the header. */
 export const DROPPED_FIELD_NAMES = [
@@ -48,7 +46,7 @@ export type DroppedField = (typeof DROPPED_FIELD_NAMES)[number];
  * out: the client face's set-aside fields and what a relay removed (`addPaths`, the client's own
  * paths, in the order met), what an encoder could not express and the members a model refused
  * (`add`, `addFields`: the vocabulary's names, in its order, then any other refused member). One per
- * attempt: the route makes it and reads it once. An encoder gathers its own names in one too.
+ * attempt: the route makes it, the translated call hands it to the encoder, and the route reads it once.
  */
 export class Unsent {
   private readonly paths = new Set<string>();
@@ -82,14 +80,32 @@ export class Unsent {
 
 const VOCABULARY: ReadonlySet<string> = new Set(DROPPED_FIELD_NAMES);
 
-/** The call, carrying `dropped` only when something was left out (a lossless call stays as it was). */
-export function upstreamCall(path: string, body: unknown, dropped: Unsent): UpstreamCall {
-  const names = dropped.list();
-  return names.length > 0 ? { path, body, dropped: names } : { path, body };
+/** The request settings a target may have no member for, by the names they are left out under. */
+const SETTING_NAMES = {
+  topK: "top_k",
+  frequencyPenalty: "frequency_penalty",
+  presencePenalty: "presence_penalty",
+  seed: "seed",
+  logprobs: "logprobs",
+  user: "user",
+  verbosity: "verbosity",
+  webSearch: "web_search",
+} as const satisfies Partial<Record<keyof Request, DroppedField>>;
+
+/**
+ * Names those of `settings`, which the target's protocol has no member for, that the request set:
+ * called once at an encoder's top, as there is no branch that leaves out what is never written.
+ */
+export function leaveOutSettings(
+  unsent: Unsent,
+  request: Request,
+  settings: ReadonlyArray<keyof typeof SETTING_NAMES>,
+): void {
+  for (const setting of settings) unsent.add(SETTING_NAMES[setting], request[setting] !== undefined);
 }
 
 /** Every content block of a request: system text, each message's blocks and the blocks inside tool results. */
-export function* requestBlocks(request: Request): Iterable<ContentBlock> {
+function* requestBlocks(request: Request): Iterable<ContentBlock> {
   yield* request.system;
   for (const message of request.messages)
     for (const block of message.content) {
@@ -98,7 +114,10 @@ export function* requestBlocks(request: Request): Iterable<ContentBlock> {
     }
 }
 
-/** Prompt-cache markers anywhere (tools included): only the messages protocol can carry them. */
+/**
+ * Prompt-cache markers anywhere (tools included): only the messages protocol and Converse carry them,
+ * so the other encoders, which never look at them, ask this once at their top.
+ */
 export function usesCacheControl(request: Request): boolean {
   if (request.tools.some((tool) => tool.cacheControl !== undefined)) return true;
   for (const block of requestBlocks(request))
@@ -106,35 +125,22 @@ export function usesCacheControl(request: Request): boolean {
   return false;
 }
 
-/** Citations replayed on text, or asked for on a document (`citations: false` is the default: no loss). */
-export function usesCitations(block: ContentBlock): boolean {
-  if (block.type === "text") return (block.citations?.length ?? 0) > 0;
-  return block.type === "document" && block.citations === true;
+/** A text block's text alone, for a target with no place for the citations it replays. */
+export function plainText(block: TextBlock, unsent: Unsent): string {
+  unsent.add("citations", (block.citations?.length ?? 0) > 0);
+  return block.text;
 }
 
 /** An image detail other than the default (`auto` asks for nothing). */
-export function usesImageDetail(block: ContentBlock): boolean {
-  return block.type === "image" && block.detail !== undefined && block.detail !== "auto";
+export function usesImageDetail(block: ImageBlock): boolean {
+  return block.detail !== undefined && block.detail !== "auto";
 }
 
-/**
- * Earlier reasoning whose text the target would not receive: thinking without a signature, which an
- * upstream that needs signed thoughts leaves out. An empty unsigned block carries nothing, so it is
- * not counted.
- */
-export function isUnsignedThinking(block: ContentBlock): boolean {
-  return block.type === "thinking" && block.signature === undefined && block.text !== "";
-}
-
-/** A strict tool schema, which only chat-completions can ask for (`strict: false` is the default). */
-export function usesStrictTools(request: Request): boolean {
-  return request.tools.some((tool) => tool.strict === true);
-}
-
-/** A JSON-schema answer format's description, which only chat-completions can carry. */
-export function usesSchemaDescription(request: Request): boolean {
-  const format = request.responseFormat;
-  return format?.type === "json_schema" && format.description !== undefined;
+/** One tool call per turn asked for where calls may be made (`false` beside tool choice `none` asks nothing). */
+export function asksOneCallPerTurn(request: Request): boolean {
+  return (
+    request.parallelToolCalls === false && request.tools.length > 0 && request.toolChoice?.type !== "none"
+  );
 }
 
 /** The request asks for some reasoning setting (on, off, an effort, a budget or adaptive). */

@@ -3,9 +3,12 @@
 // would be answered: a reasoning model's `temperature`, a model without reasoning's
 // `reasoning_effort`, a codex model's `stop`. The translated call leaves such a member out and asks
 // again (src/providers/translated/refusals.ts); this file reads OpenAI's and xAI's refusals (Gemini's and
-// Claude's: refused-members.ts in their protocols' folders) and edits the body.
+// Claude's: refused-members.ts in their protocols' folders, as is each protocol's list of the members
+// it may go without) and edits the body.
 // docs/translation.md §9, "Members a model refuses".
 
+import type { OptionalMember } from "../types.ts";
+import type { DroppedField } from "./dropped-fields.ts";
 import { isObject, type Json } from "./validate.ts";
 
 /** What a model refused: members whatever their value, or only the values the request sent. */
@@ -119,4 +122,9 @@ function objectsOn(body: Json, path: string): Json[] | undefined {
     objects.push(next);
   }
   return undefined;
+}
+
+/** Optional members (UpstreamFace.optionalMembers) named in `x-switchyard-ignored` as themselves. */
+export function namedAsThemselves(...names: DroppedField[]): Array<[string, OptionalMember]> {
+  return names.map((name) => [name, { name }]);
 }

@@ -1,11 +1,11 @@
 // Web search settings (IR `WebSearchSettings`, src/ir/request.ts) as the protocols share them: an
 // approximate user location is `{city, region, country, timezone}` in each (chat nests it under
 // `approximate`), and what a target's search tool cannot limit is named dropped
-// (docs/translation.md §13c).
+// (docs/translation.md §13c) by the encoder that writes the tool.
 
 import { invalid } from "../../ir/errors.ts";
 import type { WebSearchSettings } from "../../ir/request.ts";
-import type { Unsent } from "./dropped-fields.ts";
+import type { DroppedField, Unsent } from "./dropped-fields.ts";
 import { expectArray, expectObject, expectString, optionalString } from "./validate.ts";
 
 type Location = NonNullable<WebSearchSettings["userLocation"]>;
@@ -46,18 +46,24 @@ export function decodeContextSize(value: unknown, at: string): WebSearchSettings
   return known;
 }
 
-/** What a target's search cannot limit, among the settings the request used. */
-export function dropUnsupported(
-  dropped: Unsent,
-  search: WebSearchSettings | undefined,
-  supports: Partial<Record<keyof WebSearchSettings, boolean>>,
+const LIMIT_NAMES: Readonly<Record<keyof WebSearchSettings, DroppedField>> = {
+  maxUses: "web_search.max_uses",
+  allowedDomains: "web_search.allowed_domains",
+  blockedDomains: "web_search.blocked_domains",
+  userLocation: "web_search.user_location",
+  contextSize: "web_search.search_context_size",
+};
+
+/** Every limit a search may have: the ones a target without any leaves out. */
+export const SEARCH_LIMITS = Object.keys(LIMIT_NAMES) as ReadonlyArray<keyof WebSearchSettings>;
+
+/** Names those of `limits`, which the target's search tool has no member for, that the request set. */
+export function leaveOutLimits(
+  unsent: Unsent,
+  search: WebSearchSettings,
+  limits: ReadonlyArray<keyof WebSearchSettings>,
 ): void {
-  if (!search) return;
-  dropped.add("web_search.max_uses", search.maxUses !== undefined && !supports.maxUses);
-  dropped.add("web_search.allowed_domains", search.allowedDomains !== undefined && !supports.allowedDomains);
-  dropped.add("web_search.blocked_domains", search.blockedDomains !== undefined && !supports.blockedDomains);
-  dropped.add("web_search.user_location", search.userLocation !== undefined && !supports.userLocation);
-  dropped.add("web_search.search_context_size", search.contextSize !== undefined && !supports.contextSize);
+  for (const limit of limits) unsent.add(LIMIT_NAMES[limit], search[limit] !== undefined);
 }
 
 /** The request member for decoded settings (none when the request has no search tool). */

@@ -6,7 +6,7 @@
 
 import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../ir/embeddings.ts";
 import { invalid } from "../../ir/errors.ts";
-import { Unsent, upstreamCall } from "../../protocols/shared/dropped-fields.ts";
+import { Unsent } from "../../protocols/shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, type Json } from "../../protocols/shared/validate.ts";
 import type { UpstreamCall, UpstreamEmbeddings } from "../../protocols/types.ts";
 
@@ -38,15 +38,14 @@ const TITAN_DIMENSIONS = [256, 512, 1024];
 const titan: UpstreamEmbeddings = {
   batchLimit: 1,
   takesTokenIds: false,
-  encodeEmbedRequest(request, inputs, target): UpstreamCall {
+  encodeEmbedRequest(request, inputs, target, unsent = new Unsent()): UpstreamCall {
     const [text] = textsOf(request, inputs, target.model);
-    const dropped = new Unsent();
-    dropped.add("user", request.user !== undefined);
-    dropped.add(
+    unsent.add("user", request.user !== undefined);
+    unsent.add(
       "taskType",
       inputs.some((input) => input.taskType !== undefined),
     );
-    dropped.add(
+    unsent.add(
       "title",
       inputs.some((input) => input.title !== undefined),
     );
@@ -56,7 +55,7 @@ const titan: UpstreamEmbeddings = {
         throw invalid(request.fields.dimensions, `must be 256, 512 or 1024 for ${target.model}`);
       body.dimensions = request.dimensions;
     }
-    return upstreamCall(invokePath(target.model), body, dropped);
+    return { path: invokePath(target.model), body };
   },
   decodeEmbedResponse(body): EmbeddingResponse {
     const root = expectObject(body, "embedding answer");
@@ -86,27 +85,22 @@ const COHERE_INPUT_TYPE: Record<string, string> = {
 const cohere: UpstreamEmbeddings = {
   batchLimit: 96,
   takesTokenIds: false,
-  encodeEmbedRequest(request, inputs, target): UpstreamCall {
+  encodeEmbedRequest(request, inputs, target, unsent = new Unsent()): UpstreamCall {
     const texts = textsOf(request, inputs, target.model);
     if (request.dimensions !== undefined)
       throw invalid(
         request.fields.dimensions,
         `is not supported by ${target.model}, whose vectors have one length`,
       );
-    const dropped = new Unsent();
-    dropped.add("user", request.user !== undefined);
-    dropped.add(
+    unsent.add("user", request.user !== undefined);
+    unsent.add(
       "title",
       inputs.some((input) => input.title !== undefined),
     );
     const taskType = inputs.find((input) => input.taskType !== undefined)?.taskType;
     const inputType = taskType === undefined ? undefined : COHERE_INPUT_TYPE[taskType];
-    dropped.add("taskType", taskType !== undefined && inputType === undefined);
-    return upstreamCall(
-      invokePath(target.model),
-      { texts, input_type: inputType ?? "search_document" },
-      dropped,
-    );
+    unsent.add("taskType", taskType !== undefined && inputType === undefined);
+    return { path: invokePath(target.model), body: { texts, input_type: inputType ?? "search_document" } };
   },
   decodeEmbedResponse(body): EmbeddingResponse {
     const embeddings = expectArray(expectObject(body, "embedding answer").embeddings, "embeddings");
@@ -138,10 +132,9 @@ function vertexPredict(batchLimit: number): UpstreamEmbeddings {
   return {
     batchLimit,
     takesTokenIds: false,
-    encodeEmbedRequest(request, inputs, target): UpstreamCall {
+    encodeEmbedRequest(request, inputs, target, unsent = new Unsent()): UpstreamCall {
       const texts = textsOf(request, inputs, target.model);
-      const dropped = new Unsent();
-      dropped.add("user", request.user !== undefined);
+      unsent.add("user", request.user !== undefined);
       const instances = inputs.map((input, i) => {
         const instance: Json = { content: texts[i] };
         if (input.taskType !== undefined) instance.task_type = input.taskType;
@@ -150,7 +143,7 @@ function vertexPredict(batchLimit: number): UpstreamEmbeddings {
       });
       const body: Json = { instances };
       if (request.dimensions !== undefined) body.parameters = { outputDimensionality: request.dimensions };
-      return upstreamCall(`/v1beta/models/${target.model}:predict`, body, dropped);
+      return { path: `/v1beta/models/${target.model}:predict`, body };
     },
     decodeEmbedResponse(body): EmbeddingResponse {
       const predictions = expectArray(expectObject(body, "embedding answer").predictions, "predictions");

@@ -4,7 +4,8 @@
 // decodes the answer; around it, this layer refuses a prompt the upstream would refuse under its own
 // field names, fits tool names to the protocol and names the answer's calls back, cuts the answer at
 // stop sequences the upstream cannot take, and leaves out members the model refused, asking again
-// (refusals.ts). What the upstream does not get is named in the attempt's collector (`Unsent`).
+// (refusals.ts). What the upstream does not get is named in the attempt's collector (`Unsent`): the
+// encoder adds to it as it leaves a field out, the refits as they leave out what a model refused.
 
 import type { ProviderConfig } from "../../config/providers.ts";
 import { batchesOf, type EmbeddingRequest, type EmbeddingResponse } from "../../ir/embeddings.ts";
@@ -110,9 +111,8 @@ export class TranslatedCall {
     if (!codec) throw noEmbeddings(this.provider.id);
     const calls = batchesOf(request.inputs, codec.batchLimit).map((inputs) => ({
       inputs,
-      call: codec.encodeEmbedRequest(request, inputs, { model: target.upstreamModel }),
+      call: codec.encodeEmbedRequest(request, inputs, { model: target.upstreamModel }, report),
     }));
-    for (const { call } of calls) report?.addFields(call.dropped ?? []);
     const answers = await Promise.all(
       calls.map(async ({ inputs, call }) => {
         const res = await this.send(call.path, JSON.stringify(call.body), false, signal);
@@ -156,8 +156,7 @@ export class TranslatedCall {
     report: CallReport | undefined,
   ): Promise<{ res: UpstreamAnswer; fitted: FittedBody; names?: ToolNames }> {
     const named = ToolNames.fit(req, this.protocol.toolNames);
-    const call = this.encode(named?.request ?? req, target, stream);
-    report?.addFields(call.dropped ?? []);
+    const call = this.encode(named?.request ?? req, target, stream, report);
     const { optionalMembers: optional, limitedMembers: limited } = this.protocol;
     const fitted = new FittedBody(call.body, { optional, limited }, canCutAtStops(req), report);
     const model = target.upstreamModel;
@@ -177,21 +176,30 @@ export class TranslatedCall {
     }
   }
 
-  /** The upstream call for this request, as the protocol encodes it. */
-  private encode(req: Request, target: Target, stream: boolean): UpstreamCall {
+  /** The upstream call for this request, as the protocol encodes it, naming what it leaves out in `report`. */
+  private encode(
+    req: Request,
+    target: Target,
+    stream: boolean,
+    report: CallReport | undefined,
+  ): UpstreamCall {
     // Refused here rather than by the upstream, whose 400 would name its own field, not the client's.
     // Such an upstream's encoder leaves out a turn holding nothing (no block, or empty text only).
     const empty = this.protocol.needsTurn
       ? !req.messages.some(holdsSomething)
       : req.messages.length === 0 && req.system.length === 0;
     if (empty) throw emptyPrompt(req.system.length > 0);
-    return this.protocol.encodeRequest(req, {
-      model: target.upstreamModel,
-      stream,
-      maxOutputTokens: target.model.maxOutputTokens,
-      reasoningModel: target.model.reasoning,
-      quirks: this.quirks,
-    });
+    return this.protocol.encodeRequest(
+      req,
+      {
+        model: target.upstreamModel,
+        stream,
+        maxOutputTokens: target.model.maxOutputTokens,
+        reasoningModel: target.model.reasoning,
+        quirks: this.quirks,
+      },
+      report,
+    );
   }
 
   /** POSTs and returns the answer once its status is known; an error status is decoded and thrown. */

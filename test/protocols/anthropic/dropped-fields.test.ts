@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Message, Request } from "../../../src/ir/request.ts";
 import { anthropic } from "../../../src/protocols/anthropic/index.ts";
+import { withUnsent } from "../helpers.ts";
 import { baseRequest } from "./helpers.ts";
 
 const target = { model: "claude-sonnet-4-5-20250929", stream: true, maxOutputTokens: 64000 };
@@ -10,7 +11,8 @@ function dropped(
   overrides: Partial<Request>,
   maxOutputTokens = target.maxOutputTokens,
 ): string[] | undefined {
-  return anthropic.encodeRequest(baseRequest(overrides), { ...target, maxOutputTokens }).dropped;
+  const upstream = { ...target, maxOutputTokens };
+  return withUnsent((unsent) => anthropic.encodeRequest(baseRequest(overrides), upstream, unsent)).dropped;
 }
 
 function history(...assistant: Message["content"]): Message[] {

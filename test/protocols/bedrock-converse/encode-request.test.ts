@@ -5,13 +5,16 @@ import { describe, test } from "node:test";
 import type { GatewayError } from "../../../src/ir/errors.ts";
 import type { Request } from "../../../src/ir/request.ts";
 import { bedrockConverse } from "../../../src/protocols/bedrock-converse/index.ts";
+import { withUnsent } from "../helpers.ts";
 import { baseRequest, CLAUDE, NOVA } from "./helpers.ts";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 function encode(overrides: Partial<Request>, model = NOVA, stream = false) {
-  return bedrockConverse.encodeRequest(baseRequest(overrides), { model, stream });
+  return withUnsent((unsent) =>
+    bedrockConverse.encodeRequest(baseRequest(overrides), { model, stream }, unsent),
+  );
 }
 
 function body(overrides: Partial<Request>, model = NOVA): Record<string, any> {

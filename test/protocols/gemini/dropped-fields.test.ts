@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Message, Request } from "../../../src/ir/request.ts";
 import { gemini } from "../../../src/protocols/gemini/index.ts";
+import { withUnsent } from "../helpers.ts";
 import { irRequest } from "./helpers.ts";
 
 function dropped(overrides: Partial<Request>): string[] | undefined {
-  return gemini.encodeRequest(irRequest(overrides), { model: "gemini-2.5-flash", stream: true }).dropped;
+  const target = { model: "gemini-2.5-flash", stream: true };
+  return withUnsent((unsent) => gemini.encodeRequest(irRequest(overrides), target, unsent)).dropped;
 }
 
 function history(...assistant: Message["content"]): Message[] {

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../../src/ir/errors.ts";
 import { embeddings } from "../../../src/protocols/gemini/embeddings.ts";
+import { withUnsent } from "../helpers.ts";
 
 const decode = (body: unknown, single = false) =>
   embeddings.decodeEmbedRequest(body, { headers: {}, pathModel: "p/m", single });
@@ -90,7 +91,10 @@ describe("the upstream side", () => {
       requests: [{ content: content("a"), taskType: "CLUSTERING", outputDimensionality: 2 }],
     });
     request.user = "u";
-    const call = embeddings.encodeEmbedRequest(request, request.inputs, { model: "gemini-embedding-001" });
+    const target = { model: "gemini-embedding-001" };
+    const call = withUnsent((unsent) =>
+      embeddings.encodeEmbedRequest(request, request.inputs, target, unsent),
+    );
     assert.equal(call.path, "/v1beta/models/gemini-embedding-001:batchEmbedContents");
     assert.deepEqual(call.body, {
       requests: [

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Message, Request } from "../../../src/ir/request.ts";
 import { openaiChat } from "../../../src/protocols/openai-chat/index.ts";
+import { withUnsent } from "../helpers.ts";
 import { irRequest } from "./helpers.ts";
 
 function dropped(overrides: Partial<Request>): string[] | undefined {
-  return openaiChat.encodeRequest(irRequest(overrides), { model: "gpt-4.1", stream: true }).dropped;
+  const target = { model: "gpt-4.1", stream: true };
+  return withUnsent((unsent) => openaiChat.encodeRequest(irRequest(overrides), target, unsent)).dropped;
 }
 
 function userTurn(...content: Message["content"]): Message[] {

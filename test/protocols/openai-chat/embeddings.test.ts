@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { GatewayError } from "../../../src/ir/errors.ts";
 import { embeddings } from "../../../src/protocols/openai-chat/embeddings.ts";
+import { withUnsent } from "../helpers.ts";
 
 const decode = (body: unknown) => embeddings.decodeEmbedRequest(body, { headers: {} });
 
@@ -96,7 +97,9 @@ describe("the upstream side", () => {
   test("the call: texts or ids, dimensions and user; taskType and title dropped", () => {
     const request = decode({ model: "m", input: ["a"], dimensions: 4, user: "u" });
     request.inputs[0].taskType = "RETRIEVAL_QUERY";
-    const call = embeddings.encodeEmbedRequest(request, request.inputs, { model: "up" });
+    const call = withUnsent((unsent) =>
+      embeddings.encodeEmbedRequest(request, request.inputs, { model: "up" }, unsent),
+    );
     assert.equal(call.path, "/embeddings");
     assert.deepEqual(call.body, {
       model: "up",

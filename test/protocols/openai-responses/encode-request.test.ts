@@ -2,14 +2,12 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Request } from "../../../src/ir/request.ts";
 import { openaiResponses } from "../../../src/protocols/openai-responses/index.ts";
+import { withUnsent } from "../helpers.ts";
 import { irRequest } from "./helpers.ts";
 
 function encode(overrides: Partial<Request>, stream = false) {
-  return openaiResponses.encodeRequest(irRequest(overrides), {
-    model: "gpt-5",
-    stream,
-    maxOutputTokens: 128000,
-  });
+  const target = { model: "gpt-5", stream, maxOutputTokens: 128000 };
+  return withUnsent((unsent) => openaiResponses.encodeRequest(irRequest(overrides), target, unsent));
 }
 
 describe("IR → a Responses API upstream", () => {
