@@ -2,6 +2,7 @@
 // responses: an item appended by a response is committed before its answer is released.
 
 import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+import { read } from "./sqlite-errors.ts";
 import { SqlitePart } from "./sqlite-part.ts";
 
 /** A migration step of its own, after the ledger's tables. */
@@ -38,10 +39,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async getConversation(id: string, accountId: string): Promise<ConversationRow | undefined> {
-    const row = this.statement(
-      "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
-    ).get(id, accountId);
-    return row && conversationRow(row);
+    return read(() => this.readConversation(id, accountId));
   }
 
   async updateConversation(id: string, accountId: string, metadata: string): Promise<boolean> {
@@ -80,10 +78,14 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async listItems(id: string, accountId: string): Promise<ConversationItemRow[] | undefined> {
-    if (!(await this.getConversation(id, accountId))) return undefined;
-    return this.statement("SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq")
-      .all(id)
-      .map((r) => ({ id: String(r.id), content: String(r.content) }));
+    return read(() => {
+      if (!this.readConversation(id, accountId)) return undefined;
+      return this.statement(
+        "SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq",
+      )
+        .all(id)
+        .map((r) => ({ id: String(r.id), content: String(r.content) }));
+    });
   }
 
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
@@ -96,10 +98,19 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async findItem(itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
-    const row = this.statement(
-      "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
-    ).get(accountId, itemId);
+    const row = read(() =>
+      this.statement(
+        "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
+      ).get(accountId, itemId),
+    );
     return row && { id: String(row.id), content: String(row.content) };
+  }
+
+  private readConversation(id: string, accountId: string): ConversationRow | undefined {
+    const row = this.statement(
+      "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
+    ).get(id, accountId);
+    return row && conversationRow(row);
   }
 
   private insertItems(id: string, accountId: string, items: ConversationItemRow[], firstSeq: number): void {

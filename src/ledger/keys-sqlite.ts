@@ -26,12 +26,13 @@ export class SqliteKeys extends SqlitePart implements KeyStore {
   }
 
   async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const rows =
+    const rows = read(() =>
       accountId === undefined
         ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
         : this.statement(
             `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
-          ).all(accountId);
+          ).all(accountId),
+    );
     return rows.map((row) => keyFromColumns(row as Columns));
   }
 

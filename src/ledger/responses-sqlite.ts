@@ -9,6 +9,7 @@ import {
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
+import { read } from "./sqlite-errors.ts";
 import { SqlitePart } from "./sqlite-part.ts";
 
 /** A migration step of its own, after the ledger's tables (sqlite-schema.ts). */
@@ -52,16 +53,19 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
-    const row = this.statement(
-      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
+    const row = read(() =>
+      this.statement(
+        `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
            FROM stored_responses WHERE id = ? AND account_id = ?`,
-    ).get(id, accountId);
+      ).get(id, accountId),
+    );
     return row && storedResponse(row);
   }
 
   async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
-    const rows = this.statement(
-      `WITH RECURSIVE chain AS (
+    const rows = read(() =>
+      this.statement(
+        `WITH RECURSIVE chain AS (
            SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
              FROM stored_responses WHERE id = ? AND account_id = ?
            UNION ALL
@@ -70,7 +74,8 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
             WHERE chain.depth < ?
          )
          SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
-    ).all(id, accountId, limit);
+      ).all(id, accountId, limit),
+    );
     return rows.map(storedResponse);
   }
 
@@ -87,9 +92,12 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async responseOfItem(itemId: string, accountId: string): Promise<string | undefined> {
-    const row = this.statement(
-      "SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?",
-    ).get(accountId, itemId);
+    const row = read(() =>
+      this.statement("SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?").get(
+        accountId,
+        itemId,
+      ),
+    );
     return row ? String(row.response_id) : undefined;
   }
 
@@ -127,16 +135,20 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async storedBytes(accountId: string): Promise<number> {
-    const row = this.statement(
-      "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
-    ).get(accountId);
+    const row = read(() =>
+      this.statement(
+        "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
+      ).get(accountId),
+    );
     return Number(row?.bytes ?? 0);
   }
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
-    const rows = this.statement(
-      "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
-    ).all() as Array<{ account_id: string; bytes: number }>;
+    const rows = read(() =>
+      this.statement(
+        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
+      ).all(),
+    ) as Array<{ account_id: string; bytes: number }>;
     return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }
 }

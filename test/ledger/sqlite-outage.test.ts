@@ -100,3 +100,31 @@ test("another process holding the write lock: writes wait off the event loop, re
     await store.close();
   }
 });
+
+test("a read that fails on the file is a StoreUnavailable in every part: stored responses and conversations too", async () => {
+  const { store } = fileStore();
+  await store.migrate();
+  // Every statement's step fails as a disk that stopped answering does (SQLITE_IOERR_READ).
+  const ioError = () => {
+    throw Object.assign(new Error("disk I/O error"), { errcode: 266 });
+  };
+  const prepared = store as unknown as { statement: (sql: string) => unknown };
+  prepared.statement = () => ({ get: ioError, all: ioError, run: ioError });
+  try {
+    const reads: Array<[string, () => Promise<unknown>]> = [
+      ["getAccount", () => store.accounts.getAccount("acct")],
+      ["listKeys", () => store.keys.listKeys()],
+      ["getResponse", () => store.responses.getResponse("gen-1", "acct")],
+      ["getChain", () => store.responses.getChain("gen-1", "acct", 10)],
+      ["responseOfItem", () => store.responses.responseOfItem("msg_1", "acct")],
+      ["storedBytes", () => store.responses.storedBytes("acct")],
+      ["storedBytesByAccount", () => store.responses.storedBytesByAccount()],
+      ["getConversation", () => store.conversations.getConversation("conv_1", "acct")],
+      ["listItems", () => store.conversations.listItems("conv_1", "acct")],
+      ["findItem", () => store.conversations.findItem("msg_1", "acct")],
+    ];
+    for (const [name, read] of reads) await assert.rejects(read(), StoreUnavailable, name);
+  } finally {
+    await store.close();
+  }
+});
