@@ -52,7 +52,7 @@ export interface SpendHandle {
 
 /** The account balances last read at admission (src/gateway/credit.ts). */
 export interface Balances {
-  balanceOf(accountId: string): { balance: string; readAt: number } | undefined;
+  balanceOf(accountId: string): Promise<{ balance: string; readAt: number } | undefined>;
 }
 
 /** The shared state also connects and closes. */
@@ -113,7 +113,7 @@ export class SpendReservations {
     }
     if (caller.kind === "payg") {
       reservation.accountId = caller.accountId;
-      const read = this.credit.balanceOf(caller.accountId);
+      const read = await this.credit.balanceOf(caller.accountId);
       reservation.accountRoom = nanos(parseDecimal(read?.balance ?? "0", "balance"), "down");
       reservation.accountReadAt = read?.readAt ?? 0;
     }
