@@ -41,3 +41,17 @@ export function failFastRedis(url: string, commandTimeoutMs: number): Redis {
   redis.on("error", () => {});
   return redis;
 }
+
+/** A Lua script as a command: its keys, then its arguments. */
+export type LuaCommand = (keys: string[], ...args: Array<string | number>) => Promise<unknown>;
+
+/**
+ * A Lua script made a command of the client (ioredis `defineCommand`): each call sends the script's
+ * SHA1 (EVALSHA), the whole script only the first time on a connection and again when Redis answers
+ * NOSCRIPT (restarted, failed over, or SCRIPT FLUSH), not its text with every call.
+ */
+export function luaCommand(redis: Redis, name: string, lua: string): LuaCommand {
+  redis.defineCommand(name, { lua });
+  const command = (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
+  return (keys, ...args) => command.call(redis, keys.length, ...keys, ...args);
+}

@@ -14,7 +14,7 @@ import { MemorySpendState } from "../../src/limits/memory-spend-state.ts";
 import { RedisSpendState } from "../../src/limits/redis-spend-state.ts";
 import { nanos, usdOf } from "../../src/limits/spend-reservations.ts";
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from "../support/postgres.ts";
-import { REDIS_URL, requireRedis } from "../support/redis.ts";
+import { flushScripts, REDIS_URL, requireRedis, scriptsSent } from "../support/redis.ts";
 
 const TTL = 60_000;
 
@@ -162,7 +162,14 @@ test("in Redis (Lua), under a prefix of its own", async (t) => {
   const state = new RedisSpendState(REDIS_URL, `switchyard-test-${randomUUID()}:`);
   try {
     await state.ready(2_000);
+    const sent = scriptsSent(state);
     await rule(state);
+    // Redis forgets its scripts (a restart, a failover): each is sent whole again once, then by SHA1.
+    await flushScripts(state);
+    await rule(state);
+    const { eval: whole, evalsha: bySha } = sent();
+    assert.ok(whole <= 2 * 4, `${whole} scripts sent whole`);
+    assert.ok(bySha >= 40, `${bySha} scripts sent by SHA1`);
   } finally {
     await state.close();
   }
