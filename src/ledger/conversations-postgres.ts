@@ -3,8 +3,18 @@
 // other.
 
 import type { PoolClient } from "pg";
-import { conversationRow } from "./conversations-sqlite.ts";
-import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+import {
+  type ConversationItemRow,
+  type ConversationRow,
+  type ConversationStore,
+  conversationRow,
+  type ItemPage,
+  type ItemPageRows,
+  itemPageSql,
+  itemRow,
+  itemSql,
+  pageOfRows,
+} from "./conversations-types.ts";
 import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
 import type { Qualify } from "./postgres-schema.ts";
 
@@ -95,7 +105,29 @@ export class PostgresConversations extends PostgresPart implements ConversationS
       `SELECT id, content FROM ${this.t("conversation_items")} WHERE conversation_id = $1 ORDER BY seq`,
       [id],
     );
-    return result.rows.map((r) => ({ id: String(r.id), content: String(r.content) }));
+    return result.rows.map(itemRow);
+  }
+
+  async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
+    if (!(await this.getConversation(id, accountId))) return undefined;
+    const sql = itemPageSql(this.t("conversation_items"), page, (n) => `$${n}`);
+    const from: number[] = [];
+    if (page.after !== undefined) {
+      const at = (await this.db.query(sql.afterSeq, [accountId, page.after, id])).rows[0]?.seq;
+      if (at == null) return { unknownAfter: page.after };
+      from.push(Number(at));
+    }
+    const result = await this.db.query(sql.rows, [id, ...from, page.limit + 1]);
+    return pageOfRows(result.rows, page.limit);
+  }
+
+  async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const result = await this.db.query(
+      itemSql(this.t("conversation_items"), (n) => `$${n}`),
+      [accountId, itemId, id],
+    );
+    const row = result.rows[0];
+    return row && itemRow(row);
   }
 
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
@@ -112,7 +144,7 @@ export class PostgresConversations extends PostgresPart implements ConversationS
       [accountId, itemId],
     );
     const row = result.rows[0];
-    return row && { id: String(row.id), content: String(row.content) };
+    return row && itemRow(row);
   }
 
   private async insertItems(

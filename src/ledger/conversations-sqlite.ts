@@ -1,7 +1,18 @@
 // Conversations in the embedded store (conversations-types.ts), written straight like stored
 // responses: an item appended by a response is committed before its answer is released.
 
-import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
+import {
+  type ConversationItemRow,
+  type ConversationRow,
+  type ConversationStore,
+  conversationRow,
+  type ItemPage,
+  type ItemPageRows,
+  itemPageSql,
+  itemRow,
+  itemSql,
+  pageOfRows,
+} from "./conversations-types.ts";
 import { read } from "./sqlite-errors.ts";
 import { SqlitePart } from "./sqlite-part.ts";
 
@@ -84,8 +95,29 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
         "SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq",
       )
         .all(id)
-        .map((r) => ({ id: String(r.id), content: String(r.content) }));
+        .map(itemRow);
     });
+  }
+
+  async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
+    const sql = itemPageSql("conversation_items", page, () => "?");
+    return read(() => {
+      if (!this.readConversation(id, accountId)) return undefined;
+      const from: number[] = [];
+      if (page.after !== undefined) {
+        const at = this.statement(sql.afterSeq).get(accountId, page.after, id)?.seq;
+        if (at == null) return { unknownAfter: page.after };
+        from.push(Number(at));
+      }
+      return pageOfRows(this.statement(sql.rows).all(id, ...from, page.limit + 1), page.limit);
+    });
+  }
+
+  async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const row = read(() =>
+      this.statement(itemSql("conversation_items", () => "?")).get(accountId, itemId, id),
+    );
+    return row && itemRow(row);
   }
 
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
@@ -103,7 +135,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
         "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
       ).get(accountId, itemId),
     );
-    return row && { id: String(row.id), content: String(row.content) };
+    return row && itemRow(row);
   }
 
   private readConversation(id: string, accountId: string): ConversationRow | undefined {
@@ -121,14 +153,4 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
       insert.run(id, firstSeq + i, accountId, item.id, item.content);
     });
   }
-}
-
-/** A row of either store (pg gives BIGINT as a string) → ConversationRow. */
-export function conversationRow(row: Record<string, unknown>): ConversationRow {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    createdAt: Number(row.created_at),
-    metadata: String(row.metadata),
-  };
 }
