@@ -8,6 +8,7 @@ import {
   type ConversationRow,
   type ConversationStore,
   conversationRow,
+  conversationsSchema,
   type ItemPage,
   type ItemPageRows,
   itemPageSql,
@@ -15,33 +16,12 @@ import {
   itemSql,
   pageOfRows,
 } from "./conversations-types.ts";
-import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
-import type { Qualify } from "./postgres-schema.ts";
-
-/** A migration step of its own, after the ledger's tables. */
-export function postgresConversationsSchema(t: Qualify): string {
-  return `
-CREATE TABLE IF NOT EXISTS ${t("conversations")} (
-  id         TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL,
-  created_at BIGINT NOT NULL,
-  metadata   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ${t("conversation_items")} (
-  conversation_id TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  account_id      TEXT NOT NULL,
-  id              TEXT NOT NULL,
-  content         TEXT NOT NULL,
-  PRIMARY KEY (conversation_id, seq)
-);
-CREATE INDEX IF NOT EXISTS conversation_items_id ON ${t("conversation_items")} (account_id, id);
-`;
-}
+import { migrateUnderLock, PostgresPart, param } from "./postgres-part.ts";
+import { POSTGRES } from "./sql-dialect.ts";
 
 export class PostgresConversations extends PostgresPart implements ConversationStore {
   migrate(): Promise<void> {
-    return migrateUnderLock(this.db, postgresConversationsSchema(this.t));
+    return migrateUnderLock(this.db, conversationsSchema(this.t, POSTGRES));
   }
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
@@ -110,7 +90,7 @@ export class PostgresConversations extends PostgresPart implements ConversationS
 
   async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
     if (!(await this.getConversation(id, accountId))) return undefined;
-    const sql = itemPageSql(this.t("conversation_items"), page, (n) => `$${n}`);
+    const sql = itemPageSql(this.t, page, param);
     const from: number[] = [];
     if (page.after !== undefined) {
       const at = (await this.db.query(sql.afterSeq, [accountId, page.after, id])).rows[0]?.seq;
@@ -122,10 +102,7 @@ export class PostgresConversations extends PostgresPart implements ConversationS
   }
 
   async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
-    const result = await this.db.query(
-      itemSql(this.t("conversation_items"), (n) => `$${n}`),
-      [accountId, itemId, id],
-    );
+    const result = await this.db.query(itemSql(this.t, param), [accountId, itemId, id]);
     const row = result.rows[0];
     return row && itemRow(row);
   }

@@ -6,6 +6,7 @@ import {
   type ConversationRow,
   type ConversationStore,
   conversationRow,
+  conversationsSchema,
   type ItemPage,
   type ItemPageRows,
   itemPageSql,
@@ -13,31 +14,13 @@ import {
   itemSql,
   pageOfRows,
 } from "./conversations-types.ts";
+import { SQLITE } from "./sql-dialect.ts";
 import { read } from "./sqlite-errors.ts";
-import { SqlitePart } from "./sqlite-part.ts";
-
-/** A migration step of its own, after the ledger's tables. */
-export const sqliteConversationsSchema = `
-CREATE TABLE IF NOT EXISTS conversations (
-  id         TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  metadata   TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS conversation_items (
-  conversation_id TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  account_id      TEXT NOT NULL,
-  id              TEXT NOT NULL,
-  content         TEXT NOT NULL,
-  PRIMARY KEY (conversation_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS conversation_items_id ON conversation_items (account_id, id);
-`;
+import { asIs, param, SqlitePart } from "./sqlite-part.ts";
 
 export class SqliteConversations extends SqlitePart implements ConversationStore {
   async migrate(): Promise<void> {
-    this.transaction(() => this.db.exec(sqliteConversationsSchema));
+    this.transaction(() => this.db.exec(conversationsSchema(asIs, SQLITE)));
   }
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
@@ -100,7 +83,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
-    const sql = itemPageSql("conversation_items", page, () => "?");
+    const sql = itemPageSql(asIs, page, param);
     return read(() => {
       if (!this.readConversation(id, accountId)) return undefined;
       const from: number[] = [];
@@ -114,9 +97,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
-    const row = read(() =>
-      this.statement(itemSql("conversation_items", () => "?")).get(accountId, itemId, id),
-    );
+    const row = read(() => this.statement(itemSql(asIs, param)).get(accountId, itemId, id));
     return row && itemRow(row);
   }
 

@@ -1,7 +1,10 @@
 // Conversations (the Responses API's `conversation`): a conversation row and its items in order,
 // per account. The metadata and each item are opaque text the gateway seals (content-seal.ts);
 // item ids stay in clear, for lookups. Both stores implement it (conversations-sqlite.ts,
-// conversations-postgres.ts) and share one contract test.
+// conversations-postgres.ts) over the tables and statements written here once, and share one
+// contract test.
+
+import type { Qualify, SqlDialect } from "./sql-dialect.ts";
 
 export interface ConversationRow {
   /** `conv_…`, unguessable. */
@@ -68,10 +71,11 @@ export interface ConversationStore {
  * the page says whether there are more).
  */
 export function itemPageSql(
-  table: string,
+  t: Qualify,
   page: ItemPage,
   p: (n: number) => string,
 ): { afterSeq: string; rows: string } {
+  const table = t("conversation_items");
   const asc = page.order === "asc";
   const from = page.after === undefined ? "" : ` AND seq ${asc ? ">" : "<"} ${p(2)}`;
   return {
@@ -83,8 +87,8 @@ export function itemPageSql(
 }
 
 /** The statement of one item of a conversation (params: account, item id, conversation). */
-export function itemSql(table: string, p: (n: number) => string): string {
-  return `SELECT id, content FROM ${table}
+export function itemSql(t: Qualify, p: (n: number) => string): string {
+  return `SELECT id, content FROM ${t("conversation_items")}
     WHERE account_id = ${p(1)} AND id = ${p(2)} AND conversation_id = ${p(3)} ORDER BY seq LIMIT 1`;
 }
 
@@ -106,4 +110,25 @@ export function conversationRow(row: Record<string, unknown>): ConversationRow {
     createdAt: Number(row.created_at),
     metadata: String(row.metadata),
   };
+}
+
+/** The tables: a migration step of their own, after the ledger's. */
+export function conversationsSchema(t: Qualify, d: SqlDialect): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${t("conversations")} (
+  id         TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  created_at ${d.int64} NOT NULL,
+  metadata   TEXT NOT NULL
+)${d.keyedTable};
+CREATE TABLE IF NOT EXISTS ${t("conversation_items")} (
+  conversation_id TEXT NOT NULL,
+  seq             INTEGER NOT NULL,
+  account_id      TEXT NOT NULL,
+  id              TEXT NOT NULL,
+  content         TEXT NOT NULL,
+  PRIMARY KEY (conversation_id, seq)
+)${d.keyedTable};
+CREATE INDEX IF NOT EXISTS conversation_items_id ON ${t("conversation_items")} (account_id, id);
+`;
 }
