@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { parseDecimal } from "../../src/billing/money.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
-import { SETTLED_BUCKET_MS } from "../../src/ledger/store-rules.ts";
+import { SETTLED_BUCKET_MS, settledBucket } from "../../src/ledger/store-rules.ts";
 import type { SpendState } from "../../src/ledger/types.ts";
 import { MemorySpendState } from "../../src/limits/memory-spend-state.ts";
 import { RedisSpendState } from "../../src/limits/redis-spend-state.ts";
@@ -76,9 +76,12 @@ async function rule(state: SpendState): Promise<void> {
   assert.deepEqual(await state.reserveSpend({ ...other, amount: 7, accountRoom: 100, ttlMs: TTL }), {
     held: 7,
   });
-  await state.settleSpend(other, 5, 0, Date.now());
+  // Settled at the start of the next bucket: its whole bucket ahead, however slow the host (settled
+  // now, it may have only the rest of the current bucket, a few ms, when the check runs).
+  const nextBucket = settledBucket(Date.now()) + SETTLED_BUCKET_MS;
+  await state.settleSpend(other, 5, 0, nextBucket);
   assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 5 });
-  await new Promise((r) => setTimeout(r, SETTLED_BUCKET_MS + 20));
+  await new Promise((r) => setTimeout(r, nextBucket + SETTLED_BUCKET_MS + 20 - Date.now()));
   assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 0 });
   assert.deepEqual(await state.heldSpend({ keyId }), { reserved: 80, settling: 10 });
 
