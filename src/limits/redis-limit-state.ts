@@ -1,16 +1,13 @@
 // The limits' state in Redis, shared by every gateway that names the same Redis and prefix. Each
 // operation is one Lua script (sent by its SHA1: luaCommand, src/routing/redis-client.ts), so a check
 // and its take are atomic across processes, and times are Redis's own clock (TIME), so the hosts'
-// clocks do not matter. The rule is buckets.ts's, written again in Lua. Like the routing state, commands are never queued while Redis is away and each waits
-// at most COMMAND_TIMEOUT_MS: the rate limiter then falls back to this process's memory
-// (rate-limiter.ts).
+// clocks do not matter. The rule is buckets.ts's, written again in Lua. Like the routing state,
+// commands are never queued while Redis is away and each waits a short while at most (RedisBacked):
+// the rate limiter then falls back to this process's memory (rate-limiter.ts).
 
-import type { Redis } from "ioredis";
-import { connectedWithin, failFastRedis, type LuaCommand, luaCommand } from "../routing/redis-client.ts";
+import { type LuaCommand, luaCommand, RedisBacked } from "../routing/redis-client.ts";
 import { LEASE_TTL_MS, type LimitName, type TakeRequest, type TakeResult, WINDOW_MS } from "./buckets.ts";
 import type { LimitState } from "./limit-state.ts";
-
-const COMMAND_TIMEOUT_MS = 250;
 
 const PRELUDE = `
 local t = redis.call('TIME')
@@ -73,23 +70,18 @@ end
 return 1
 `;
 
-export class RedisLimitState implements LimitState {
-  private readonly redis: Redis;
+export class RedisLimitState extends RedisBacked implements LimitState {
   private readonly prefix: string;
   private readonly scripts: Record<"take" | "returnTokens" | "renew", LuaCommand>;
 
   constructor(url: string, prefix: string) {
-    this.redis = failFastRedis(url, COMMAND_TIMEOUT_MS);
+    super(url);
     this.prefix = `${prefix}limits:`;
     this.scripts = {
       take: luaCommand(this.redis, "limitsTake", TAKE),
       returnTokens: luaCommand(this.redis, "limitsReturnTokens", RETURN_TOKENS),
       renew: luaCommand(this.redis, "limitsRenew", RENEW),
     };
-  }
-
-  ready(withinMs: number): Promise<void> {
-    return connectedWithin(this.redis, withinMs);
   }
 
   async take(t: TakeRequest): Promise<TakeResult> {
@@ -126,9 +118,5 @@ export class RedisLimitState implements LimitState {
       LEASE_TTL_MS,
       ...leases.map((l) => l.lease),
     );
-  }
-
-  async close(): Promise<void> {
-    this.redis.disconnect();
   }
 }

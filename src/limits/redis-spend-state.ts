@@ -7,12 +7,9 @@
 // Amounts are whole nano-USD, exact in Lua's doubles below 2^53. The rule is store-rules.ts
 // spendDecision, written again in Lua.
 
-import type { Redis } from "ioredis";
 import { SETTLED_BUCKET_MS, settledBucket } from "../ledger/store-rules.ts";
 import type { HeldSpend, SpendDecision, SpendHold, SpendReservation, SpendState } from "../ledger/types.ts";
-import { connectedWithin, failFastRedis, type LuaCommand, luaCommand } from "../routing/redis-client.ts";
-
-const COMMAND_TIMEOUT_MS = 250;
+import { type LuaCommand, luaCommand, RedisBacked } from "../routing/redis-client.ts";
 
 const PRELUDE = `
 local t = redis.call('TIME')
@@ -99,13 +96,12 @@ local h = held(KEYS[1], 0)
 return {string.format('%d', h[1]), string.format('%d', h[2])}
 `;
 
-export class RedisSpendState implements SpendState {
-  private readonly redis: Redis;
+export class RedisSpendState extends RedisBacked implements SpendState {
   private readonly prefix: string;
   private readonly scripts: Record<"reserve" | "settle" | "renew" | "held", LuaCommand>;
 
   constructor(url: string, prefix: string) {
-    this.redis = failFastRedis(url, COMMAND_TIMEOUT_MS);
+    super(url);
     this.prefix = `${prefix}spend:`;
     this.scripts = {
       reserve: luaCommand(this.redis, "spendReserve", RESERVE),
@@ -113,10 +109,6 @@ export class RedisSpendState implements SpendState {
       renew: luaCommand(this.redis, "spendRenew", RENEW),
       held: luaCommand(this.redis, "spendHeld", HELD),
     };
-  }
-
-  ready(withinMs: number): Promise<void> {
-    return connectedWithin(this.redis, withinMs);
   }
 
   async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
@@ -166,10 +158,6 @@ export class RedisSpendState implements SpendState {
     const key = "keyId" in on ? this.keyHash(on.keyId) : this.accountHash(on.accountId);
     const [reserved, settling] = (await this.scripts.held([key])) as [string, string];
     return { reserved: Number(reserved), settling: Number(settling) };
-  }
-
-  async close(): Promise<void> {
-    this.redis.disconnect();
   }
 
   private hashesOf(h: SpendHold): string[] {
