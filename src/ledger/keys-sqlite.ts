@@ -10,14 +10,16 @@ import type { KeyBudget, KeyLimits, KeyRow } from "./types.ts";
 
 export class SqliteKeys extends SqlitePart implements KeyStore {
   async insertKey(key: KeyRow): Promise<void> {
-    try {
-      this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        ...keyColumnValues(key),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateKey(key.id);
-      throw error;
-    }
+    this.transaction(() => {
+      try {
+        this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          ...keyColumnValues(key),
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateKey(key.id);
+        throw error;
+      }
+    });
   }
 
   async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
@@ -59,10 +61,12 @@ export class SqliteKeys extends SqlitePart implements KeyStore {
   }
 
   async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
+    const result = this.transaction(() =>
+      this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
+        limitsColumn(limits),
+        limitsColumn(budget),
+        id,
+      ),
     );
     return result.changes > 0;
   }

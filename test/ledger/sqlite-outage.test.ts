@@ -101,13 +101,21 @@ test("another process holding the write lock: writes wait off the event loop, re
   }
 });
 
-test("a read that fails on the file is a StoreUnavailable in every part: stored responses and conversations too", async () => {
+test("a call that fails on the file is a StoreUnavailable in every part: stored responses, conversations and keys too", async () => {
   const { store } = fileStore();
   await store.migrate();
   // Every statement's step fails as a disk that stopped answering does (SQLITE_IOERR_READ).
   const ioError = () => {
     throw Object.assign(new Error("disk I/O error"), { errcode: 266 });
   };
+  const keyRow = {
+    id: "key-1",
+    hash: "h",
+    prefix: "sk-",
+    kind: "payg",
+    accountId: "acct",
+    createdAt: 0,
+  } as const;
   const prepared = store as unknown as { statement: (sql: string) => unknown };
   prepared.statement = () => ({ get: ioError, all: ioError, run: ioError });
   try {
@@ -122,6 +130,11 @@ test("a read that fails on the file is a StoreUnavailable in every part: stored 
       ["getConversation", () => store.conversations.getConversation("conv_1", "acct")],
       ["listItems", () => store.conversations.listItems("conv_1", "acct")],
       ["findItem", () => store.conversations.findItem("msg_1", "acct")],
+      ["pageItems", () => store.conversations.pageItems("conv_1", "acct", { limit: 2, order: "asc" })],
+      ["getItem", () => store.conversations.getItem("conv_1", "msg_1", "acct")],
+      // The key writes of the admin API as well.
+      ["insertKey", () => store.keys.insertKey(keyRow)],
+      ["setKeyLimits", () => store.keys.setKeyLimits("key-1", { rpm: 1 }, undefined)],
     ];
     for (const [name, read] of reads) await assert.rejects(read(), StoreUnavailable, name);
   } finally {
