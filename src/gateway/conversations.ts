@@ -12,11 +12,12 @@ import type {
   ConversationItemRow,
   ConversationRow,
   ConversationStore,
+  ItemPage,
 } from "../ledger/conversations-types.ts";
 import { decodeMetadata } from "../protocols/openai-responses/decode-request.ts";
 import { expectArray, expectObject, isObject } from "../protocols/shared/validate.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
-import { accountOf, listPage } from "./stored-responses.ts";
+import { accountOf, listObject, pageQuery, unknownAfter } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
 
@@ -65,6 +66,22 @@ export class Conversations {
     const rows = await this.store.listItems(id, accountId);
     if (!rows) throw conversationNotFound(id);
     return rows.map((row) => this.openItem(row));
+  }
+
+  /** One page of items, opened: only those it returns are read and opened. */
+  async page(id: string, accountId: string, page: ItemPage): Promise<{ items: Json[]; hasMore: boolean }> {
+    const rows = await this.store.pageItems(id, accountId, page);
+    if (!rows) throw conversationNotFound(id);
+    if ("unknownAfter" in rows) throw unknownAfter(rows.unknownAfter);
+    return { items: rows.items.map((row) => this.openItem(row)), hasMore: rows.hasMore };
+  }
+
+  /** One item of the conversation, opened. */
+  async item(id: string, itemId: string, accountId: string): Promise<Json> {
+    const row = await this.store.getItem(id, itemId, accountId);
+    if (row) return this.openItem(row);
+    if (!(await this.store.getConversation(id, accountId))) throw conversationNotFound(id);
+    throw itemNotFound(itemId);
   }
 
   /** Appends items (given ids where they have none); returns them as stored. */
@@ -200,7 +217,9 @@ export async function listConversationItems(
   id: string,
   query: Record<string, unknown>,
 ) {
-  return listPage(await deps.conversations.items(id, await accountOf(deps, headers)), query);
+  const accountId = await accountOf(deps, headers);
+  const { items, hasMore } = await deps.conversations.page(id, accountId, pageQuery(query));
+  return listObject(items, hasMore);
 }
 
 /** `POST /v1/conversations/{id}/items`: the items added, as a list. */
@@ -212,13 +231,7 @@ export async function addConversationItems(
 ) {
   const items = itemsOf(expectObject(body, "body").items, true);
   const added = await deps.conversations.append(id, await accountOf(deps, headers), items);
-  return {
-    object: "list",
-    data: added,
-    first_id: added[0]?.id ?? null,
-    last_id: added.at(-1)?.id ?? null,
-    has_more: false,
-  };
+  return listObject(added, false);
 }
 
 /** `GET /v1/conversations/{id}/items/{item_id}` */
@@ -228,11 +241,7 @@ export async function retrieveConversationItem(
   id: string,
   itemId: string,
 ) {
-  const item = (await deps.conversations.items(id, await accountOf(deps, headers))).find(
-    (i) => i.id === itemId,
-  );
-  if (!item) throw itemNotFound(itemId);
-  return item;
+  return deps.conversations.item(id, itemId, await accountOf(deps, headers));
 }
 
 /** `DELETE /v1/conversations/{id}/items/{item_id}`: the conversation. */

@@ -13,13 +13,19 @@ import type { Store } from "../ledger/types.ts";
 
 const CACHE_MS = 1_000;
 const OUTAGE_RECHECK_MS = 1_000;
+/** Accounts cached at most; past it the cache starts again empty. */
+const MAX_ACCOUNTS = 10_000;
+
+interface CreditReading {
+  ok: boolean;
+  balance?: string;
+  until: number;
+  readAt: number;
+}
 
 export class CreditCheck {
   private readonly store: Store;
-  private readonly hasCredit = new Map<
-    string,
-    { ok: boolean; balance?: string; until: number; readAt: number }
-  >();
+  private readonly hasCredit = new Map<string, CreditReading>();
 
   constructor(store: Store) {
     this.store = store;
@@ -32,33 +38,42 @@ export class CreditCheck {
         "The gateway cannot record new generations right now; try again shortly.",
       );
     if (caller.kind !== "payg") return;
-    const now = Date.now();
-    let entry = this.hasCredit.get(caller.accountId);
-    if (!entry || entry.until <= now) {
-      try {
-        const balance = (await this.store.accounts.getAccount(caller.accountId))?.balance;
-        // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
-        entry = {
-          ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
-          balance,
-          until: now + CACHE_MS,
-          readAt: now,
-        };
-        if (this.hasCredit.size > 10_000) this.hasCredit.clear();
-        this.hasCredit.set(caller.accountId, entry);
-      } catch (err) {
-        if (!isStoreUnavailable(err) || !entry || now - entry.readAt > STALE_MS) throw err;
-        entry.until = now + OUTAGE_RECHECK_MS;
-      }
-    }
-    if (!entry.ok)
+    if (!(await this.reading(caller.accountId)).ok)
       throw new GatewayError("payment_required", "The account has no credit left. Add credits to continue.");
   }
 
-  /** The balance `admit` last read, and when (spend reservations: src/limits/spend-reservations.ts). */
-  balanceOf(accountId: string): { balance: string; readAt: number } | undefined {
+  /**
+   * The balance `admit` last read, and when (spend reservations: src/limits/spend-reservations.ts).
+   * Read again when the cache lost it since (emptied past MAX_ACCOUNTS by other accounts' requests
+   * in between): a lost reading is not a balance of zero.
+   */
+  async balanceOf(accountId: string): Promise<{ balance: string; readAt: number } | undefined> {
+    const entry = this.hasCredit.get(accountId) ?? (await this.reading(accountId));
+    return entry.balance === undefined ? undefined : { balance: entry.balance, readAt: entry.readAt };
+  }
+
+  /** The cached reading while it is fresh, else the store's (the last one standing while it is away). */
+  private async reading(accountId: string): Promise<CreditReading> {
+    const now = Date.now();
     const entry = this.hasCredit.get(accountId);
-    return entry?.balance === undefined ? undefined : { balance: entry.balance, readAt: entry.readAt };
+    if (entry && entry.until > now) return entry;
+    try {
+      const balance = (await this.store.accounts.getAccount(accountId))?.balance;
+      // Balances are canonical decimal text: "0", or negative with a leading "-", means none left.
+      const fresh = {
+        ok: balance !== undefined && balance !== "0" && !balance.startsWith("-"),
+        balance,
+        until: now + CACHE_MS,
+        readAt: now,
+      };
+      if (this.hasCredit.size > MAX_ACCOUNTS) this.hasCredit.clear();
+      this.hasCredit.set(accountId, fresh);
+      return fresh;
+    } catch (err) {
+      if (!isStoreUnavailable(err) || !entry || now - entry.readAt > STALE_MS) throw err;
+      entry.until = now + OUTAGE_RECHECK_MS;
+      return entry;
+    }
   }
 
   /**

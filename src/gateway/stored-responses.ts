@@ -93,17 +93,26 @@ export function listPage(all: Json[], query: Record<string, unknown>) {
   let start = 0;
   if (after !== undefined) {
     const at = items.findIndex((item) => item.id === after);
-    if (at < 0) throw invalid("after", `no item '${after}' in this list`);
+    if (at < 0) throw unknownAfter(after);
     start = at + 1;
   }
-  const data = items.slice(start, start + limit);
+  return listObject(items.slice(start, start + limit), start + limit < items.length);
+}
+
+/** A page as OpenAI lists it. */
+export function listObject(data: Json[], hasMore: boolean) {
   return {
     object: "list",
     data,
     first_id: data[0]?.id ?? null,
     last_id: data.at(-1)?.id ?? null,
-    has_more: start + limit < items.length,
+    has_more: hasMore,
   };
+}
+
+/** `after` naming no item of the list. */
+export function unknownAfter(after: string): GatewayError {
+  return invalid("after", `no item '${after}' in this list`);
 }
 
 async function readOwn(deps: StoredResponsesDeps, headers: IncomingHeaders, id: string) {
@@ -123,7 +132,12 @@ export function responseNotFound(id: string): GatewayError {
   return new GatewayError("not_found", `No response found with id '${id}'.`, { param: "response_id" });
 }
 
-function pageQuery(query: Record<string, unknown>): { after?: string; limit: number; order: "asc" | "desc" } {
+/** A listing's `after`, `limit` (20 unless given) and `order` (desc unless given), checked. */
+export function pageQuery(query: Record<string, unknown>): {
+  after?: string;
+  limit: number;
+  order: "asc" | "desc";
+} {
   const order = query.order ?? "desc";
   if (order !== "asc" && order !== "desc") throw invalid("order", "must be one of asc, desc");
   let limit = 20;

@@ -3,35 +3,25 @@
 // other.
 
 import type { PoolClient } from "pg";
-import { conversationRow } from "./conversations-sqlite.ts";
-import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
-import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
-import type { Qualify } from "./postgres-schema.ts";
-
-/** A migration step of its own, after the ledger's tables. */
-export function postgresConversationsSchema(t: Qualify): string {
-  return `
-CREATE TABLE IF NOT EXISTS ${t("conversations")} (
-  id         TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL,
-  created_at BIGINT NOT NULL,
-  metadata   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ${t("conversation_items")} (
-  conversation_id TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  account_id      TEXT NOT NULL,
-  id              TEXT NOT NULL,
-  content         TEXT NOT NULL,
-  PRIMARY KEY (conversation_id, seq)
-);
-CREATE INDEX IF NOT EXISTS conversation_items_id ON ${t("conversation_items")} (account_id, id);
-`;
-}
+import {
+  type ConversationItemRow,
+  type ConversationRow,
+  type ConversationStore,
+  conversationRow,
+  conversationsSchema,
+  type ItemPage,
+  type ItemPageRows,
+  itemPageSql,
+  itemRow,
+  itemSql,
+  pageOfRows,
+} from "./conversations-types.ts";
+import { migrateUnderLock, PostgresPart, param } from "./postgres-part.ts";
+import { POSTGRES } from "./sql-dialect.ts";
 
 export class PostgresConversations extends PostgresPart implements ConversationStore {
   migrate(): Promise<void> {
-    return migrateUnderLock(this.db, postgresConversationsSchema(this.t));
+    return migrateUnderLock(this.db, conversationsSchema(this.t, POSTGRES));
   }
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
@@ -95,7 +85,26 @@ export class PostgresConversations extends PostgresPart implements ConversationS
       `SELECT id, content FROM ${this.t("conversation_items")} WHERE conversation_id = $1 ORDER BY seq`,
       [id],
     );
-    return result.rows.map((r) => ({ id: String(r.id), content: String(r.content) }));
+    return result.rows.map(itemRow);
+  }
+
+  async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
+    if (!(await this.getConversation(id, accountId))) return undefined;
+    const sql = itemPageSql(this.t, page, param);
+    const from: number[] = [];
+    if (page.after !== undefined) {
+      const at = (await this.db.query(sql.afterSeq, [accountId, page.after, id])).rows[0]?.seq;
+      if (at == null) return { unknownAfter: page.after };
+      from.push(Number(at));
+    }
+    const result = await this.db.query(sql.rows, [id, ...from, page.limit + 1]);
+    return pageOfRows(result.rows, page.limit);
+  }
+
+  async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const result = await this.db.query(itemSql(this.t, param), [accountId, itemId, id]);
+    const row = result.rows[0];
+    return row && itemRow(row);
   }
 
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
@@ -112,7 +121,7 @@ export class PostgresConversations extends PostgresPart implements ConversationS
       [accountId, itemId],
     );
     const row = result.rows[0];
-    return row && { id: String(row.id), content: String(row.content) };
+    return row && itemRow(row);
   }
 
   private async insertItems(

@@ -1,31 +1,26 @@
 // Conversations in the embedded store (conversations-types.ts), written straight like stored
 // responses: an item appended by a response is committed before its answer is released.
 
-import type { ConversationItemRow, ConversationRow, ConversationStore } from "./conversations-types.ts";
-import { SqlitePart } from "./sqlite-part.ts";
-
-/** A migration step of its own, after the ledger's tables. */
-export const sqliteConversationsSchema = `
-CREATE TABLE IF NOT EXISTS conversations (
-  id         TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  metadata   TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS conversation_items (
-  conversation_id TEXT NOT NULL,
-  seq             INTEGER NOT NULL,
-  account_id      TEXT NOT NULL,
-  id              TEXT NOT NULL,
-  content         TEXT NOT NULL,
-  PRIMARY KEY (conversation_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS conversation_items_id ON conversation_items (account_id, id);
-`;
+import {
+  type ConversationItemRow,
+  type ConversationRow,
+  type ConversationStore,
+  conversationRow,
+  conversationsSchema,
+  type ItemPage,
+  type ItemPageRows,
+  itemPageSql,
+  itemRow,
+  itemSql,
+  pageOfRows,
+} from "./conversations-types.ts";
+import { SQLITE } from "./sql-dialect.ts";
+import { read } from "./sqlite-errors.ts";
+import { asIs, param, SqlitePart } from "./sqlite-part.ts";
 
 export class SqliteConversations extends SqlitePart implements ConversationStore {
   async migrate(): Promise<void> {
-    this.transaction(() => this.db.exec(sqliteConversationsSchema));
+    this.transaction(() => this.db.exec(conversationsSchema(asIs, SQLITE)));
   }
 
   async createConversation(row: ConversationRow, items: ConversationItemRow[]): Promise<void> {
@@ -38,10 +33,7 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async getConversation(id: string, accountId: string): Promise<ConversationRow | undefined> {
-    const row = this.statement(
-      "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
-    ).get(id, accountId);
-    return row && conversationRow(row);
+    return read(() => this.readConversation(id, accountId));
   }
 
   async updateConversation(id: string, accountId: string, metadata: string): Promise<boolean> {
@@ -80,10 +72,33 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async listItems(id: string, accountId: string): Promise<ConversationItemRow[] | undefined> {
-    if (!(await this.getConversation(id, accountId))) return undefined;
-    return this.statement("SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq")
-      .all(id)
-      .map((r) => ({ id: String(r.id), content: String(r.content) }));
+    return read(() => {
+      if (!this.readConversation(id, accountId)) return undefined;
+      return this.statement(
+        "SELECT id, content FROM conversation_items WHERE conversation_id = ? ORDER BY seq",
+      )
+        .all(id)
+        .map(itemRow);
+    });
+  }
+
+  async pageItems(id: string, accountId: string, page: ItemPage): Promise<ItemPageRows | undefined> {
+    const sql = itemPageSql(asIs, page, param);
+    return read(() => {
+      if (!this.readConversation(id, accountId)) return undefined;
+      const from: number[] = [];
+      if (page.after !== undefined) {
+        const at = this.statement(sql.afterSeq).get(accountId, page.after, id)?.seq;
+        if (at == null) return { unknownAfter: page.after };
+        from.push(Number(at));
+      }
+      return pageOfRows(this.statement(sql.rows).all(id, ...from, page.limit + 1), page.limit);
+    });
+  }
+
+  async getItem(id: string, itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const row = read(() => this.statement(itemSql(asIs, param)).get(accountId, itemId, id));
+    return row && itemRow(row);
   }
 
   async deleteItem(id: string, itemId: string, accountId: string): Promise<boolean> {
@@ -96,10 +111,19 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
   }
 
   async findItem(itemId: string, accountId: string): Promise<ConversationItemRow | undefined> {
+    const row = read(() =>
+      this.statement(
+        "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
+      ).get(accountId, itemId),
+    );
+    return row && itemRow(row);
+  }
+
+  private readConversation(id: string, accountId: string): ConversationRow | undefined {
     const row = this.statement(
-      "SELECT id, content FROM conversation_items WHERE account_id = ? AND id = ? LIMIT 1",
-    ).get(accountId, itemId);
-    return row && { id: String(row.id), content: String(row.content) };
+      "SELECT id, account_id, created_at, metadata FROM conversations WHERE id = ? AND account_id = ?",
+    ).get(id, accountId);
+    return row && conversationRow(row);
   }
 
   private insertItems(id: string, accountId: string, items: ConversationItemRow[], firstSeq: number): void {
@@ -110,14 +134,4 @@ export class SqliteConversations extends SqlitePart implements ConversationStore
       insert.run(id, firstSeq + i, accountId, item.id, item.content);
     });
   }
-}
-
-/** A row of either store (pg gives BIGINT as a string) → ConversationRow. */
-export function conversationRow(row: Record<string, unknown>): ConversationRow {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    createdAt: Number(row.created_at),
-    metadata: String(row.metadata),
-  };
 }

@@ -10,14 +10,16 @@ import type { KeyBudget, KeyLimits, KeyRow } from "./types.ts";
 
 export class SqliteKeys extends SqlitePart implements KeyStore {
   async insertKey(key: KeyRow): Promise<void> {
-    try {
-      this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        ...keyColumnValues(key),
-      );
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateKey(key.id);
-      throw error;
-    }
+    this.transaction(() => {
+      try {
+        this.statement(`INSERT INTO keys (${keyColumnList}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          ...keyColumnValues(key),
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw duplicateKey(key.id);
+        throw error;
+      }
+    });
   }
 
   async findKeyByHash(hash: string): Promise<KeyRow | undefined> {
@@ -26,12 +28,13 @@ export class SqliteKeys extends SqlitePart implements KeyStore {
   }
 
   async listKeys(accountId?: string): Promise<KeyRow[]> {
-    const rows =
+    const rows = read(() =>
       accountId === undefined
         ? this.statement(`SELECT ${keyColumnList} FROM keys ORDER BY created_at, id`).all()
         : this.statement(
             `SELECT ${keyColumnList} FROM keys WHERE account_id = ? ORDER BY created_at, id`,
-          ).all(accountId);
+          ).all(accountId),
+    );
     return rows.map((row) => keyFromColumns(row as Columns));
   }
 
@@ -58,10 +61,12 @@ export class SqliteKeys extends SqlitePart implements KeyStore {
   }
 
   async setKeyLimits(id: string, limits: KeyLimits | undefined, budget: KeyBudget | undefined) {
-    const result = this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
-      limitsColumn(limits),
-      limitsColumn(budget),
-      id,
+    const result = this.transaction(() =>
+      this.statement("UPDATE keys SET limits = ?, budget = ? WHERE id = ?").run(
+        limitsColumn(limits),
+        limitsColumn(budget),
+        id,
+      ),
     );
     return result.changes > 0;
   }

@@ -3,7 +3,7 @@
 // tables in the configured schema. One place, so every part is constructed and wired the same way.
 
 import type { PoolClient, QueryResult, QueryResultRow } from "pg";
-import type { Qualify } from "./postgres-schema.ts";
+import type { Qualify } from "./sql-dialect.ts";
 
 export interface PostgresAccess {
   query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
@@ -20,6 +20,9 @@ export abstract class PostgresPart {
     this.t = t;
   }
 }
+
+/** The n-th placeholder of a statement written for both stores. */
+export const param = (n: number): string => `$${n}`;
 
 /**
  * Runs DDL under a transaction-scoped advisory lock: many processes starting at once migrate one

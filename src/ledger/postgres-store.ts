@@ -30,11 +30,12 @@ import { generationAlreadyStarted, generationNotFinishable, StoreUnavailable } f
 import { newOwnerId } from "./owner.ts";
 import { isServerUnavailable } from "./postgres-errors.ts";
 import { migrateUnderLock, type PostgresAccess } from "./postgres-part.ts";
-import { DATABASE_NOW_MS, postgresSchema, type Qualify, qualifier } from "./postgres-schema.ts";
+import { DATABASE_NOW_MS, postgresSchema, qualifier } from "./postgres-schema.ts";
 import { withDefaultUser } from "./postgres-url.ts";
 import { QueuedGenerations } from "./queued-generations.ts";
 import { PostgresResponses } from "./responses-postgres.ts";
 import { COUNTER_COLUMNS, keyValue, ROLLUP_TABLES, RollupBatch, type RollupSource } from "./rollups.ts";
+import type { Qualify } from "./sql-dialect.ts";
 import {
   runStepsAsync,
   SETTLED_BUCKET_MS,

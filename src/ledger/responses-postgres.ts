@@ -1,51 +1,32 @@
 // Stored responses in the shared store (responses-types.ts). Each write is its own transaction,
 // committed before the gateway releases the answer, so another gateway process reads it at once.
 
-import { migrateUnderLock, PostgresPart } from "./postgres-part.ts";
-import { DATABASE_NOW_MS, type Qualify } from "./postgres-schema.ts";
+import { migrateUnderLock, PostgresPart, param } from "./postgres-part.ts";
+import { DATABASE_NOW_MS } from "./postgres-schema.ts";
 import {
+  chainSql,
   indexableItemIds,
   type ResponseStore,
   RUNNING_STATUSES,
+  responseSql,
+  responsesSchema,
+  STORED_RESPONSE_COLUMNS,
   type StoredResponseRow,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
-
-/** A migration step of its own, after the ledger's tables (postgres-schema.ts). */
-export function postgresResponsesSchema(t: Qualify): string {
-  return `
-CREATE TABLE IF NOT EXISTS ${t("stored_responses")} (
-  id                   TEXT PRIMARY KEY,
-  account_id           TEXT NOT NULL,
-  created_at           BIGINT NOT NULL,
-  model                TEXT NOT NULL,
-  status               TEXT NOT NULL,
-  previous_response_id TEXT,
-  content              TEXT NOT NULL,
-  owner                TEXT
-);
-CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
-  account_id  TEXT NOT NULL,
-  id          TEXT NOT NULL,
-  response_id TEXT NOT NULL,
-  PRIMARY KEY (account_id, id)
-);
-CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
-`;
-}
+import { POSTGRES } from "./sql-dialect.ts";
 
 export class PostgresResponses extends PostgresPart implements ResponseStore {
   migrate(): Promise<void> {
-    return migrateUnderLock(this.db, postgresResponsesSchema(this.t));
+    return migrateUnderLock(this.db, responsesSchema(this.t, POSTGRES));
   }
 
   async saveResponse(row: StoredResponseRow): Promise<void> {
     const ids = indexableItemIds(row.itemIds);
     await this.db.transaction(async (client) => {
       await client.query(
-        `INSERT INTO ${this.t("stored_responses")}
-           (id, account_id, created_at, model, status, previous_response_id, content, owner)
+        `INSERT INTO ${this.t("stored_responses")} (${STORED_RESPONSE_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, content = EXCLUDED.content`,
         storedResponseValues(row),
@@ -60,29 +41,13 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
   }
 
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
-    const result = await this.db.query(
-      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
-         FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $2`,
-      [id, accountId],
-    );
+    const result = await this.db.query(responseSql(this.t, param), [id, accountId]);
     const row = result.rows[0];
     return row && storedResponse(row);
   }
 
   async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
-    const table = this.t("stored_responses");
-    const result = await this.db.query(
-      `WITH RECURSIVE chain AS (
-         SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
-           FROM ${table} WHERE id = $1 AND account_id = $2
-         UNION ALL
-         SELECT r.id, r.account_id, r.created_at, r.model, r.status, r.previous_response_id, r.content, r.owner, chain.depth + 1
-           FROM ${table} r JOIN chain ON r.id = chain.previous_response_id AND r.account_id = chain.account_id
-          WHERE chain.depth < $3
-       )
-       SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
-      [id, accountId, limit],
-    );
+    const result = await this.db.query(chainSql(this.t, param), [id, accountId, limit]);
     return result.rows.map(storedResponse);
   }
 

@@ -2,47 +2,30 @@
 // generation write queue: a stored response must be committed before its answer is released.
 
 import {
+  chainSql,
   indexableItemIds,
   type ResponseStore,
   RUNNING_STATUSES,
+  responseSql,
+  responsesSchema,
+  STORED_RESPONSE_COLUMNS,
   type StoredResponseRow,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
-import { SqlitePart } from "./sqlite-part.ts";
-
-/** A migration step of its own, after the ledger's tables (sqlite-schema.ts). */
-export const sqliteResponsesSchema = `
-CREATE TABLE IF NOT EXISTS stored_responses (
-  id                   TEXT PRIMARY KEY,
-  account_id           TEXT NOT NULL,
-  created_at           INTEGER NOT NULL,
-  model                TEXT NOT NULL,
-  status               TEXT NOT NULL,
-  previous_response_id TEXT,
-  content              TEXT NOT NULL,
-  owner                TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS stored_response_items (
-  account_id  TEXT NOT NULL,
-  id          TEXT NOT NULL,
-  response_id TEXT NOT NULL,
-  PRIMARY KEY (account_id, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
-`;
+import { SQLITE } from "./sql-dialect.ts";
+import { read } from "./sqlite-errors.ts";
+import { asIs, param, SqlitePart } from "./sqlite-part.ts";
 
 export class SqliteResponses extends SqlitePart implements ResponseStore {
   async migrate(): Promise<void> {
-    this.transaction(() => this.db.exec(sqliteResponsesSchema));
+    this.transaction(() => this.db.exec(responsesSchema(asIs, SQLITE)));
   }
 
   async saveResponse(row: StoredResponseRow): Promise<void> {
     this.transaction(() => {
       this.statement(
-        `INSERT OR REPLACE INTO stored_responses
-             (id, account_id, created_at, model, status, previous_response_id, content, owner)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO stored_responses (${STORED_RESPONSE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(...storedResponseValues(row));
       const item = this.statement(
         "INSERT OR IGNORE INTO stored_response_items (account_id, id, response_id) VALUES (?, ?, ?)",
@@ -52,25 +35,12 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async getResponse(id: string, accountId: string): Promise<StoredResponseRow | undefined> {
-    const row = this.statement(
-      `SELECT id, account_id, created_at, model, status, previous_response_id, content, owner
-           FROM stored_responses WHERE id = ? AND account_id = ?`,
-    ).get(id, accountId);
+    const row = read(() => this.statement(responseSql(asIs, param)).get(id, accountId));
     return row && storedResponse(row);
   }
 
   async getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]> {
-    const rows = this.statement(
-      `WITH RECURSIVE chain AS (
-           SELECT id, account_id, created_at, model, status, previous_response_id, content, owner, 1 AS depth
-             FROM stored_responses WHERE id = ? AND account_id = ?
-           UNION ALL
-           SELECT r.id, r.account_id, r.created_at, r.model, r.status, r.previous_response_id, r.content, r.owner, chain.depth + 1
-             FROM stored_responses r JOIN chain ON r.id = chain.previous_response_id AND r.account_id = chain.account_id
-            WHERE chain.depth < ?
-         )
-         SELECT id, account_id, created_at, model, status, previous_response_id, content, owner FROM chain ORDER BY depth`,
-    ).all(id, accountId, limit);
+    const rows = read(() => this.statement(chainSql(asIs, param)).all(id, accountId, limit));
     return rows.map(storedResponse);
   }
 
@@ -87,9 +57,12 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async responseOfItem(itemId: string, accountId: string): Promise<string | undefined> {
-    const row = this.statement(
-      "SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?",
-    ).get(accountId, itemId);
+    const row = read(() =>
+      this.statement("SELECT response_id FROM stored_response_items WHERE account_id = ? AND id = ?").get(
+        accountId,
+        itemId,
+      ),
+    );
     return row ? String(row.response_id) : undefined;
   }
 
@@ -127,16 +100,20 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   }
 
   async storedBytes(accountId: string): Promise<number> {
-    const row = this.statement(
-      "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
-    ).get(accountId);
+    const row = read(() =>
+      this.statement(
+        "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
+      ).get(accountId),
+    );
     return Number(row?.bytes ?? 0);
   }
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
-    const rows = this.statement(
-      "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
-    ).all() as Array<{ account_id: string; bytes: number }>;
+    const rows = read(() =>
+      this.statement(
+        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
+      ).all(),
+    ) as Array<{ account_id: string; bytes: number }>;
     return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }
 }

@@ -1,7 +1,10 @@
 // Stored responses (the Responses API's memory): one row per stored response, its content one
 // opaque text the gateway seals (src/ledger/content-seal.ts) before the store sees it, and an index of
 // the item ids it holds so that an `item_reference` finds its response. Both stores implement it
-// (responses-sqlite.ts, responses-postgres.ts) and share one contract test.
+// (responses-sqlite.ts, responses-postgres.ts) over the tables and statements written here once,
+// and share one contract test.
+
+import type { Qualify, SqlDialect } from "./sql-dialect.ts";
 
 export interface StoredResponseRow {
   /** The generation id: the response's `id`. */
@@ -91,4 +94,55 @@ export function storedResponse(row: Record<string, unknown>): StoredResponseRow 
   if (row.previous_response_id != null) stored.previousResponseId = String(row.previous_response_id);
   if (row.owner != null) stored.owner = String(row.owner);
   return stored;
+}
+
+/** The tables: a migration step of their own, run after the ledger's. */
+export function responsesSchema(t: Qualify, d: SqlDialect): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${t("stored_responses")} (
+  id                   TEXT PRIMARY KEY,
+  account_id           TEXT NOT NULL,
+  created_at           ${d.int64} NOT NULL,
+  model                TEXT NOT NULL,
+  status               TEXT NOT NULL,
+  previous_response_id TEXT,
+  content              TEXT NOT NULL,
+  owner                TEXT
+)${d.keyedTable};
+CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
+  account_id  TEXT NOT NULL,
+  id          TEXT NOT NULL,
+  response_id TEXT NOT NULL,
+  PRIMARY KEY (account_id, id)
+)${d.keyedTable};
+CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+`;
+}
+
+/** A stored response's columns, in storedResponseValues' order. */
+export const STORED_RESPONSE_COLUMNS =
+  "id, account_id, created_at, model, status, previous_response_id, content, owner";
+
+/** One of the account's stored responses (params: id, account). */
+export function responseSql(t: Qualify, p: (n: number) => string): string {
+  return `SELECT ${STORED_RESPONSE_COLUMNS} FROM ${t("stored_responses")} WHERE id = ${p(1)} AND account_id = ${p(2)}`;
+}
+
+/**
+ * A chain, newest first (ResponseStore.getChain; params: id, account, limit): one recursive query
+ * walking the primary key, the account's rows only.
+ */
+export function chainSql(t: Qualify, p: (n: number) => string): string {
+  const table = t("stored_responses");
+  const r = STORED_RESPONSE_COLUMNS.split(", ")
+    .map((c) => `r.${c}`)
+    .join(", ");
+  return `WITH RECURSIVE chain AS (
+    SELECT ${STORED_RESPONSE_COLUMNS}, 1 AS depth FROM ${table} WHERE id = ${p(1)} AND account_id = ${p(2)}
+    UNION ALL
+    SELECT ${r}, chain.depth + 1
+      FROM ${table} r JOIN chain ON r.id = chain.previous_response_id AND r.account_id = chain.account_id
+     WHERE chain.depth < ${p(3)}
+  )
+  SELECT ${STORED_RESPONSE_COLUMNS} FROM chain ORDER BY depth`;
 }

@@ -13,6 +13,7 @@
 import { addDecimals, type Decimal, formatDecimal, parseDecimal, ZERO } from "../billing/money.ts";
 import type { Usage } from "../ir/usage.ts";
 import { whereOf } from "./columns.ts";
+import type { SqlDialect } from "./sql-dialect.ts";
 import type { GenerationEnd } from "./types.ts";
 
 /** Upper bounds (ms) of the histogram buckets; one last bucket holds everything slower. */
@@ -307,18 +308,14 @@ export function histograms(counters: number[]): { latency: number[]; ttft: numbe
   };
 }
 
-/** A rollup table's DDL, named `name`; `money` is the store's exact decimal type. */
-export function rollupTableSql(
-  table: RollupTable,
-  name: string,
-  types: { money: string; moneyZero: string; suffix?: string },
-): string {
+/** A rollup table's DDL, named `name`, in the store's dialect (its exact decimal money). */
+export function rollupTableSql(table: RollupTable, name: string, d: SqlDialect): string {
   const counters = COUNTER_COLUMNS.map((c) => `  ${c} BIGINT NOT NULL DEFAULT 0,`).join("\n");
   const keys = table.keys.map((c) => `  ${c} ${c === "day" ? "INTEGER" : "TEXT"} NOT NULL,`).join("\n");
   return `CREATE TABLE IF NOT EXISTS ${name} (
 ${keys}
 ${counters}
-  cost       ${types.money} NOT NULL DEFAULT ${types.moneyZero},
+  cost       ${d.money} NOT NULL DEFAULT ${d.moneyZero},
   PRIMARY KEY (${table.keys.join(", ")})
-)${types.suffix ?? ""};`;
+)${d.keyedTable};`;
 }

@@ -3,6 +3,7 @@
 // (BEGIN IMMEDIATE, a busy file a StoreUnavailable). One place, so every part is wired the same way.
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Qualify } from "./sql-dialect.ts";
 
 export type SqliteTransaction = <T>(work: () => T) => T;
 
@@ -25,3 +26,9 @@ export abstract class SqlitePart {
     this.transaction = access.transaction;
   }
 }
+
+/** A table's name in the embedded store: as is (one file, no schema). */
+export const asIs: Qualify = (table) => table;
+
+/** The n-th placeholder of a statement written for both stores (sql-dialect.ts): SQLite's are positional. */
+export const param = (_n: number): string => "?";

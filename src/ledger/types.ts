@@ -30,14 +30,10 @@ export interface GenerationStart {
   sessionId?: string;
 }
 
-export interface GenerationEnd {
-  id: string;
-  status: Exclude<GenerationStatus, "pending">;
+/** What a finish records of how the generation went, read back alike on its row. */
+export interface GenerationOutcome {
   /** Provider id that answered (or last tried). */
   provider?: string;
-  /** Catalog id of the model that answered, when a fallback model did (its prices applied). */
-  model?: string;
-  usage: Usage;
   finishReason?: string;
   /** Time to first token, ms. */
   latencyMs?: number;
@@ -46,6 +42,14 @@ export interface GenerationEnd {
   requestRetryTimes: number;
   finalRetry: boolean;
   errorMessage?: string;
+}
+
+export interface GenerationEnd extends GenerationOutcome {
+  id: string;
+  status: Exclude<GenerationStatus, "pending">;
+  /** Catalog id of the model that answered, when a fallback model did (its prices applied). */
+  model?: string;
+  usage: Usage;
   /** Epoch ms. */
   completedAt: number;
   /**
@@ -58,16 +62,9 @@ export interface GenerationEnd {
 /** Billing result, written at settlement (defined by billing: billing/rating.ts). */
 export type { Rating };
 
-export interface GenerationRow extends GenerationStart {
+export interface GenerationRow extends GenerationStart, GenerationOutcome {
   status: GenerationStatus;
-  provider?: string;
   usage?: Usage;
-  finishReason?: string;
-  latencyMs?: number;
-  generationTimeMs?: number;
-  requestRetryTimes: number;
-  finalRetry: boolean;
-  errorMessage?: string;
   completedAt?: number;
   rating?: Rating;
   settledAt?: number;

@@ -2,8 +2,7 @@
 
 import { canonicalDecimal } from "../billing/money.ts";
 import { generationColumnList, generationFromColumns, generationWhere } from "./columns.ts";
-import { type PostgresAccess, PostgresPart } from "./postgres-part.ts";
-import type { Qualify } from "./postgres-schema.ts";
+import { type PostgresAccess, PostgresPart, param } from "./postgres-part.ts";
 import {
   counterSums,
   GROUP_COLUMN,
@@ -14,6 +13,7 @@ import {
   type UsageSums,
   usageWhere,
 } from "./rollups.ts";
+import type { Qualify } from "./sql-dialect.ts";
 import type { GenerationFilter, GenerationRow } from "./types.ts";
 import type { UsageQueries } from "./usage-types.ts";
 
@@ -28,7 +28,7 @@ export class PostgresUsage extends PostgresPart implements UsageQueries {
 
   async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
     await this.flush();
-    const where = generationWhere(filter, (n) => `$${n}`);
+    const where = generationWhere(filter, param);
     const result = await this.db.query(
       `SELECT ${generationColumnList} FROM ${this.t("generations")} WHERE ${where.sql}
        ORDER BY id DESC LIMIT $${where.values.length + 1}`,
@@ -39,7 +39,7 @@ export class PostgresUsage extends PostgresPart implements UsageQueries {
 
   async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
     await this.flush();
-    const where = usageWhere(filter, (n) => `$${n}`);
+    const where = usageWhere(filter, param);
     const result = await this.db.query(
       `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, SUM(cost)::text AS cost
        FROM ${this.t(rollupTableFor(filter, group).name)} WHERE ${where.sql} GROUP BY g ORDER BY g`,

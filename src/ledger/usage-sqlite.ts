@@ -14,7 +14,7 @@ import {
   usageWhere,
 } from "./rollups.ts";
 import { read } from "./sqlite-errors.ts";
-import { type SqliteAccess, SqlitePart } from "./sqlite-part.ts";
+import { param, type SqliteAccess, SqlitePart } from "./sqlite-part.ts";
 import type { GenerationFilter, GenerationRow } from "./types.ts";
 import type { UsageQueries } from "./usage-types.ts";
 
@@ -29,7 +29,7 @@ export class SqliteUsage extends SqlitePart implements UsageQueries {
 
   async listGenerations(filter: GenerationFilter): Promise<GenerationRow[]> {
     await this.flush();
-    const where = generationWhere(filter, () => "?");
+    const where = generationWhere(filter, param);
     const rows = read(() =>
       this.statement(
         `SELECT ${generationColumnList} FROM generations WHERE ${where.sql} ORDER BY id DESC LIMIT ?`,
@@ -40,7 +40,7 @@ export class SqliteUsage extends SqlitePart implements UsageQueries {
 
   async usage(filter: UsageFilter, group: UsageGroup): Promise<UsageSums[]> {
     await this.flush();
-    const where = usageWhere(filter, () => "?");
+    const where = usageWhere(filter, param);
     const rows = read(() =>
       this.statement(
         `SELECT ${GROUP_COLUMN[group]} AS g, ${counterSums}, dec_sum(cost) AS cost

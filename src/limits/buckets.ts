@@ -11,6 +11,37 @@ export const WINDOW_MS = 60_000;
 export const LEASE_TTL_MS = 3 * 60_000;
 export const LEASE_RENEW_MS = 60_000;
 
+/**
+ * What a process holds while its requests run and must renew lest it expire (concurrency leases,
+ * spend holds): all of them at once every LEASE_RENEW_MS, by `renew`; no timer while none runs.
+ */
+export class Renewals<K, V> {
+  private readonly running = new Map<K, V>();
+  private readonly renew: (running: ReadonlyMap<K, V>) => void;
+  private timer?: NodeJS.Timeout;
+
+  constructor(renew: (running: ReadonlyMap<K, V>) => void) {
+    this.renew = renew;
+  }
+
+  add(id: K, value: V): void {
+    this.running.set(id, value);
+    if (this.timer) return;
+    this.timer = setInterval(() => this.renew(this.running), LEASE_RENEW_MS);
+    this.timer.unref();
+  }
+
+  delete(id: K): void {
+    this.running.delete(id);
+    if (this.running.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
 export interface TakeRequest {
   /** The key's id: every state entry of a key is named from it. */
   key: string;

@@ -10,7 +10,7 @@ import type { Caller } from "../auth/authenticator.ts";
 import { GatewayError } from "../ir/errors.ts";
 import type { KeyLimits } from "../ledger/types.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { LEASE_RENEW_MS, type TakeResult } from "./buckets.ts";
+import { Renewals, type TakeResult } from "./buckets.ts";
 import { type LimitState, MemoryLimitState } from "./limit-state.ts";
 import { rateLimitHeaders, retryHeaders } from "./rate-limit-headers.ts";
 
@@ -34,8 +34,9 @@ export class RateLimiter {
   private sharedAfter = 0;
   private warnedAt = -Infinity;
   /** Leases running on the shared state, renewed while they run. */
-  private readonly running = new Map<string, { key: string; lease: string }>();
-  private renewTimer?: NodeJS.Timeout;
+  private readonly running = new Renewals<string, { key: string; lease: string }>((running) => {
+    this.shared?.renew([...running.values()]).catch((err) => this.failed(err));
+  });
 
   constructor(opts: { shared?: LimitState; warn: (message: string) => void }) {
     this.shared = opts.shared;
@@ -54,14 +55,14 @@ export class RateLimiter {
     const { state, result } = await this.take(take);
     if (result.refused) throw refusal(face, limits, result);
     const shared = state !== this.local && limits.concurrency !== undefined;
-    if (shared) this.track(take.lease, { key: take.key, lease: take.lease });
+    if (shared) this.running.add(take.lease, { key: take.key, lease: take.lease });
     let ended = false;
     return {
       headers: rateLimitHeaders(face, limits, result),
       end: (usedTokens) => {
         if (ended) return;
         ended = true;
-        if (shared) this.untrack(take.lease);
+        if (shared) this.running.delete(take.lease);
         const ops: Array<Promise<void>> = [];
         if (limits.concurrency) ops.push(state.release(take.key, take.lease));
         if (limits.tpm && usedTokens !== undefined && usedTokens !== tokens)
@@ -78,7 +79,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.renewTimer);
+    this.running.stop();
     await this.shared?.close();
   }
 
@@ -101,22 +102,6 @@ export class RateLimiter {
     if (now - this.warnedAt < 60_000) return;
     this.warnedAt = now;
     this.warn(`shared key limits unavailable, using this process's own: ${(err as Error).message}`);
-  }
-
-  private track(id: string, lease: { key: string; lease: string }): void {
-    this.running.set(id, lease);
-    if (this.renewTimer) return;
-    this.renewTimer = setInterval(() => {
-      this.shared?.renew([...this.running.values()]).catch((err) => this.failed(err));
-    }, LEASE_RENEW_MS);
-    this.renewTimer.unref();
-  }
-
-  private untrack(id: string): void {
-    this.running.delete(id);
-    if (this.running.size > 0) return;
-    clearInterval(this.renewTimer);
-    this.renewTimer = undefined;
   }
 }
 

@@ -1,16 +1,13 @@
 // The limits' state in Redis, shared by every gateway that names the same Redis and prefix. Each
-// operation is one Lua script, so a check and its take are atomic across processes, and times are
-// Redis's own clock (TIME), so the hosts' clocks do not matter. The rule is buckets.ts's, written
-// again in Lua. Like the routing state, commands are never queued while Redis is away and each waits
-// at most COMMAND_TIMEOUT_MS: the rate limiter then falls back to this process's memory
-// (rate-limiter.ts).
+// operation is one Lua script (sent by its SHA1: luaCommand, src/routing/redis-client.ts), so a check
+// and its take are atomic across processes, and times are Redis's own clock (TIME), so the hosts'
+// clocks do not matter. The rule is buckets.ts's, written again in Lua. Like the routing state,
+// commands are never queued while Redis is away and each waits a short while at most (RedisBacked):
+// the rate limiter then falls back to this process's memory (rate-limiter.ts).
 
-import type { Redis } from "ioredis";
-import { connectedWithin, failFastRedis } from "../routing/redis-client.ts";
+import { type LuaCommand, luaCommand, RedisBacked } from "../routing/redis-client.ts";
 import { LEASE_TTL_MS, type LimitName, type TakeRequest, type TakeResult, WINDOW_MS } from "./buckets.ts";
 import type { LimitState } from "./limit-state.ts";
-
-const COMMAND_TIMEOUT_MS = 250;
 
 const PRELUDE = `
 local t = redis.call('TIME')
@@ -73,27 +70,24 @@ end
 return 1
 `;
 
-export class RedisLimitState implements LimitState {
-  private readonly redis: Redis;
+export class RedisLimitState extends RedisBacked implements LimitState {
   private readonly prefix: string;
+  private readonly scripts: Record<"take" | "returnTokens" | "renew", LuaCommand>;
 
   constructor(url: string, prefix: string) {
-    this.redis = failFastRedis(url, COMMAND_TIMEOUT_MS);
+    super(url);
     this.prefix = `${prefix}limits:`;
-  }
-
-  ready(withinMs: number): Promise<void> {
-    return connectedWithin(this.redis, withinMs);
+    this.scripts = {
+      take: luaCommand(this.redis, "limitsTake", TAKE),
+      returnTokens: luaCommand(this.redis, "limitsReturnTokens", RETURN_TOKENS),
+      renew: luaCommand(this.redis, "limitsRenew", RENEW),
+    };
   }
 
   async take(t: TakeRequest): Promise<TakeResult> {
     const k = this.prefix + t.key;
-    const reply = (await this.redis.eval(
-      TAKE,
-      3,
-      `${k}:rpm`,
-      `${k}:tpm`,
-      `${k}:leases`,
+    const reply = (await this.scripts.take(
+      [`${k}:rpm`, `${k}:tpm`, `${k}:leases`],
       t.rpm ?? 0,
       t.tpm ?? 0,
       t.concurrency ?? 0,
@@ -110,7 +104,7 @@ export class RedisLimitState implements LimitState {
   }
 
   async returnTokens(key: string, tpm: number, tokens: number): Promise<void> {
-    await this.redis.eval(RETURN_TOKENS, 1, `${this.prefix + key}:tpm`, tpm, tokens);
+    await this.scripts.returnTokens([`${this.prefix + key}:tpm`], tpm, tokens);
   }
 
   async release(key: string, lease: string): Promise<void> {
@@ -119,16 +113,10 @@ export class RedisLimitState implements LimitState {
 
   async renew(leases: Array<{ key: string; lease: string }>): Promise<void> {
     if (leases.length === 0) return;
-    await this.redis.eval(
-      RENEW,
-      leases.length,
-      ...leases.map((l) => `${this.prefix + l.key}:leases`),
+    await this.scripts.renew(
+      leases.map((l) => `${this.prefix + l.key}:leases`),
       LEASE_TTL_MS,
       ...leases.map((l) => l.lease),
     );
-  }
-
-  async close(): Promise<void> {
-    this.redis.disconnect();
   }
 }

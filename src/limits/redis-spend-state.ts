@@ -2,16 +2,14 @@
 // Redis and prefix. One hash per key budget and per account credit: a field per request in flight
 // (`id` → `amount:expiresAt`), and a field per bucket of settled spend (`b:bucket` →
 // `amount:expiresAt:lastSettledAt`; the buckets of src/ledger/store-rules.ts). Each operation is one
-// Lua script, so the sums and the insert are atomic across processes; expiries are Redis's clock.
+// Lua script (sent by its SHA1: luaCommand, src/routing/redis-client.ts), so the sums and the insert
+// are atomic across processes; expiries are Redis's clock.
 // Amounts are whole nano-USD, exact in Lua's doubles below 2^53. The rule is store-rules.ts
 // spendDecision, written again in Lua.
 
-import type { Redis } from "ioredis";
 import { SETTLED_BUCKET_MS, settledBucket } from "../ledger/store-rules.ts";
 import type { HeldSpend, SpendDecision, SpendHold, SpendReservation, SpendState } from "../ledger/types.ts";
-import { connectedWithin, failFastRedis } from "../routing/redis-client.ts";
-
-const COMMAND_TIMEOUT_MS = 250;
+import { type LuaCommand, luaCommand, RedisBacked } from "../routing/redis-client.ts";
 
 const PRELUDE = `
 local t = redis.call('TIME')
@@ -98,25 +96,24 @@ local h = held(KEYS[1], 0)
 return {string.format('%d', h[1]), string.format('%d', h[2])}
 `;
 
-export class RedisSpendState implements SpendState {
-  private readonly redis: Redis;
+export class RedisSpendState extends RedisBacked implements SpendState {
   private readonly prefix: string;
+  private readonly scripts: Record<"reserve" | "settle" | "renew" | "held", LuaCommand>;
 
   constructor(url: string, prefix: string) {
-    this.redis = failFastRedis(url, COMMAND_TIMEOUT_MS);
+    super(url);
     this.prefix = `${prefix}spend:`;
-  }
-
-  ready(withinMs: number): Promise<void> {
-    return connectedWithin(this.redis, withinMs);
+    this.scripts = {
+      reserve: luaCommand(this.redis, "spendReserve", RESERVE),
+      settle: luaCommand(this.redis, "spendSettle", SETTLE),
+      renew: luaCommand(this.redis, "spendRenew", RENEW),
+      held: luaCommand(this.redis, "spendHeld", HELD),
+    };
   }
 
   async reserveSpend(r: SpendReservation): Promise<SpendDecision> {
-    const reply = (await this.redis.eval(
-      RESERVE,
-      2,
-      this.keyHash(r.keyId ?? ""),
-      this.accountHash(r.accountId ?? ""),
+    const reply = (await this.scripts.reserve(
+      [this.keyHash(r.keyId ?? ""), this.accountHash(r.accountId ?? "")],
       r.id,
       r.amount,
       Math.min(r.minimum ?? r.amount, r.amount),
@@ -135,16 +132,7 @@ export class RedisSpendState implements SpendState {
     if (keys.length === 0) return;
     const bucket = settledBucket(settledAt);
     const expires = bucket + SETTLED_BUCKET_MS + Math.round(holdMs);
-    await this.redis.eval(
-      SETTLE,
-      keys.length,
-      ...keys,
-      h.id,
-      amount,
-      `b:${bucket}`,
-      expires,
-      Math.round(settledAt),
-    );
+    await this.scripts.settle(keys, h.id, amount, `b:${bucket}`, expires, Math.round(settledAt));
   }
 
   async releaseSpend(h: SpendHold): Promise<void> {
@@ -163,17 +151,13 @@ export class RedisSpendState implements SpendState {
         keys.push(key);
         fields.push(h.id);
       }
-    if (keys.length > 0) await this.redis.eval(RENEW, keys.length, ...keys, Math.round(ttlMs), ...fields);
+    if (keys.length > 0) await this.scripts.renew(keys, Math.round(ttlMs), ...fields);
   }
 
   async heldSpend(on: { keyId: string } | { accountId: string }): Promise<HeldSpend> {
     const key = "keyId" in on ? this.keyHash(on.keyId) : this.accountHash(on.accountId);
-    const [reserved, settling] = (await this.redis.eval(HELD, 1, key)) as [string, string];
+    const [reserved, settling] = (await this.scripts.held([key])) as [string, string];
     return { reserved: Number(reserved), settling: Number(settling) };
-  }
-
-  async close(): Promise<void> {
-    this.redis.disconnect();
   }
 
   private hashesOf(h: SpendHold): string[] {

@@ -25,7 +25,7 @@ import type {
   Store,
 } from "../ledger/types.ts";
 import type { ProtocolName } from "../protocols/types.ts";
-import { LEASE_RENEW_MS, LEASE_TTL_MS } from "./buckets.ts";
+import { LEASE_TTL_MS, Renewals } from "./buckets.ts";
 import { BUDGET_STATUS, type BudgetCheck } from "./budget.ts";
 import { MemorySpendState } from "./memory-spend-state.ts";
 
@@ -52,7 +52,7 @@ export interface SpendHandle {
 
 /** The account balances last read at admission (src/gateway/credit.ts). */
 export interface Balances {
-  balanceOf(accountId: string): { balance: string; readAt: number } | undefined;
+  balanceOf(accountId: string): Promise<{ balance: string; readAt: number } | undefined>;
 }
 
 /** The shared state also connects and closes. */
@@ -72,8 +72,7 @@ export class SpendReservations {
   private readonly failedUntil = new Map<SpendState, number>();
   private warnedAt = -Infinity;
   /** Holds of requests still running, by the state that holds them: renewed while they run. */
-  private readonly running = new Map<SpendHold, SpendState>();
-  private renewTimer?: NodeJS.Timeout;
+  private readonly running = new Renewals<SpendHold, SpendState>((running) => this.renew(running));
 
   constructor(opts: {
     store: Store;
@@ -113,19 +112,19 @@ export class SpendReservations {
     }
     if (caller.kind === "payg") {
       reservation.accountId = caller.accountId;
-      const read = this.credit.balanceOf(caller.accountId);
+      const read = await this.credit.balanceOf(caller.accountId);
       reservation.accountRoom = nanos(parseDecimal(read?.balance ?? "0", "balance"), "down");
       reservation.accountReadAt = read?.readAt ?? 0;
     }
     const { state, decision } = await this.hold(reservation);
     if (decision.refused) throw refusal(caller, face, decision.refused, decision.left, cost);
     const hold: SpendHold = { id, keyId: reservation.keyId, accountId: reservation.accountId };
-    this.track(hold, state);
+    this.running.add(hold, state);
     let done = false;
     const finish = (work: () => Promise<void>) => {
       if (done) return;
       done = true;
-      this.untrack(hold);
+      this.running.delete(hold);
       // Best effort: a hold not heard of expires on its own (LEASE_TTL_MS).
       work().catch((err) => this.failed(err));
     };
@@ -160,7 +159,7 @@ export class SpendReservations {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.renewTimer);
+    this.running.stop();
     await this.shared?.close();
   }
 
@@ -195,23 +194,10 @@ export class SpendReservations {
     this.warn(`spend reservations: ${(err as Error).message}`);
   }
 
-  private track(hold: SpendHold, state: SpendState): void {
-    this.running.set(hold, state);
-    if (this.renewTimer) return;
-    this.renewTimer = setInterval(() => this.renew(), LEASE_RENEW_MS);
-    this.renewTimer.unref();
-  }
-
-  private untrack(hold: SpendHold): void {
-    this.running.delete(hold);
-    if (this.running.size > 0) return;
-    clearInterval(this.renewTimer);
-    this.renewTimer = undefined;
-  }
-
-  private renew(): void {
+  /** Each state renews its own holds, in one call. */
+  private renew(running: ReadonlyMap<SpendHold, SpendState>): void {
     const byState = new Map<SpendState, SpendHold[]>();
-    for (const [hold, state] of this.running) byState.set(state, [...(byState.get(state) ?? []), hold]);
+    for (const [hold, state] of running) byState.set(state, [...(byState.get(state) ?? []), hold]);
     for (const [state, holds] of byState)
       state.renewSpend(holds, LEASE_TTL_MS).catch((err) => this.failed(err));
   }

@@ -27,17 +27,56 @@ export async function connectedWithin(redis: Redis, withinMs: number): Promise<v
 }
 
 /**
- * A client whose commands fail at once while Redis is away (never queued) and wait at most
- * `commandTimeoutMs`: its caller falls back to a state of its own rather than making requests wait.
+ * How long a command to a shared state may wait: the states are advisory or have a fallback of this
+ * process's own, so a slow Redis must not make requests wait.
  */
-export function failFastRedis(url: string, commandTimeoutMs: number): Redis {
+const COMMAND_TIMEOUT_MS = 250;
+
+/**
+ * A client whose commands fail at once while Redis is away (never queued) and wait at most
+ * COMMAND_TIMEOUT_MS: its caller falls back to a state of its own rather than making requests wait.
+ */
+function failFastRedis(url: string): Redis {
   const redis = new (loadRedis())(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: commandTimeoutMs,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    // Keep reconnecting in the background, a little slower each time, up to 2 s apart.
     retryStrategy: (times) => Math.min(times * 100, 2_000),
   });
   // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
   redis.on("error", () => {});
   return redis;
+}
+
+/** A state kept in Redis (routing, limits, spend): one fail-fast client, ready once connected. */
+export abstract class RedisBacked {
+  readonly redis: Redis;
+
+  constructor(url: string) {
+    this.redis = failFastRedis(url);
+  }
+
+  /** Resolves once connected, or after `withinMs` (connectedWithin). */
+  ready(withinMs: number): Promise<void> {
+    return connectedWithin(this.redis, withinMs);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/** A Lua script as a command: its keys, then its arguments. */
+export type LuaCommand = (keys: string[], ...args: Array<string | number>) => Promise<unknown>;
+
+/**
+ * A Lua script made a command of the client (ioredis `defineCommand`): each call sends the script's
+ * SHA1 (EVALSHA), the whole script only the first time on a connection and again when Redis answers
+ * NOSCRIPT (restarted, failed over, or SCRIPT FLUSH), not its text with every call.
+ */
+export function luaCommand(redis: Redis, name: string, lua: string): LuaCommand {
+  redis.defineCommand(name, { lua });
+  const command = (redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
+  return (keys, ...args) => command.call(redis, keys.length, ...keys, ...args);
 }

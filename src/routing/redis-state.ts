@@ -3,37 +3,20 @@
 // routing statistics are advisory, so when Redis is slow or down a request never waits on it — the
 // process carries on with its own in-memory state until Redis answers again.
 
-import type { Redis } from "ioredis";
-import { connectedWithin, loadRedis } from "./redis-client.ts";
+import { RedisBacked } from "./redis-client.ts";
 import { MemoryRoutingState, type RoutingState } from "./state.ts";
 
 /** Counters and statistics outlive no one: keys unused for a day disappear. */
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
-const COMMAND_TIMEOUT_MS = 250;
 /** After the shared state failed, how long operations use this process's own before trying it again. */
 const RETRY_SHARED_MS = 1_000;
 
-export class RedisRoutingState implements RoutingState {
-  readonly redis: Redis;
+export class RedisRoutingState extends RedisBacked implements RoutingState {
   readonly prefix: string;
 
   constructor(url: string, opts: { prefix?: string } = {}) {
-    this.redis = new (loadRedis())(url, {
-      lazyConnect: false,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      // Keep reconnecting in the background, a little slower each time, up to 2 s apart.
-      retryStrategy: (times) => Math.min(times * 100, 2_000),
-    });
-    // Errors surface on the commands (and fall back there); an unhandled 'error' event would crash.
-    this.redis.on("error", () => {});
+    super(url);
     this.prefix = opts.prefix ?? "switchyard:routing:";
-  }
-
-  /** Resolves once connected, or after `withinMs` (redis-client.ts). */
-  ready(withinMs: number): Promise<void> {
-    return connectedWithin(this.redis, withinMs);
   }
 
   async increment(key: string): Promise<number> {
@@ -85,10 +68,6 @@ export class RedisRoutingState implements RoutingState {
 
   async unmark(key: string): Promise<void> {
     await this.redis.del(this.prefix + key);
-  }
-
-  async close(): Promise<void> {
-    this.redis.disconnect();
   }
 }
 

@@ -123,6 +123,11 @@ describe("PostgreSQL store while the server goes away", () => {
       await assert.rejects(store.accounts.getAccount("acct"), StoreUnavailable);
       await assert.rejects(store.keys.findKeyByHash("x"), StoreUnavailable);
       await assert.rejects(store.getGeneration(before.id, "acct"), StoreUnavailable);
+      // Stored responses and conversations are parts on the same pool: the same 503.
+      await assert.rejects(store.responses.getResponse(before.id, "acct"), StoreUnavailable);
+      await assert.rejects(store.responses.getChain(before.id, "acct", 10), StoreUnavailable);
+      await assert.rejects(store.conversations.listItems("conv_x", "acct"), StoreUnavailable);
+      await assert.rejects(store.conversations.findItem("msg_x", "acct"), StoreUnavailable);
       assert.ok(performance.now() - began < 3_000, "reads waited for the server");
 
       const streamed = startOf("acct");

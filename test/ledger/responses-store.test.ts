@@ -11,6 +11,7 @@ import { after, describe, test } from "node:test";
 import { newGenerationId } from "../../src/gateway/ids.ts";
 import { Retention } from "../../src/gateway/retention.ts";
 import { ContentSeal } from "../../src/ledger/content-seal.ts";
+import type { ItemPage } from "../../src/ledger/conversations-types.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
@@ -195,6 +196,49 @@ function conversationContract(name: string, open: () => Promise<Store>): void {
         assert.equal(await store.conversations.findItem("msg_x", "acct-b"), undefined);
         assert.equal(await store.conversations.deleteConversation(conv.id, "acct-b"), false);
         assert.equal((await store.conversations.listItems(conv.id, "acct-a"))?.length, 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a page reads only its items: after, limit, order; one item by its id", async () => {
+      const store = await open();
+      try {
+        const conv = conversation("acct-a");
+        const ids = ["m0", "m1", "m2", "m3", "m4"];
+        await store.conversations.createConversation(conv, ids.slice(0, 3).map(item));
+        await store.conversations.appendItems(conv.id, "acct-a", ids.slice(3).map(item));
+        const page = async (p: ItemPage, accountId = "acct-a") => {
+          const rows = await store.conversations.pageItems(conv.id, accountId, p);
+          return (
+            rows && ("unknownAfter" in rows ? rows : { ids: rows.items.map((i) => i.id), more: rows.hasMore })
+          );
+        };
+        assert.deepEqual(await page({ limit: 2, order: "desc" }), { ids: ["m4", "m3"], more: true });
+        assert.deepEqual(await page({ after: "m3", limit: 2, order: "desc" }), {
+          ids: ["m2", "m1"],
+          more: true,
+        });
+        assert.deepEqual(await page({ after: "m1", limit: 2, order: "desc" }), { ids: ["m0"], more: false });
+        assert.deepEqual(await page({ limit: 5, order: "asc" }), { ids: ids, more: false });
+        assert.deepEqual(await page({ after: "m1", limit: 2, order: "asc" }), {
+          ids: ["m2", "m3"],
+          more: true,
+        });
+        assert.deepEqual(await page({ after: "m4", limit: 2, order: "asc" }), { ids: [], more: false });
+        assert.deepEqual(await page({ after: "nope", limit: 2, order: "asc" }), { unknownAfter: "nope" });
+        // The content comes back as stored; another account's conversation is unknown.
+        const first = await store.conversations.pageItems(conv.id, "acct-a", { limit: 1, order: "asc" });
+        assert.deepEqual(first, { items: [item("m0")], hasMore: true });
+        assert.equal(await page({ limit: 2, order: "asc" }, "acct-b"), undefined);
+        assert.deepEqual(await store.conversations.getItem(conv.id, "m2", "acct-a"), item("m2"));
+        assert.equal(await store.conversations.getItem(conv.id, "m2", "acct-b"), undefined);
+        assert.equal(await store.conversations.getItem(conv.id, "nope", "acct-a"), undefined);
+        // An item of another of the account's conversations is not this one's.
+        const other = conversation("acct-a");
+        await store.conversations.createConversation(other, [item("o1")]);
+        assert.equal(await store.conversations.getItem(conv.id, "o1", "acct-a"), undefined);
+        assert.deepEqual(await page({ after: "o1", limit: 2, order: "asc" }), { unknownAfter: "o1" });
       } finally {
         await store.close();
       }

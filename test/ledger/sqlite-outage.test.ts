@@ -100,3 +100,44 @@ test("another process holding the write lock: writes wait off the event loop, re
     await store.close();
   }
 });
+
+test("a call that fails on the file is a StoreUnavailable in every part: stored responses, conversations and keys too", async () => {
+  const { store } = fileStore();
+  await store.migrate();
+  // Every statement's step fails as a disk that stopped answering does (SQLITE_IOERR_READ).
+  const ioError = () => {
+    throw Object.assign(new Error("disk I/O error"), { errcode: 266 });
+  };
+  const keyRow = {
+    id: "key-1",
+    hash: "h",
+    prefix: "sk-",
+    kind: "payg",
+    accountId: "acct",
+    createdAt: 0,
+  } as const;
+  const prepared = store as unknown as { statement: (sql: string) => unknown };
+  prepared.statement = () => ({ get: ioError, all: ioError, run: ioError });
+  try {
+    const reads: Array<[string, () => Promise<unknown>]> = [
+      ["getAccount", () => store.accounts.getAccount("acct")],
+      ["listKeys", () => store.keys.listKeys()],
+      ["getResponse", () => store.responses.getResponse("gen-1", "acct")],
+      ["getChain", () => store.responses.getChain("gen-1", "acct", 10)],
+      ["responseOfItem", () => store.responses.responseOfItem("msg_1", "acct")],
+      ["storedBytes", () => store.responses.storedBytes("acct")],
+      ["storedBytesByAccount", () => store.responses.storedBytesByAccount()],
+      ["getConversation", () => store.conversations.getConversation("conv_1", "acct")],
+      ["listItems", () => store.conversations.listItems("conv_1", "acct")],
+      ["findItem", () => store.conversations.findItem("msg_1", "acct")],
+      ["pageItems", () => store.conversations.pageItems("conv_1", "acct", { limit: 2, order: "asc" })],
+      ["getItem", () => store.conversations.getItem("conv_1", "msg_1", "acct")],
+      // The key writes of the admin API as well.
+      ["insertKey", () => store.keys.insertKey(keyRow)],
+      ["setKeyLimits", () => store.keys.setKeyLimits("key-1", { rpm: 1 }, undefined)],
+    ];
+    for (const [name, read] of reads) await assert.rejects(read(), StoreUnavailable, name);
+  } finally {
+    await store.close();
+  }
+});

@@ -8,7 +8,7 @@ import type { TakeRequest } from "../../src/limits/buckets.ts";
 import { type LimitState, MemoryLimitState } from "../../src/limits/limit-state.ts";
 import { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { RedisLimitState } from "../../src/limits/redis-limit-state.ts";
-import { REDIS_URL, requireRedis } from "../support/redis.ts";
+import { flushScripts, REDIS_URL, requireRedis, scriptsSent } from "../support/redis.ts";
 
 async function rule(state: LimitState, key: string): Promise<void> {
   const take = (t: Partial<TakeRequest>) => state.take({ key, tokens: 0, lease: randomUUID(), ...t });
@@ -51,7 +51,15 @@ test("in Redis (Lua), under a prefix of its own", async (t) => {
   const state = new RedisLimitState(REDIS_URL, `switchyard-test-${randomUUID()}:`);
   try {
     await state.ready(5_000);
+    const sent = scriptsSent(state);
     await rule(state, "k");
+    // Redis forgets its scripts (a restart, a failover): each is sent whole again once, then by SHA1.
+    await flushScripts(state);
+    await rule(state, "k2");
+    await state.renew([{ key: "k2-c", lease: "z" }]);
+    const { eval: whole, evalsha: bySha } = sent();
+    assert.ok(whole <= 2 * 3, `${whole} scripts sent whole`);
+    assert.ok(bySha >= 15, `${bySha} scripts sent by SHA1`);
   } finally {
     await state.close();
   }

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import type { Caller } from "../../src/auth/authenticator.ts";
 import { formatDecimal } from "../../src/billing/money.ts";
 import type { CatalogModel } from "../../src/catalog/types.ts";
+import { CreditCheck } from "../../src/gateway/credit.ts";
 import { GatewayError } from "../../src/ir/errors.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
 import type { SpendState } from "../../src/ledger/types.ts";
@@ -37,7 +38,7 @@ async function setUp(balance: string, shared?: SharedSpendState) {
     store,
     shared,
     budget: new BudgetCheck(store),
-    credit: { balanceOf: () => ({ balance, readAt }) },
+    credit: { balanceOf: async () => ({ balance, readAt }) },
     warn: (message) => warnings.push(message),
   });
   return { store, spend, warnings };
@@ -124,6 +125,26 @@ test("a failing shared state: the store holds instead, with one warning", async 
     assert.match(warnings[0], /connection refused/);
   } finally {
     await spend.close();
+    await store.close();
+  }
+});
+
+test("a credit cache emptied between admission and the hold reads the balance again: no 402 with credit", async () => {
+  const store = new SqliteStore(":memory:", { sharedByProcesses: true });
+  await store.migrate();
+  try {
+    await store.accounts.upsertAccount("a1", { balance: "5" });
+    const credit = new CreditCheck(store);
+    const spend = new SpendReservations({ store, budget: new BudgetCheck(store), credit, warn: () => {} });
+    await credit.admit(payg);
+    // Other accounts' requests arrive meanwhile, past what the cache keeps: it starts again empty.
+    for (let i = 0; i <= 10_001; i++)
+      await credit.admit({ ...payg, accountId: `stranger-${i}` }).catch(() => {});
+    const estimate = { promptTokens: 1000, outputTokens: 500, outputBounded: true, model };
+    const hold = await spend.reserve(payg, "openai-chat", "g1", estimate);
+    assert.deepEqual(await spend.held({ accountId: "a1" }), { reserved: "0.0105", settling: "0" });
+    hold.released();
+  } finally {
     await store.close();
   }
 });

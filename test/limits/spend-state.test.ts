@@ -8,13 +8,13 @@ import { test } from "node:test";
 import { parseDecimal } from "../../src/billing/money.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
-import { SETTLED_BUCKET_MS } from "../../src/ledger/store-rules.ts";
+import { SETTLED_BUCKET_MS, settledBucket } from "../../src/ledger/store-rules.ts";
 import type { SpendState } from "../../src/ledger/types.ts";
 import { MemorySpendState } from "../../src/limits/memory-spend-state.ts";
 import { RedisSpendState } from "../../src/limits/redis-spend-state.ts";
 import { nanos, usdOf } from "../../src/limits/spend-reservations.ts";
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from "../support/postgres.ts";
-import { REDIS_URL, requireRedis } from "../support/redis.ts";
+import { flushScripts, REDIS_URL, requireRedis, scriptsSent } from "../support/redis.ts";
 
 const TTL = 60_000;
 
@@ -76,9 +76,12 @@ async function rule(state: SpendState): Promise<void> {
   assert.deepEqual(await state.reserveSpend({ ...other, amount: 7, accountRoom: 100, ttlMs: TTL }), {
     held: 7,
   });
-  await state.settleSpend(other, 5, 0, Date.now());
+  // Settled at the start of the next bucket: its whole bucket ahead, however slow the host (settled
+  // now, it may have only the rest of the current bucket, a few ms, when the check runs).
+  const nextBucket = settledBucket(Date.now()) + SETTLED_BUCKET_MS;
+  await state.settleSpend(other, 5, 0, nextBucket);
   assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 5 });
-  await new Promise((r) => setTimeout(r, SETTLED_BUCKET_MS + 20));
+  await new Promise((r) => setTimeout(r, nextBucket + SETTLED_BUCKET_MS + 20 - Date.now()));
   assert.deepEqual(await state.heldSpend({ accountId: other.accountId }), { reserved: 0, settling: 0 });
   assert.deepEqual(await state.heldSpend({ keyId }), { reserved: 80, settling: 10 });
 
@@ -162,7 +165,14 @@ test("in Redis (Lua), under a prefix of its own", async (t) => {
   const state = new RedisSpendState(REDIS_URL, `switchyard-test-${randomUUID()}:`);
   try {
     await state.ready(2_000);
+    const sent = scriptsSent(state);
     await rule(state);
+    // Redis forgets its scripts (a restart, a failover): each is sent whole again once, then by SHA1.
+    await flushScripts(state);
+    await rule(state);
+    const { eval: whole, evalsha: bySha } = sent();
+    assert.ok(whole <= 2 * 4, `${whole} scripts sent whole`);
+    assert.ok(bySha >= 40, `${bySha} scripts sent by SHA1`);
   } finally {
     await state.close();
   }

@@ -29,3 +29,26 @@ export async function requireRedis(t: { skip(message?: string): void }): Promise
   t.skip(`Redis unreachable: ${why}`);
   return false;
 }
+
+/**
+ * Counts the scripts a Redis state's client sends from now on, by how they went: whole (EVAL) or by
+ * SHA1 (EVALSHA). Read once the calls are done (a script command's name is settled as it is written).
+ */
+export function scriptsSent(state: object): () => { eval: number; evalsha: number } {
+  const client = (state as { redis: { sendCommand(command: { name: string }): unknown } }).redis;
+  const sent: Array<{ name: string }> = [];
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command) => {
+    sent.push(command);
+    return send(command);
+  };
+  return () => ({
+    eval: sent.filter((c) => c.name === "eval").length,
+    evalsha: sent.filter((c) => c.name === "evalsha").length,
+  });
+}
+
+/** Redis forgets every script it was sent (as a restart or a failover does), through the state's client. */
+export async function flushScripts(state: object): Promise<void> {
+  await (state as { redis: { script(op: "FLUSH"): Promise<unknown> } }).redis.script("FLUSH");
+}
