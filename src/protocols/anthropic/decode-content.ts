@@ -20,6 +20,7 @@ import {
   type Json,
   optionalBoolean,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeCacheControl } from "./cache-control.ts";
 
@@ -102,8 +103,7 @@ function decodeBlock(
 
 export function decodeText(block: Json, param: string): TextBlock {
   const text: TextBlock = { type: "text", text: expectString(block.text, `${param}.text`) };
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) text.cacheControl = cacheControl;
+  setIfDefined(text, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   if (block.citations !== undefined && block.citations !== null) {
     const citations = expectArray(block.citations, `${param}.citations`).map((c, k): Citation => {
       const citation = expectObject(c, `${param}.citations[${k}]`);
@@ -137,8 +137,7 @@ function decodeImage(block: Json, param: string): ImageBlock {
       throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
   }
   const image: ImageBlock = { type: "image", source: media };
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) image.cacheControl = cacheControl;
+  setIfDefined(image, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return image;
 }
 
@@ -177,14 +176,10 @@ function decodeDocument(block: Json, param: string, ignored: string[]): Document
       throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
   }
   const doc: DocumentBlock = { type: "document", source: docSource };
-  const title = optionalString(block.title, `${param}.title`);
-  if (title !== undefined) doc.title = title;
-  const context = optionalString(block.context, `${param}.context`);
-  if (context !== undefined) doc.context = context;
-  const citations = citationsEnabled(block.citations, `${param}.citations`);
-  if (citations !== undefined) doc.citations = citations;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) doc.cacheControl = cacheControl;
+  setIfDefined(doc, "title", optionalString(block.title, `${param}.title`));
+  setIfDefined(doc, "context", optionalString(block.context, `${param}.context`));
+  setIfDefined(doc, "citations", citationsEnabled(block.citations, `${param}.citations`));
+  setIfDefined(doc, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return doc;
 }
 
@@ -227,10 +222,8 @@ function decodeSearchResult(block: Json, param: string): DocumentBlock {
   };
   if (title !== undefined) doc.title = title;
   if (source !== undefined) doc.context = `Source: ${source}`;
-  const citations = citationsEnabled(block.citations, `${param}.citations`);
-  if (citations !== undefined) doc.citations = citations;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) doc.cacheControl = cacheControl;
+  setIfDefined(doc, "citations", citationsEnabled(block.citations, `${param}.citations`));
+  setIfDefined(doc, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return doc;
 }
 
@@ -241,8 +234,7 @@ function decodeToolUse(block: Json, param: string): ContentBlock {
   if (!isObject(block.input)) throw invalid(`${param}.input`, "must be an object");
   const call: ContentBlock = { type: "tool_call", id, name, arguments: JSON.stringify(block.input) };
   if (signature !== undefined) call.signature = signature;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) call.cacheControl = cacheControl;
+  setIfDefined(call, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return call;
 }
 
@@ -281,10 +273,8 @@ function decodeToolResult(block: Json, param: string, ignored: string[]): ToolRe
           );
       }
     });
-  const isError = optionalBoolean(block.is_error, `${param}.is_error`);
-  if (isError !== undefined) result.isError = isError;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) result.cacheControl = cacheControl;
+  setIfDefined(result, "isError", optionalBoolean(block.is_error, `${param}.is_error`));
+  setIfDefined(result, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return result;
 }
 

@@ -14,6 +14,8 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  present,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeContextSize, decodeLocation } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
@@ -59,20 +61,15 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     streamUsage: decodeStreamUsage(b),
     ignored,
   };
-  const toolChoice = decodeToolChoice(b.tool_choice);
-  if (toolChoice) request.toolChoice = toolChoice;
+  setIfDefined(request, "toolChoice", decodeToolChoice(b.tool_choice));
   setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
   decodeSampling(b, request, ignored);
   setIfDefined(request, "verbosity", decodeVerbosity(b));
-  const responseFormat = decodeResponseFormat(b.response_format);
-  if (responseFormat) request.responseFormat = responseFormat;
-  const reasoning = decodeReasoningSettings(b);
-  if (reasoning) request.reasoning = reasoning;
-  const routing = decodeRouting(b);
-  if (routing) request.routing = routing;
+  setIfDefined(request, "responseFormat", decodeResponseFormat(b.response_format));
+  setIfDefined(request, "reasoning", decodeReasoningSettings(b));
+  setIfDefined(request, "routing", decodeRouting(b));
   decodeAcceptedButNotCarried(b, ignored);
-  const webSearch = decodeWebSearch(b.web_search_options);
-  if (webSearch) request.webSearch = webSearch;
+  setIfDefined(request, "webSearch", decodeWebSearch(b.web_search_options));
   ignored.push(...assistantAudio(b.messages as unknown[]));
   for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
   return request;
@@ -222,12 +219,4 @@ function assistantAudio(messages: unknown[]): string[] {
     names.push(`messages[${i}].audio`);
   });
   return names;
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function setIfDefined<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value;
 }

@@ -18,6 +18,8 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  present,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
@@ -67,24 +69,21 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     streamUsage: true,
     ignored,
   };
-  const toolChoice = decodeToolChoice(b.tool_choice, ignored);
-  if (toolChoice) request.toolChoice = toolChoice;
-  const parallel = optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls");
-  if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const maxOutput = optionalNumber(b.max_output_tokens, "max_output_tokens", { integer: true, min: 1 });
-  if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
-  const temperature = optionalNumber(b.temperature, "temperature", { min: 0, max: 2 });
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
-  if (topP !== undefined) request.topP = topP;
+  setIfDefined(request, "toolChoice", decodeToolChoice(b.tool_choice, ignored));
+  setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
+  setIfDefined(
+    request,
+    "maxOutputTokens",
+    optionalNumber(b.max_output_tokens, "max_output_tokens", { integer: true, min: 1 }),
+  );
+  setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 2 }));
+  setIfDefined(request, "topP", optionalNumber(b.top_p, "top_p", { min: 0, max: 1 }));
   decodeLogprobs(b, request, ignored);
   decodeText(b.text, request, ignored);
-  const reasoning = decodeReasoning(b.reasoning);
-  if (reasoning) request.reasoning = reasoning;
-  const summary = decodeReasoningSummary(b.reasoning);
-  if (summary) request.reasoningSummary = summary;
+  setIfDefined(request, "reasoning", decodeReasoning(b.reasoning));
+  setIfDefined(request, "reasoningSummary", decodeReasoningSummary(b.reasoning));
   const user = optionalString(b.safety_identifier, "safety_identifier") ?? optionalString(b.user, "user");
-  if (user !== undefined) request.user = user;
+  setIfDefined(request, "user", user);
   decodeAcceptedButNotCarried(b, ignored);
   return request;
 }
@@ -171,8 +170,4 @@ export function decodeMetadata(value: unknown): Record<string, string> {
       throw invalid(`metadata.${key}`, "must be at most 512 characters");
   }
   return Object.fromEntries(entries) as Record<string, string>;
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
 }

@@ -17,6 +17,7 @@ import {
   isObject,
   optionalBoolean,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeContextSize, decodeDomains, decodeLocation } from "../shared/web-search.ts";
 
@@ -71,13 +72,18 @@ export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefin
   const tool = value[at] as Record<string, unknown>;
   const search: WebSearchSettings = {};
   if (isObject(tool.filters)) {
-    const allowed = decodeDomains(tool.filters.allowed_domains, `${param}.filters.allowed_domains`);
-    if (allowed) search.allowedDomains = allowed;
+    setIfDefined(
+      search,
+      "allowedDomains",
+      decodeDomains(tool.filters.allowed_domains, `${param}.filters.allowed_domains`),
+    );
   }
-  const location = decodeLocation(tool.user_location, `${param}.user_location`);
-  if (location) search.userLocation = location;
-  const size = decodeContextSize(tool.search_context_size, `${param}.search_context_size`);
-  if (size) search.contextSize = size;
+  setIfDefined(search, "userLocation", decodeLocation(tool.user_location, `${param}.user_location`));
+  setIfDefined(
+    search,
+    "contextSize",
+    decodeContextSize(tool.search_context_size, `${param}.search_context_size`),
+  );
   return search;
 }
 
