@@ -5,6 +5,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request, WebSearchSettings } from "../../ir/request.ts";
+import { decodeAnswerFormat } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectNumber,
@@ -21,7 +22,7 @@ import { decodeContextSize, decodeLocation } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import { decodeRouting } from "./decode-routing.ts";
-import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -65,7 +66,11 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
   setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
   decodeSampling(b, request, ignored);
   setIfDefined(request, "verbosity", decodeVerbosity(b));
-  setIfDefined(request, "responseFormat", decodeResponseFormat(b.response_format));
+  setIfDefined(
+    request,
+    "responseFormat",
+    decodeAnswerFormat(b.response_format, "response_format", "json_schema"),
+  );
   setIfDefined(request, "reasoning", decodeReasoningSettings(b));
   setIfDefined(request, "routing", decodeRouting(b));
   decodeAcceptedButNotCarried(b, ignored);

@@ -11,6 +11,7 @@
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import { decodeAnswerFormat } from "../shared/json-schema.ts";
 import {
   expectArray,
   expectObject,
@@ -24,7 +25,7 @@ import {
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeInput, NOT_SERVED } from "./decode-input.ts";
-import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -105,8 +106,7 @@ export const LOGPROBS_INCLUDE = "message.output_text.logprobs";
 function decodeText(value: unknown, request: Request, ignored: string[]): void {
   if (!present(value)) return;
   const text = expectObject(value, "text");
-  const format = decodeTextFormat(text.format);
-  if (format) request.responseFormat = format;
+  setIfDefined(request, "responseFormat", decodeAnswerFormat(text.format, "text.format"));
   const verbosity = optionalString(text.verbosity, "text.verbosity");
   if (verbosity === undefined) return;
   if (!VERBOSITIES.includes(verbosity)) throw invalid("text.verbosity", "must be one of low, medium, high");

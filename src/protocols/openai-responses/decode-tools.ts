@@ -6,9 +6,8 @@
 // relay to a Responses upstream still sends them, groups and all).
 
 import { invalid } from "../../ir/errors.ts";
-import type { ResponseFormat, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
+import type { ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { decodeCustomDefinition } from "../shared/custom-tools.ts";
-import { decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import { decodeFunctionDefinition } from "../shared/openai-function-tool.ts";
 import {
   expectArray,
@@ -140,14 +139,4 @@ export function decodeToolChoice(value: unknown, ignored: string[]): ToolChoice 
   expectString(value.type, "tool_choice.type");
   ignored.push("tool_choice");
   return undefined;
-}
-
-/** `text.format`: text, json_object or json_schema ({name, schema, description, strict}). */
-export function decodeTextFormat(value: unknown): ResponseFormat | undefined {
-  if (value === undefined || value === null) return undefined;
-  const format = expectObject(value, "text.format");
-  if (format.type === "text" || format.type === "json_object") return { type: format.type };
-  if (format.type !== "json_schema")
-    throw invalid("text.format.type", "must be one of text, json_object, json_schema");
-  return decodeJsonSchemaFormat(format, "text.format");
 }
