@@ -25,6 +25,7 @@ import {
 import { decodeCacheControl } from "./cache-control.ts";
 
 const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const PDF = new Set(["application/pdf"]);
 
 /**
  * Blocks produced by Anthropic's own server tools (web search, code execution, MCP…). No other
@@ -116,71 +117,62 @@ export function decodeText(block: Json, param: string): TextBlock {
 }
 
 function decodeImage(block: Json, param: string): ImageBlock {
-  const source = expectObject(block.source, `${param}.source`);
   const sp = `${param}.source`;
-  let media: MediaSource;
-  switch (source.type) {
-    case "base64": {
-      const mediaType = expectString(source.media_type, `${sp}.media_type`);
-      if (!IMAGE_MEDIA_TYPES.has(mediaType))
-        throw invalid(`${sp}.media_type`, "must be one of image/jpeg, image/png, image/gif, image/webp");
-      media = { kind: "base64", mediaType, data: expectString(source.data, `${sp}.data`) };
-      break;
-    }
-    case "url":
-      media = { kind: "url", url: expectString(source.url, `${sp}.url`) };
-      break;
-    case "file":
-      media = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
-      break;
-    default:
-      throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
-  }
+  const media = mediaSource(expectObject(block.source, sp), sp, IMAGE_MEDIA_TYPES);
+  if (!media) throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
   const image: ImageBlock = { type: "image", source: media };
   setIfDefined(image, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return image;
 }
 
+/**
+ * The sources images and documents write alike: `base64` (`media_type`, one of `base64Types`, and
+ * `data`), `url` and `file` (`file_id`). Undefined for another `type`, which the caller reads.
+ */
+function mediaSource(source: Json, sp: string, base64Types: ReadonlySet<string>): MediaSource | undefined {
+  switch (source.type) {
+    case "base64": {
+      const mediaType = source.media_type;
+      if (typeof mediaType !== "string" || !base64Types.has(mediaType)) {
+        const types = [...base64Types];
+        throw invalid(
+          `${sp}.media_type`,
+          types.length === 1 ? `must be "${types[0]}"` : `must be one of ${types.join(", ")}`,
+        );
+      }
+      return { kind: "base64", mediaType, data: expectString(source.data, `${sp}.data`) };
+    }
+    case "url":
+      return { kind: "url", url: expectString(source.url, `${sp}.url`) };
+    case "file":
+      return { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
+    default:
+      return undefined;
+  }
+}
+
 function decodeDocument(block: Json, param: string, ignored: string[]): DocumentBlock {
   const sp = `${param}.source`;
-  const source = expectObject(block.source, sp);
-  let docSource: DocumentBlock["source"];
-  switch (source.type) {
-    case "base64":
-      if (source.media_type !== "application/pdf")
-        throw invalid(`${sp}.media_type`, 'must be "application/pdf"');
-      docSource = {
-        kind: "base64",
-        mediaType: "application/pdf",
-        data: expectString(source.data, `${sp}.data`),
-      };
-      break;
-    case "text":
-      if (source.media_type !== "text/plain") throw invalid(`${sp}.media_type`, 'must be "text/plain"');
-      docSource = { kind: "text", mediaType: "text/plain", text: expectString(source.data, `${sp}.data`) };
-      break;
-    case "content":
-      docSource = {
-        kind: "text",
-        mediaType: "text/plain",
-        text: contentSourceText(source.content, sp, ignored),
-      };
-      break;
-    case "url":
-      docSource = { kind: "url", url: expectString(source.url, `${sp}.url`), mediaType: "application/pdf" };
-      break;
-    case "file":
-      docSource = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
-      break;
-    default:
-      throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
-  }
+  const docSource = documentSource(expectObject(block.source, sp), sp, ignored);
   const doc: DocumentBlock = { type: "document", source: docSource };
   setIfDefined(doc, "title", optionalString(block.title, `${param}.title`));
   setIfDefined(doc, "context", optionalString(block.context, `${param}.context`));
   setIfDefined(doc, "citations", citationsEnabled(block.citations, `${param}.citations`));
   setIfDefined(doc, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return doc;
+}
+
+/** A document's source: a PDF (base64 or, as the API's URL source always is, by URL), a file, or text. */
+function documentSource(source: Json, sp: string, ignored: string[]): DocumentBlock["source"] {
+  if (source.type === "text") {
+    if (source.media_type !== "text/plain") throw invalid(`${sp}.media_type`, 'must be "text/plain"');
+    return { kind: "text", mediaType: "text/plain", text: expectString(source.data, `${sp}.data`) };
+  }
+  if (source.type === "content")
+    return { kind: "text", mediaType: "text/plain", text: contentSourceText(source.content, sp, ignored) };
+  const media = mediaSource(source, sp, PDF);
+  if (!media) throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
+  return media.kind === "url" ? { ...media, mediaType: "application/pdf" } : media;
 }
 
 /**
