@@ -7,7 +7,7 @@ import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../
 import { invalid } from "../../ir/errors.ts";
 import { Unsent, upstreamCall } from "../shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, expectString, type Json } from "../shared/validate.ts";
-import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
+import type { DecodeContext, Embeddings } from "../types.ts";
 import { camelName, field } from "./read-field.ts";
 
 /** Gemini's limit on the requests of one `:batchEmbedContents` call. */
@@ -106,11 +106,7 @@ function encodeEmbedResponse(response: { vectors: number[][] }, request: Embeddi
   return { embeddings: response.vectors.map((values) => ({ values })) };
 }
 
-function encodeEmbedRequest(
-  request: EmbeddingRequest,
-  inputs: readonly EmbeddingInput[],
-  target: { model: string },
-): UpstreamCall {
+const encodeEmbedRequest: Embeddings["encodeEmbedRequest"] = (request, inputs, target) => {
   const dropped = new Unsent();
   dropped.add("user", request.user !== undefined);
   const requests = inputs.map((input) => {
@@ -126,7 +122,7 @@ function encodeEmbedRequest(
     return one;
   });
   return upstreamCall(`/v1beta/models/${target.model}:batchEmbedContents`, { requests }, dropped);
-}
+};
 
 function decodeEmbedResponse(body: unknown): EmbeddingResponse {
   const root = expectObject(body, "embeddings answer");

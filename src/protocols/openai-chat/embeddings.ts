@@ -15,7 +15,7 @@ import {
   isObject,
   optionalString,
 } from "../shared/validate.ts";
-import type { DecodeContext, EmbeddingRelay, Embeddings, UpstreamCall } from "../types.ts";
+import type { DecodeContext, EmbeddingRelay, Embeddings } from "../types.ts";
 import { decodeRouting } from "./decode-routing.ts";
 
 /** OpenAI's limit on the inputs of one call ("any array must be 2048 dimensions or less"). */
@@ -105,11 +105,7 @@ function encodeEmbedResponse(
   };
 }
 
-function encodeEmbedRequest(
-  request: EmbeddingRequest,
-  inputs: readonly EmbeddingInput[],
-  target: { model: string },
-): UpstreamCall {
+const encodeEmbedRequest: Embeddings["encodeEmbedRequest"] = (request, inputs, target) => {
   const dropped = new Unsent();
   const body: Record<string, unknown> = {
     model: target.model,
@@ -123,7 +119,7 @@ function encodeEmbedRequest(
     dropped.add("title", input.title !== undefined);
   }
   return upstreamCall("/embeddings", body, dropped);
-}
+};
 
 /** `data[].embedding` by `index` (floats, or base64 from a server that writes it unasked). */
 function decodeEmbedResponse(body: unknown): EmbeddingResponse {
