@@ -6,6 +6,7 @@
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request, WebSearchSettings } from "../../ir/request.ts";
 import { decodeAnswerFormat } from "../shared/json-schema.ts";
+import { decodeMetadata } from "../shared/openai-metadata.ts";
 import {
   expectArray,
   expectNumber,
@@ -178,17 +179,8 @@ function decodeVerbosity(b: Json): Request["verbosity"] {
  * accepts it only beside `store`, which is dropped.
  */
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
-  if (present(b.metadata)) {
-    const metadata = expectObject(b.metadata, "metadata");
-    const entries = Object.entries(metadata);
-    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-    for (const [key, value] of entries) {
-      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-      const text = expectString(value, `metadata.${key}`);
-      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
-    }
-    ignored.push("metadata");
-  }
+  decodeMetadata(b.metadata);
+  if (present(b.metadata)) ignored.push("metadata");
 }
 
 /**

@@ -12,6 +12,7 @@
 import { GatewayError, invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
 import { decodeAnswerFormat } from "../shared/json-schema.ts";
+import { decodeMetadata } from "../shared/openai-metadata.ts";
 import {
   expectArray,
   expectObject,
@@ -157,17 +158,4 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     });
   if (present(b.stream_options)) expectObject(b.stream_options, "stream_options");
   for (const field of NAMED_WHEN_PRESENT) if (present(b[field])) ignored.push(field);
-}
-
-/** OpenAI's `metadata`: at most 16 pairs, keys up to 64 characters, string values up to 512. */
-export function decodeMetadata(value: unknown): Record<string, string> {
-  if (!present(value)) return {};
-  const entries = Object.entries(expectObject(value, "metadata"));
-  if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-  for (const [key, text] of entries) {
-    if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-    if (expectString(text, `metadata.${key}`).length > 512)
-      throw invalid(`metadata.${key}`, "must be at most 512 characters");
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
 }
