@@ -2,31 +2,27 @@
 // (./routes.ts); test/e2e/admin-api.test.ts checks that every route is described.
 
 const money = { type: "string", description: 'Exact decimal USD, e.g. "0.000123".' };
-const error = {
-  description: "An error in the chat-completions shape.",
-  content: {
-    "application/json": {
-      schema: {
-        type: "object",
-        properties: {
-          error: {
-            type: "object",
-            properties: {
-              message: { type: "string" },
-              type: { type: "string" },
-              param: { type: ["string", "null"] },
-              code: { type: ["string", "null"] },
-            },
-          },
-        },
-      },
-    },
-  },
-};
 const json = (schema: Record<string, unknown>, description = "OK") => ({
   description,
   content: { "application/json": { schema } },
 });
+const error = json(
+  {
+    type: "object",
+    properties: {
+      error: {
+        type: "object",
+        properties: {
+          message: { type: "string" },
+          type: { type: "string" },
+          param: { type: ["string", "null"] },
+          code: { type: ["string", "null"] },
+        },
+      },
+    },
+  },
+  "An error in the chat-completions shape.",
+);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }) => ({
   name,
@@ -42,7 +38,28 @@ const pathId = (description: string) => ({
   description,
   schema: { type: "string" },
 });
+/** Milliseconds at the 50th and 95th percentile, null with no samples. */
+const percentiles = {
+  type: "object",
+  properties: { p50: { type: ["integer", "null"] }, p95: { type: ["integer", "null"] } },
+};
 const errors = { "400": error, "401": error, "403": error, "404": error };
+/** An operation's answers: this JSON with `status`, or one of the errors every admin route may give. */
+const answers = (schema: Record<string, unknown>, status = "200", description = "OK") => ({
+  [status]: json(schema, description),
+  ...errors,
+});
+/** An operation on one record by its id that answers with the record (`schema`, a component's name). */
+const onRecord = (summary: string, idDescription: string, schema: string) => ({
+  summary,
+  parameters: [pathId(idDescription)],
+  responses: answers(ref(schema)),
+});
+/** A listing's answer: its records under `data`, beside any `more` members (a page's cursor, a total). */
+const list = (items: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+  type: "object",
+  properties: { data: { type: "array", items }, ...more },
+});
 const dimensionFilters = [
   q("account", "Only this account."),
   q("key", "Only this key id (key_…)."),
@@ -106,14 +123,8 @@ export const openApiDocument = {
             ),
           },
           cost: money,
-          latencyMs: {
-            type: "object",
-            properties: { p50: { type: ["integer", "null"] }, p95: { type: ["integer", "null"] } },
-          },
-          ttftMs: {
-            type: "object",
-            properties: { p50: { type: ["integer", "null"] }, p95: { type: ["integer", "null"] } },
-          },
+          latencyMs: percentiles,
+          ttftMs: percentiles,
         },
       },
       Key: {
@@ -185,24 +196,15 @@ export const openApiDocument = {
           q("limit", "Page size, 1-200 (default 50).", { type: "integer" }),
           q("cursor", "`nextCursor` of the previous page."),
         ],
-        responses: {
-          "200": json({
-            type: "object",
-            properties: {
-              data: { type: "array", items: ref("Generation") },
-              nextCursor: { type: ["string", "null"] },
-            },
-          }),
-          ...errors,
-        },
+        responses: answers(list(ref("Generation"), { nextCursor: { type: ["string", "null"] } })),
       },
     },
     "/generations/{id}": {
-      get: {
-        summary: "One generation (any account); 404 once retention deleted it",
-        parameters: [pathId("Generation id (gen-…).")],
-        responses: { "200": json(ref("Generation")), ...errors },
-      },
+      get: onRecord(
+        "One generation (any account); 404 once retention deleted it",
+        "Generation id (gen-…).",
+        "Generation",
+      ),
     },
     "/usage": {
       get: {
@@ -212,42 +214,31 @@ export const openApiDocument = {
           ...dimensionFilters,
           q("group_by", "Grouping (default day).", { enum: ["day", "model", "provider", "key", "account"] }),
         ],
-        responses: {
-          "200": json({
-            type: "object",
-            properties: {
-              groupBy: { type: "string" },
-              from: { type: "string" },
-              to: { type: "string" },
-              data: { type: "array", items: ref("Usage") },
-              total: ref("Usage"),
-            },
+        responses: answers(
+          list(ref("Usage"), {
+            groupBy: { type: "string" },
+            from: { type: "string" },
+            to: { type: "string" },
+            total: ref("Usage"),
           }),
-          ...errors,
-        },
+        ),
       },
     },
     "/overview": {
       get: {
         summary: "Every day of the range (empty days included) and the range's total",
         parameters: [...usageRange, ...dimensionFilters],
-        responses: {
-          "200": json({
-            type: "object",
-            properties: { days: { type: "array", items: ref("Usage") }, total: ref("Usage") },
-          }),
-          ...errors,
-        },
+        responses: answers({
+          type: "object",
+          properties: { days: { type: "array", items: ref("Usage") }, total: ref("Usage") },
+        }),
       },
     },
     "/keys": {
       get: {
         summary: "API keys with their spend today, this month (UTC) and in total",
         parameters: [q("account", "Only this account's keys.")],
-        responses: {
-          "200": json({ type: "object", properties: { data: { type: "array", items: ref("Key") } } }),
-          ...errors,
-        },
+        responses: answers(list(ref("Key"))),
       },
       post: {
         summary: "Create an API key; the secret is in this answer only",
@@ -271,37 +262,24 @@ export const openApiDocument = {
             },
           },
         },
-        responses: {
-          "201": json(
-            { allOf: [ref("Key"), { type: "object", properties: { key: { type: "string" } } }] },
-            "Created",
-          ),
-          ...errors,
-        },
+        responses: answers(
+          { allOf: [ref("Key"), { type: "object", properties: { key: { type: "string" } } }] },
+          "201",
+          "Created",
+        ),
       },
     },
     "/keys/{id}": {
-      delete: {
-        summary: "Revoke a key",
-        parameters: [pathId("Key id (key_…).")],
-        responses: { "200": json(ref("Key")), ...errors },
-      },
+      delete: onRecord("Revoke a key", "Key id (key_…).", "Key"),
     },
     "/accounts": {
       get: {
         summary: "Accounts and balances",
-        responses: {
-          "200": json({ type: "object", properties: { data: { type: "array", items: ref("Account") } } }),
-          ...errors,
-        },
+        responses: answers(list(ref("Account"))),
       },
     },
     "/accounts/{id}": {
-      get: {
-        summary: "One account",
-        parameters: [pathId("Account id.")],
-        responses: { "200": json(ref("Account")), ...errors },
-      },
+      get: onRecord("One account", "Account id.", "Account"),
     },
     "/accounts/{id}/credit": {
       post: {
@@ -315,29 +293,20 @@ export const openApiDocument = {
             },
           },
         },
-        responses: {
-          "200": json({ type: "object", properties: { id: { type: "string" }, balance: money } }),
-          ...errors,
-        },
+        responses: answers({ type: "object", properties: { id: { type: "string" }, balance: money } }),
       },
     },
     "/models": {
       get: {
         summary: "The served catalog with prices (tiers as pricing items with conditions)",
-        responses: {
-          "200": json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }),
-          ...errors,
-        },
+        responses: answers(list({ type: "object" })),
       },
     },
     "/providers": {
       get: {
         summary:
           "Providers, their endpoints' breaker state and latency, and this process's recent upstream errors",
-        responses: {
-          "200": json({ type: "object", properties: { data: { type: "array", items: { type: "object" } } } }),
-          ...errors,
-        },
+        responses: answers(list({ type: "object" })),
       },
     },
   },

@@ -19,6 +19,15 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A table cell; `td.mono`, one in the fixed-width font that ids and key prefixes are shown in. */
+const td = (...children) => el("td", {}, ...children);
+td.mono = (text) => el("td", { class: "mono" }, text);
+
+/** Replaces the rows of `table`'s body: one per record, `data-id` its id, holding the cells `cells` makes. */
+function fillTable(table, records, cells) {
+  $(`${table} tbody`).replaceChildren(...records.map((r) => el("tr", { "data-id": r.id }, ...cells(r))));
+}
+
 class Unauthorized extends Error {}
 
 async function api(path, init = {}) {
@@ -153,7 +162,7 @@ async function storedResponses() {
       el(
         "tr",
         { "data-account": a.id },
-        el("td", { class: "mono" }, a.id),
+        td.mono(a.id),
         el("td", { class: "bytes" }, fmt.bytes(a.storedResponseBytes)),
       ),
     ),
@@ -203,15 +212,15 @@ async function generations(append = false) {
     el(
       "tr",
       { "data-id": g.generationId, onclick: () => drilldown(g.generationId) },
-      el("td", {}, fmt.time(g.createAt)),
-      el("td", { class: "mono" }, g.generationId),
-      el("td", {}, g.accountId),
-      el("td", {}, g.model),
-      el("td", {}, g.provider ?? "—"),
-      el("td", {}, g.status),
-      el("td", {}, `${fmt.int(g.nativeTokens.prompt_tokens)} / ${fmt.int(g.nativeTokens.completion_tokens)}`),
+      td(fmt.time(g.createAt)),
+      td.mono(g.generationId),
+      td(g.accountId),
+      td(g.model),
+      td(g.provider ?? "—"),
+      td(g.status),
+      td(`${fmt.int(g.nativeTokens.prompt_tokens)} / ${fmt.int(g.nativeTokens.completion_tokens)}`),
       el("td", { class: "cost" }, fmt.usd(g.cost)),
-      el("td", {}, fmt.ms(g.timings.totalMs)),
+      td(fmt.ms(g.timings.totalMs)),
     ),
   );
   const body = $("#generations tbody");
@@ -274,7 +283,7 @@ async function drilldown(id) {
                 "tr",
                 {},
                 ...[d.feeItemCode, d.rate, d.originAmount, d.discountAmount, d.billAmount].map((v) =>
-                  el("td", {}, String(v)),
+                  td(String(v)),
                 ),
               ),
             ),
@@ -295,35 +304,23 @@ $("#more-generations").addEventListener("click", () => generations(true).catch(c
 
 async function keys() {
   const { data } = await api("/keys");
-  $("#keys tbody").replaceChildren(
-    ...data.map((k) =>
-      el(
-        "tr",
-        { "data-id": k.id },
-        el("td", {}, k.name ?? "—"),
-        el("td", { class: "mono" }, k.prefix),
-        el("td", { class: "mono" }, k.id),
-        el("td", {}, k.account),
-        el("td", {}, k.kind),
-        el("td", {}, fmt.usd(k.spend.today)),
-        el("td", {}, fmt.usd(k.spend.month)),
-        el("td", {}, limitsOf(k)),
-        el("td", {}, fmt.time(k.createdAt)),
-        el("td", {}, k.revokedAt ? `revoked ${fmt.time(k.revokedAt)}` : "active"),
-        el(
-          "td",
-          {},
-          k.revokedAt
-            ? ""
-            : el(
-                "button",
-                { class: "secondary revoke", type: "button", onclick: () => revoke(k.id) },
-                "Revoke",
-              ),
-        ),
-      ),
+  fillTable("#keys", data, (k) => [
+    td(k.name ?? "—"),
+    td.mono(k.prefix),
+    td.mono(k.id),
+    td(k.account),
+    td(k.kind),
+    td(fmt.usd(k.spend.today)),
+    td(fmt.usd(k.spend.month)),
+    td(limitsOf(k)),
+    td(fmt.time(k.createdAt)),
+    td(k.revokedAt ? `revoked ${fmt.time(k.revokedAt)}` : "active"),
+    td(
+      k.revokedAt
+        ? ""
+        : el("button", { class: "secondary revoke", type: "button", onclick: () => revoke(k.id) }, "Revoke"),
     ),
-  );
+  ]);
 }
 
 /** A key's limits and budget with what it spent against the budget, when the API reports them. */
@@ -375,20 +372,14 @@ $("#new-key").addEventListener("submit", async (event) => {
 /** Each account's settled balance and the spend held against it by requests in flight. */
 async function accounts() {
   const { data } = await api("/accounts");
-  $("#accounts tbody").replaceChildren(
-    ...data.map((a) =>
-      el(
-        "tr",
-        { "data-id": a.id },
-        el("td", { class: "mono" }, a.id),
-        el("td", {}, fmt.usd(a.balance)),
-        el("td", {}, fmt.usd(a.reserved)),
-        el("td", {}, fmt.usd(a.settling)),
-        el("td", {}, a.discount ?? "—"),
-        el("td", {}, fmt.time(a.createdAt)),
-      ),
-    ),
-  );
+  fillTable("#accounts", data, (a) => [
+    td.mono(a.id),
+    td(fmt.usd(a.balance)),
+    td(fmt.usd(a.reserved)),
+    td(fmt.usd(a.settling)),
+    td(a.discount ?? "—"),
+    td(fmt.time(a.createdAt)),
+  ]);
 }
 
 // ── models ──────────────────────────────────────────────────────────────────────────────────────
@@ -400,9 +391,9 @@ async function models() {
       el(
         "tr",
         {},
-        el("td", { class: "mono" }, m.id),
-        el("td", {}, m.display_name ?? ""),
-        el("td", {}, fmt.int(m.context_length)),
+        td.mono(m.id),
+        td(m.display_name ?? ""),
+        td(fmt.int(m.context_length)),
         el(
           "td",
           {},
@@ -473,17 +464,17 @@ async function providers() {
                 el(
                   "tr",
                   {},
-                  el("td", { class: "mono" }, e.model),
+                  td.mono(e.model),
                   el(
                     "td",
                     { class: `state-${e.breaker}` },
                     e.blockedForMs ? `${e.breaker} (${Math.ceil(e.blockedForMs / 1000)} s)` : e.breaker,
                   ),
-                  el("td", {}, fmt.int(e.ok)),
-                  el("td", {}, fmt.int(e.errors)),
-                  el("td", {}, fmt.ms(e.ttftMs === null ? null : Math.round(e.ttftMs))),
-                  el("td", {}, fmt.ms(e.durationMs === null ? null : Math.round(e.durationMs))),
-                  el("td", {}, e.tokensPerSecond === null ? "—" : e.tokensPerSecond.toFixed(1)),
+                  td(fmt.int(e.ok)),
+                  td(fmt.int(e.errors)),
+                  td(fmt.ms(e.ttftMs === null ? null : Math.round(e.ttftMs))),
+                  td(fmt.ms(e.durationMs === null ? null : Math.round(e.durationMs))),
+                  td(e.tokensPerSecond === null ? "—" : e.tokensPerSecond.toFixed(1)),
                 ),
               ),
             ),

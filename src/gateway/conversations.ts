@@ -14,7 +14,7 @@ import type {
   ConversationStore,
   ItemPage,
 } from "../ledger/conversations-types.ts";
-import { decodeMetadata } from "../protocols/openai-responses/decode-request.ts";
+import { decodeMetadata } from "../protocols/shared/openai-metadata.ts";
 import { expectArray, expectObject, isObject } from "../protocols/shared/validate.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
 import { accountOf, listObject, pageQuery, unknownAfter } from "./stored-responses.ts";

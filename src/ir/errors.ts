@@ -67,6 +67,14 @@ export function upstreamFrameNotJson(): GatewayError {
   return new GatewayError("api_error", "upstream sent a stream chunk that is not JSON", { status: 502 });
 }
 
+/**
+ * An upstream stream that stopped before the event that ends it (`missing`): the answer is cut short,
+ * so the caller gets a 502 however much came before (the same for every protocol's stream decoder).
+ */
+export function upstreamStreamCut(missing: string): GatewayError {
+  return new GatewayError("api_error", `upstream stream ended without ${missing}`, { status: 502 });
+}
+
 /** An upstream stream event that outgrew `limitBytes` without ending (no blank line): a 502. */
 export function upstreamEventTooLarge(limitBytes: number): GatewayError {
   return new GatewayError("api_error", `upstream sent a stream event longer than ${sizeText(limitBytes)}`, {

@@ -189,7 +189,7 @@ describe("relayed stream", () => {
     const body = fixture("openai-chat/text.sse").toString();
     const cut = Buffer.from(body.slice(0, body.indexOf('"finish_reason":"')));
     const reading = outcome(relayed("openai-chat", cut, 0).pieces);
-    assert.equal(reading.failed, "stream ended early");
+    assert.equal(reading.failed, "upstream stream ended without a finish_reason");
     assert.equal(reading.timed, true);
   });
 

@@ -20,10 +20,12 @@ import {
   type Json,
   optionalBoolean,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeCacheControl } from "./cache-control.ts";
 
 const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const PDF = new Set(["application/pdf"]);
 
 /**
  * Blocks produced by Anthropic's own server tools (web search, code execution, MCP…). No other
@@ -102,8 +104,7 @@ function decodeBlock(
 
 export function decodeText(block: Json, param: string): TextBlock {
   const text: TextBlock = { type: "text", text: expectString(block.text, `${param}.text`) };
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) text.cacheControl = cacheControl;
+  setIfDefined(text, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   if (block.citations !== undefined && block.citations !== null) {
     const citations = expectArray(block.citations, `${param}.citations`).map((c, k): Citation => {
       const citation = expectObject(c, `${param}.citations[${k}]`);
@@ -116,76 +117,62 @@ export function decodeText(block: Json, param: string): TextBlock {
 }
 
 function decodeImage(block: Json, param: string): ImageBlock {
-  const source = expectObject(block.source, `${param}.source`);
   const sp = `${param}.source`;
-  let media: MediaSource;
+  const media = mediaSource(expectObject(block.source, sp), sp, IMAGE_MEDIA_TYPES);
+  if (!media) throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
+  const image: ImageBlock = { type: "image", source: media };
+  setIfDefined(image, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
+  return image;
+}
+
+/**
+ * The sources images and documents write alike: `base64` (`media_type`, one of `base64Types`, and
+ * `data`), `url` and `file` (`file_id`). Undefined for another `type`, which the caller reads.
+ */
+function mediaSource(source: Json, sp: string, base64Types: ReadonlySet<string>): MediaSource | undefined {
   switch (source.type) {
     case "base64": {
-      const mediaType = expectString(source.media_type, `${sp}.media_type`);
-      if (!IMAGE_MEDIA_TYPES.has(mediaType))
-        throw invalid(`${sp}.media_type`, "must be one of image/jpeg, image/png, image/gif, image/webp");
-      media = { kind: "base64", mediaType, data: expectString(source.data, `${sp}.data`) };
-      break;
+      const mediaType = source.media_type;
+      if (typeof mediaType !== "string" || !base64Types.has(mediaType)) {
+        const types = [...base64Types];
+        throw invalid(
+          `${sp}.media_type`,
+          types.length === 1 ? `must be "${types[0]}"` : `must be one of ${types.join(", ")}`,
+        );
+      }
+      return { kind: "base64", mediaType, data: expectString(source.data, `${sp}.data`) };
     }
     case "url":
-      media = { kind: "url", url: expectString(source.url, `${sp}.url`) };
-      break;
+      return { kind: "url", url: expectString(source.url, `${sp}.url`) };
     case "file":
-      media = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
-      break;
+      return { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
     default:
-      throw invalid(`${sp}.type`, 'must be "base64", "url" or "file"');
+      return undefined;
   }
-  const image: ImageBlock = { type: "image", source: media };
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) image.cacheControl = cacheControl;
-  return image;
 }
 
 function decodeDocument(block: Json, param: string, ignored: string[]): DocumentBlock {
   const sp = `${param}.source`;
-  const source = expectObject(block.source, sp);
-  let docSource: DocumentBlock["source"];
-  switch (source.type) {
-    case "base64":
-      if (source.media_type !== "application/pdf")
-        throw invalid(`${sp}.media_type`, 'must be "application/pdf"');
-      docSource = {
-        kind: "base64",
-        mediaType: "application/pdf",
-        data: expectString(source.data, `${sp}.data`),
-      };
-      break;
-    case "text":
-      if (source.media_type !== "text/plain") throw invalid(`${sp}.media_type`, 'must be "text/plain"');
-      docSource = { kind: "text", mediaType: "text/plain", text: expectString(source.data, `${sp}.data`) };
-      break;
-    case "content":
-      docSource = {
-        kind: "text",
-        mediaType: "text/plain",
-        text: contentSourceText(source.content, sp, ignored),
-      };
-      break;
-    case "url":
-      docSource = { kind: "url", url: expectString(source.url, `${sp}.url`), mediaType: "application/pdf" };
-      break;
-    case "file":
-      docSource = { kind: "file", fileId: expectString(source.file_id, `${sp}.file_id`) };
-      break;
-    default:
-      throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
-  }
+  const docSource = documentSource(expectObject(block.source, sp), sp, ignored);
   const doc: DocumentBlock = { type: "document", source: docSource };
-  const title = optionalString(block.title, `${param}.title`);
-  if (title !== undefined) doc.title = title;
-  const context = optionalString(block.context, `${param}.context`);
-  if (context !== undefined) doc.context = context;
-  const citations = citationsEnabled(block.citations, `${param}.citations`);
-  if (citations !== undefined) doc.citations = citations;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) doc.cacheControl = cacheControl;
+  setIfDefined(doc, "title", optionalString(block.title, `${param}.title`));
+  setIfDefined(doc, "context", optionalString(block.context, `${param}.context`));
+  setIfDefined(doc, "citations", citationsEnabled(block.citations, `${param}.citations`));
+  setIfDefined(doc, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return doc;
+}
+
+/** A document's source: a PDF (base64 or, as the API's URL source always is, by URL), a file, or text. */
+function documentSource(source: Json, sp: string, ignored: string[]): DocumentBlock["source"] {
+  if (source.type === "text") {
+    if (source.media_type !== "text/plain") throw invalid(`${sp}.media_type`, 'must be "text/plain"');
+    return { kind: "text", mediaType: "text/plain", text: expectString(source.data, `${sp}.data`) };
+  }
+  if (source.type === "content")
+    return { kind: "text", mediaType: "text/plain", text: contentSourceText(source.content, sp, ignored) };
+  const media = mediaSource(source, sp, PDF);
+  if (!media) throw invalid(`${sp}.type`, 'must be "base64", "text", "content", "url" or "file"');
+  return media.kind === "url" ? { ...media, mediaType: "application/pdf" } : media;
 }
 
 /**
@@ -227,10 +214,8 @@ function decodeSearchResult(block: Json, param: string): DocumentBlock {
   };
   if (title !== undefined) doc.title = title;
   if (source !== undefined) doc.context = `Source: ${source}`;
-  const citations = citationsEnabled(block.citations, `${param}.citations`);
-  if (citations !== undefined) doc.citations = citations;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) doc.cacheControl = cacheControl;
+  setIfDefined(doc, "citations", citationsEnabled(block.citations, `${param}.citations`));
+  setIfDefined(doc, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return doc;
 }
 
@@ -241,8 +226,7 @@ function decodeToolUse(block: Json, param: string): ContentBlock {
   if (!isObject(block.input)) throw invalid(`${param}.input`, "must be an object");
   const call: ContentBlock = { type: "tool_call", id, name, arguments: JSON.stringify(block.input) };
   if (signature !== undefined) call.signature = signature;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) call.cacheControl = cacheControl;
+  setIfDefined(call, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return call;
 }
 
@@ -281,10 +265,8 @@ function decodeToolResult(block: Json, param: string, ignored: string[]): ToolRe
           );
       }
     });
-  const isError = optionalBoolean(block.is_error, `${param}.is_error`);
-  if (isError !== undefined) result.isError = isError;
-  const cacheControl = decodeCacheControl(block.cache_control, `${param}.cache_control`);
-  if (cacheControl) result.cacheControl = cacheControl;
+  setIfDefined(result, "isError", optionalBoolean(block.is_error, `${param}.is_error`));
+  setIfDefined(result, "cacheControl", decodeCacheControl(block.cache_control, `${param}.cache_control`));
   return result;
 }
 

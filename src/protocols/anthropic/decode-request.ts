@@ -13,6 +13,7 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
@@ -67,12 +68,9 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     streamUsage: true,
     ignored,
   };
-  const temperature = optionalNumber(b.temperature, "temperature", { min: 0, max: 1 });
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
-  if (topP !== undefined) request.topP = topP;
-  const topK = optionalNumber(b.top_k, "top_k", { min: 0, integer: true });
-  if (topK !== undefined) request.topK = topK;
+  setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 1 }));
+  setIfDefined(request, "topP", optionalNumber(b.top_p, "top_p", { min: 0, max: 1 }));
+  setIfDefined(request, "topK", optionalNumber(b.top_k, "top_k", { min: 0, integer: true }));
 
   const { toolChoice, parallelToolCalls } = decodeToolChoice(b.tool_choice);
   if (toolChoice) request.toolChoice = toolChoice;

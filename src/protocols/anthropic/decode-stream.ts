@@ -1,7 +1,7 @@
 // An Anthropic-protocol upstream's SSE stream → IR stream events, one SSE event at a time: each piece
 // goes out as soon as it arrives (docs/architecture.md §10: input_json_delta must not stall into a burst).
 
-import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
+import { type GatewayError, upstreamFrameNotJson, upstreamStreamCut } from "../../ir/errors.ts";
 import type { Citation } from "../../ir/request.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { StringSlots } from "../shared/string-slots.ts";
@@ -88,9 +88,7 @@ class MessagesStreamDecoder implements StreamDecoder {
 
   end(): StreamEvent[] {
     if (this.done) return [];
-    return this.fail(
-      new GatewayError("api_error", "upstream stream ended before message_stop", { status: 502 }),
-    );
+    return this.fail(upstreamStreamCut("message_stop"));
   }
 
   private fail(error: GatewayError): StreamEvent[] {

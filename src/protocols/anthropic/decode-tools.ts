@@ -11,6 +11,7 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeDomains, decodeLocation } from "../shared/web-search.ts";
 import { decodeCacheControl } from "./cache-control.ts";
@@ -45,14 +46,14 @@ export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefin
   const param = `tools[${at}]`;
   const tool = value[at] as Record<string, unknown>;
   const search: WebSearchSettings = {};
-  const maxUses = optionalNumber(tool.max_uses, `${param}.max_uses`, { integer: true, min: 1 });
-  if (maxUses !== undefined) search.maxUses = maxUses;
-  const allowed = decodeDomains(tool.allowed_domains, `${param}.allowed_domains`);
-  if (allowed) search.allowedDomains = allowed;
-  const blocked = decodeDomains(tool.blocked_domains, `${param}.blocked_domains`);
-  if (blocked) search.blockedDomains = blocked;
-  const location = decodeLocation(tool.user_location, `${param}.user_location`);
-  if (location) search.userLocation = location;
+  setIfDefined(
+    search,
+    "maxUses",
+    optionalNumber(tool.max_uses, `${param}.max_uses`, { integer: true, min: 1 }),
+  );
+  setIfDefined(search, "allowedDomains", decodeDomains(tool.allowed_domains, `${param}.allowed_domains`));
+  setIfDefined(search, "blockedDomains", decodeDomains(tool.blocked_domains, `${param}.blocked_domains`));
+  setIfDefined(search, "userLocation", decodeLocation(tool.user_location, `${param}.user_location`));
   return search;
 }
 
@@ -97,12 +98,13 @@ export function decodeTools(
     if (schema.type !== "object") throw invalid(`${param}.input_schema.type`, 'must be "object"');
     checkJsonSchema(schema, `${param}.input_schema`);
     const definition: ToolDefinition = { name, parameters: schema };
-    const description = optionalString(tool.description, `${param}.description`);
-    if (description !== undefined) definition.description = description;
-    const strict = optionalBoolean(tool.strict, `${param}.strict`);
-    if (strict !== undefined) definition.strict = strict;
-    const cacheControl = decodeCacheControl(tool.cache_control, `${param}.cache_control`);
-    if (cacheControl) definition.cacheControl = cacheControl;
+    setIfDefined(definition, "description", optionalString(tool.description, `${param}.description`));
+    setIfDefined(definition, "strict", optionalBoolean(tool.strict, `${param}.strict`));
+    setIfDefined(
+      definition,
+      "cacheControl",
+      decodeCacheControl(tool.cache_control, `${param}.cache_control`),
+    );
     const deferred = optionalBoolean(tool.defer_loading, `${param}.defer_loading`) === true;
     if (deferred && !searchable && !referenced.has(name)) {
       ignored.push(param);

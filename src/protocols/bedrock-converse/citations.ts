@@ -46,29 +46,24 @@ export function citationFromWire(value: unknown): Citation | undefined {
   };
 }
 
+/** Converse's document locations and the messages protocol's names for each: its type, its two bounds. */
+const DOCUMENT_LOCATIONS = [
+  { member: "documentChar", type: "char_location", start: "start_char_index", end: "end_char_index" },
+  { member: "documentPage", type: "page_location", start: "start_page_number", end: "end_page_number" },
+  {
+    member: "documentChunk",
+    type: "content_block_location",
+    start: "start_block_index",
+    end: "end_block_index",
+  },
+] as const;
+
 function documentLocation(
   location: Json,
 ): { type: string; at: Json; start: string; end: string } | undefined {
-  if (isObject(location.documentChar))
-    return {
-      type: "char_location",
-      at: location.documentChar,
-      start: "start_char_index",
-      end: "end_char_index",
-    };
-  if (isObject(location.documentPage))
-    return {
-      type: "page_location",
-      at: location.documentPage,
-      start: "start_page_number",
-      end: "end_page_number",
-    };
-  if (isObject(location.documentChunk))
-    return {
-      type: "content_block_location",
-      at: location.documentChunk,
-      start: "start_block_index",
-      end: "end_block_index",
-    };
+  for (const { member, ...names } of DOCUMENT_LOCATIONS) {
+    const at = location[member];
+    if (isObject(at)) return { ...names, at };
+  }
   return undefined;
 }

@@ -9,7 +9,7 @@
 // says what the block is. An exception frame (`modelStreamErrorException`, `throttlingException`…)
 // ends the stream as an IR error.
 
-import { GatewayError, upstreamFrameNotJson } from "../../ir/errors.ts";
+import { type GatewayError, upstreamFrameNotJson, upstreamStreamCut } from "../../ir/errors.ts";
 import type { BlockDelta, BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { isObject, type Json } from "../shared/validate.ts";
 import type { SseEvent, StreamDecoder } from "../types.ts";
@@ -73,9 +73,7 @@ class ConverseStreamDecoder implements StreamDecoder {
 
   end(): StreamEvent[] {
     if (this.done || this.stopped) return [];
-    return this.fail(
-      new GatewayError("api_error", "upstream stream ended before messageStop", { status: 502 }),
-    );
+    return this.fail(upstreamStreamCut("messageStop"));
   }
 
   private fail(error: GatewayError): StreamEvent[] {

@@ -5,7 +5,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { Request, TextBlock } from "../../ir/request.ts";
-import { expectArray, expectObject, expectString } from "../shared/validate.ts";
+import { expectArray, expectObject, expectString, setIfDefined } from "../shared/validate.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeContents } from "./decode-contents.ts";
 import { decodeGenerationConfig } from "./decode-generation-config.ts";
@@ -41,8 +41,7 @@ export function decodeRequest(body: unknown, ctx: DecodeContext): Request {
     ignored: [...ignored],
   };
   if (toolChoice) request.toolChoice = toolChoice;
-  const webSearch = decodeWebSearchTool(field(root, "tools"));
-  if (webSearch) request.webSearch = webSearch;
+  setIfDefined(request, "webSearch", decodeWebSearchTool(field(root, "tools")));
   return request;
 }
 

@@ -2,7 +2,7 @@
 // handling lives in candidate-reader.ts). A chunk holding `error` becomes an IR error event; a stream
 // that ends without a finishReason is an error too (it was cut short).
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamStreamCut } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { frameJson } from "../shared/sse.ts";
 import { isObject } from "../shared/validate.ts";
@@ -29,9 +29,7 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   end(): StreamEvent[] {
     if (this.failed || this.reader.finished) return [];
-    return this.fail(
-      new GatewayError("api_error", "upstream stream ended without a finishReason", { status: 502 }),
-    );
+    return this.fail(upstreamStreamCut("a finishReason"));
   }
 
   private fail(error: GatewayError): StreamEvent[] {

@@ -7,7 +7,7 @@ import type { EmbeddingInput, EmbeddingRequest, EmbeddingResponse } from "../../
 import { invalid } from "../../ir/errors.ts";
 import { Unsent } from "../shared/dropped-fields.ts";
 import { expectArray, expectNumber, expectObject, expectString, type Json } from "../shared/validate.ts";
-import type { DecodeContext, Embeddings, UpstreamCall } from "../types.ts";
+import type { DecodeContext, Embeddings } from "../types.ts";
 import { camelName, field } from "./read-field.ts";
 
 /** Gemini's limit on the requests of one `:batchEmbedContents` call. */
@@ -106,12 +106,12 @@ function encodeEmbedResponse(response: { vectors: number[][] }, request: Embeddi
   return { embeddings: response.vectors.map((values) => ({ values })) };
 }
 
-function encodeEmbedRequest(
-  request: EmbeddingRequest,
-  inputs: readonly EmbeddingInput[],
-  target: { model: string },
+const encodeEmbedRequest: Embeddings["encodeEmbedRequest"] = (
+  request,
+  inputs,
+  target,
   unsent = new Unsent(),
-): UpstreamCall {
+) => {
   unsent.add("user", request.user !== undefined);
   const requests = inputs.map((input) => {
     if (input.kind !== "text")
@@ -126,7 +126,7 @@ function encodeEmbedRequest(
     return one;
   });
   return { path: `/v1beta/models/${target.model}:batchEmbedContents`, body: { requests } };
-}
+};
 
 function decodeEmbedResponse(body: unknown): EmbeddingResponse {
   const root = expectObject(body, "embeddings answer");

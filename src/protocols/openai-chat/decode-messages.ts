@@ -8,7 +8,7 @@ import type { ContentBlock, Message, TextBlock, ToolCallBlock, ToolResultBlock }
 import { unpackToolCallId } from "../../ir/tool-call-id.ts";
 import { customArguments } from "../shared/custom-tools.ts";
 import { expectArray, expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
-import { decodeTextContent, decodeUserContent } from "./decode-user-content.ts";
+import { decodeContent, decodeTextContent, decodeUserContent } from "./decode-user-content.ts";
 import { applyCallSignatures, readReasoningDetails } from "./reasoning-details.ts";
 import { geminiThoughtSignature } from "./thought-signature.ts";
 
@@ -97,19 +97,13 @@ function decodeReasoning(message: Json, at: string, calls: ToolCallBlock[]): Con
 
 function decodeAssistantContent(content: unknown, param: string): TextBlock[] {
   if (content === undefined || content === null) return [];
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  if (!Array.isArray(content)) throw invalid(param, "must be a string, an array of parts or null");
-  const blocks: TextBlock[] = [];
-  content.forEach((part, j) => {
-    const at = `${param}[${j}]`;
-    const obj = expectObject(part, at);
+  return decodeContent(content, param, "a string, an array of parts or null", (part, at) => {
     let text: string;
-    if (obj.type === "text") text = expectString(obj.text, `${at}.text`);
-    else if (obj.type === "refusal") text = expectString(obj.refusal, `${at}.refusal`);
+    if (part.type === "text") text = expectString(part.text, `${at}.text`);
+    else if (part.type === "refusal") text = expectString(part.refusal, `${at}.refusal`);
     else throw invalid(`${at}.type`, "must be 'text' or 'refusal'");
-    if (text) blocks.push({ type: "text", text });
+    return text ? { type: "text", text } : undefined;
   });
-  return blocks;
 }
 
 function decodeToolCall(value: unknown, at: string): ToolCallBlock {

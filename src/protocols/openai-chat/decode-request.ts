@@ -5,6 +5,8 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request, WebSearchSettings } from "../../ir/request.ts";
+import { decodeAnswerFormat } from "../shared/json-schema.ts";
+import { decodeMetadata } from "../shared/openai-metadata.ts";
 import {
   expectArray,
   expectNumber,
@@ -14,12 +16,14 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  present,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeContextSize, decodeLocation } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeMessages } from "./decode-messages.ts";
 import { decodeRouting } from "./decode-routing.ts";
-import { decodeResponseFormat, decodeToolChoice, decodeTools } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -59,20 +63,19 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     streamUsage: decodeStreamUsage(b),
     ignored,
   };
-  const toolChoice = decodeToolChoice(b.tool_choice);
-  if (toolChoice) request.toolChoice = toolChoice;
+  setIfDefined(request, "toolChoice", decodeToolChoice(b.tool_choice));
   setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
   decodeSampling(b, request, ignored);
   setIfDefined(request, "verbosity", decodeVerbosity(b));
-  const responseFormat = decodeResponseFormat(b.response_format);
-  if (responseFormat) request.responseFormat = responseFormat;
-  const reasoning = decodeReasoningSettings(b);
-  if (reasoning) request.reasoning = reasoning;
-  const routing = decodeRouting(b);
-  if (routing) request.routing = routing;
+  setIfDefined(
+    request,
+    "responseFormat",
+    decodeAnswerFormat(b.response_format, "response_format", "json_schema"),
+  );
+  setIfDefined(request, "reasoning", decodeReasoningSettings(b));
+  setIfDefined(request, "routing", decodeRouting(b));
   decodeAcceptedButNotCarried(b, ignored);
-  const webSearch = decodeWebSearch(b.web_search_options);
-  if (webSearch) request.webSearch = webSearch;
+  setIfDefined(request, "webSearch", decodeWebSearch(b.web_search_options));
   ignored.push(...assistantAudio(b.messages as unknown[]));
   for (const field of DROPPED_FIELDS) if (present(b[field])) ignored.push(field);
   return request;
@@ -176,17 +179,8 @@ function decodeVerbosity(b: Json): Request["verbosity"] {
  * accepts it only beside `store`, which is dropped.
  */
 function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
-  if (present(b.metadata)) {
-    const metadata = expectObject(b.metadata, "metadata");
-    const entries = Object.entries(metadata);
-    if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-    for (const [key, value] of entries) {
-      if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-      const text = expectString(value, `metadata.${key}`);
-      if (text.length > 512) throw invalid(`metadata.${key}`, "must be at most 512 characters");
-    }
-    ignored.push("metadata");
-  }
+  decodeMetadata(b.metadata);
+  if (present(b.metadata)) ignored.push("metadata");
 }
 
 /**
@@ -222,12 +216,4 @@ function assistantAudio(messages: unknown[]): string[] {
     names.push(`messages[${i}].audio`);
   });
   return names;
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-function setIfDefined<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[key] = value;
 }

@@ -4,7 +4,7 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { RoutingRequest } from "../../ir/request.ts";
-import { expectArray, expectObject, expectString, optionalString } from "../shared/validate.ts";
+import { expectArray, expectObject, expectString, optionalString, present } from "../shared/validate.ts";
 
 type Json = Record<string, unknown>;
 
@@ -49,10 +49,6 @@ function readModelRoutingConfig(value: unknown, param: string, routing: RoutingR
   const preference = optionalString(obj.preference, `${param}.preference`);
   if (preference) routing.preference = preference;
   // task_info and additional_properties are hints no strategy uses; accepted and not kept.
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], param: string): T {

@@ -13,7 +13,7 @@
 // finish because their argument pieces may interleave. An encrypted item naming an id waits for the
 // next event: it becomes that call's signature, or a redacted_thinking block if no call claims it.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamStreamCut } from "../../ir/errors.ts";
 import type { GeneratedImageBlock } from "../../ir/response.ts";
 import type { BlockStart, StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
@@ -115,7 +115,7 @@ class ChatStreamDecoder implements StreamDecoder {
   end(): StreamEvent[] {
     if (this.failed || this.finished) return [];
     this.failed = true;
-    return [{ type: "error", error: new GatewayError("api_error", "stream ended early", { status: 502 }) }];
+    return [{ type: "error", error: upstreamStreamCut("a finish_reason") }];
   }
 
   private readChoice(choice: Json): void {

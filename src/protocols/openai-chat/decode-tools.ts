@@ -2,9 +2,8 @@
 // (free-text input, src/protocols/shared/custom-tools.ts), which cross to every upstream.
 
 import { invalid } from "../../ir/errors.ts";
-import type { ResponseFormat, ToolChoice, ToolDefinition } from "../../ir/request.ts";
+import type { ToolChoice, ToolDefinition } from "../../ir/request.ts";
 import { decodeCustomDefinition } from "../shared/custom-tools.ts";
-import { decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import { decodeFunctionDefinition } from "../shared/openai-function-tool.ts";
 import { expectArray, expectObject, expectString, isObject, optionalBoolean } from "../shared/validate.ts";
 
@@ -60,14 +59,4 @@ export function decodeToolChoice(value: unknown): ToolChoice | undefined {
     "tool_choice",
     "must be 'none', 'auto', 'required', {type: 'function', function: {name}} or {type: 'custom', custom: {name}}",
   );
-}
-
-export function decodeResponseFormat(value: unknown): ResponseFormat | undefined {
-  if (value === undefined || value === null) return undefined;
-  const format = expectObject(value, "response_format");
-  if (format.type === "text" || format.type === "json_object") return { type: format.type };
-  if (format.type !== "json_schema")
-    throw invalid("response_format.type", "must be one of text, json_object, json_schema");
-  const spec = expectObject(format.json_schema, "response_format.json_schema");
-  return decodeJsonSchemaFormat(spec, "response_format.json_schema");
 }

@@ -2,42 +2,48 @@
 
 import { invalid } from "../../ir/errors.ts";
 import type { AudioBlock, CacheControl, DocumentBlock, ImageBlock, TextBlock } from "../../ir/request.ts";
-import { expectObject, expectString, isObject, optionalString } from "../shared/validate.ts";
+import { expectObject, expectString, isObject, type Json, optionalString } from "../shared/validate.ts";
 import { audioMediaType, fileSource, sourceFromUrl } from "./media.ts";
 
 export type UserBlock = TextBlock | ImageBlock | AudioBlock | DocumentBlock;
 
 const imageDetails = new Set(["auto", "low", "high"]);
 
-/** `content` that may only hold text (system, developer, tool): string or array of text parts. */
-export function decodeTextContent(content: unknown, param: string): TextBlock[] {
+/**
+ * A message's `content`: a string (one text block; none when empty) or an array of parts, each read
+ * by `decodePart` (nothing for an empty text). `shape` says what else the content must be.
+ */
+export function decodeContent<B>(
+  content: unknown,
+  param: string,
+  shape: string,
+  decodePart: (part: Json, at: string) => B | undefined,
+): (B | TextBlock)[] {
   if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  if (!Array.isArray(content)) throw invalid(param, "must be a string or an array of text parts");
-  const blocks: TextBlock[] = [];
+  if (!Array.isArray(content)) throw invalid(param, `must be ${shape}`);
+  const blocks: (B | TextBlock)[] = [];
   content.forEach((part, j) => {
     const at = `${param}[${j}]`;
-    const obj = expectObject(part, at);
-    if (obj.type !== "text") throw invalid(`${at}.type`, "must be 'text'");
-    const block = decodeTextPart(obj, at);
+    const block = decodePart(expectObject(part, at), at);
     if (block) blocks.push(block);
   });
   return blocks;
+}
+
+/** `content` that may only hold text (system, developer, tool): string or array of text parts. */
+export function decodeTextContent(content: unknown, param: string): TextBlock[] {
+  return decodeContent(content, param, "a string or an array of text parts", (part, at) => {
+    if (part.type !== "text") throw invalid(`${at}.type`, "must be 'text'");
+    return decodeTextPart(part, at);
+  });
 }
 
 /** A user message's `content`: string or array of text / image_url / input_audio / file parts. */
 export function decodeUserContent(content: unknown, param: string): UserBlock[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
-  if (!Array.isArray(content)) throw invalid(param, "must be a string or an array of content parts");
-  const blocks: UserBlock[] = [];
-  content.forEach((part, j) => {
-    const block = decodeUserPart(part, `${param}[${j}]`);
-    if (block) blocks.push(block);
-  });
-  return blocks;
+  return decodeContent(content, param, "a string or an array of content parts", decodeUserPart);
 }
 
-function decodeUserPart(part: unknown, at: string): UserBlock | undefined {
-  const obj = expectObject(part, at);
+function decodeUserPart(obj: Json, at: string): UserBlock | undefined {
   switch (obj.type) {
     case "text":
       return decodeTextPart(obj, at);

@@ -15,7 +15,7 @@ import {
   isObject,
   optionalString,
 } from "../shared/validate.ts";
-import type { DecodeContext, EmbeddingRelay, Embeddings, UpstreamCall } from "../types.ts";
+import type { DecodeContext, EmbeddingRelay, Embeddings } from "../types.ts";
 import { decodeRouting } from "./decode-routing.ts";
 
 /** OpenAI's limit on the inputs of one call ("any array must be 2048 dimensions or less"). */
@@ -105,12 +105,12 @@ function encodeEmbedResponse(
   };
 }
 
-function encodeEmbedRequest(
-  request: EmbeddingRequest,
-  inputs: readonly EmbeddingInput[],
-  target: { model: string },
+const encodeEmbedRequest: Embeddings["encodeEmbedRequest"] = (
+  request,
+  inputs,
+  target,
   unsent = new Unsent(),
-): UpstreamCall {
+) => {
   const body: Record<string, unknown> = {
     model: target.model,
     input: inputs.map((input) => (input.kind === "text" ? input.text : input.tokens)),
@@ -124,7 +124,7 @@ function encodeEmbedRequest(
     unsent.add("title", input.title !== undefined);
   }
   return { path: "/embeddings", body };
-}
+};
 
 /** `data[].embedding` by `index` (floats, or base64 from a server that writes it unasked). */
 function decodeEmbedResponse(body: unknown): EmbeddingResponse {

@@ -2,6 +2,7 @@
 // what clients send and encodes answers and streams; the upstream face calls OpenAI-compatible
 // providers.
 
+import { OPENAI_FUNCTION_NAMES } from "../shared/openai-function-tool.ts";
 import { refusedMember } from "../shared/refused-members.ts";
 import type { Protocol } from "../types.ts";
 import { decodeRequest } from "./decode-request.ts";
@@ -15,9 +16,6 @@ import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonToWire } from "./map-finish-reason.ts";
 import { LIMITED_MEMBERS, OPTIONAL_MEMBERS } from "./refused-members.ts";
 
-/** OpenAI's function names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
-const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;
-
 export const openaiChat: Protocol = {
   name: "openai-chat",
   decodeRequest,
@@ -27,7 +25,7 @@ export const openaiChat: Protocol = {
   finishReasonName: finishReasonToWire,
   promptField: "messages",
   encodeRequest,
-  toolNames: TOOL_NAMES,
+  toolNames: OPENAI_FUNCTION_NAMES,
   maxStopSequences: MAX_STOP_SEQUENCES,
   decodeResponse,
   streamDecoder,

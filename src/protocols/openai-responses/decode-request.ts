@@ -11,6 +11,8 @@
 
 import { GatewayError, invalid } from "../../ir/errors.ts";
 import type { ReasoningEffort, ReasoningSettings, Request } from "../../ir/request.ts";
+import { decodeAnswerFormat } from "../shared/json-schema.ts";
+import { decodeMetadata } from "../shared/openai-metadata.ts";
 import {
   expectArray,
   expectObject,
@@ -18,11 +20,13 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  present,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { withWebSearch } from "../shared/web-search.ts";
 import type { DecodeContext } from "../types.ts";
 import { decodeInput, NOT_SERVED } from "./decode-input.ts";
-import { decodeTextFormat, decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
+import { decodeToolChoice, decodeTools, decodeWebSearchTool } from "./decode-tools.ts";
 
 type Json = Record<string, unknown>;
 
@@ -67,24 +71,21 @@ export function decodeRequest(body: unknown, _ctx: DecodeContext): Request {
     streamUsage: true,
     ignored,
   };
-  const toolChoice = decodeToolChoice(b.tool_choice, ignored);
-  if (toolChoice) request.toolChoice = toolChoice;
-  const parallel = optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls");
-  if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const maxOutput = optionalNumber(b.max_output_tokens, "max_output_tokens", { integer: true, min: 1 });
-  if (maxOutput !== undefined) request.maxOutputTokens = maxOutput;
-  const temperature = optionalNumber(b.temperature, "temperature", { min: 0, max: 2 });
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(b.top_p, "top_p", { min: 0, max: 1 });
-  if (topP !== undefined) request.topP = topP;
+  setIfDefined(request, "toolChoice", decodeToolChoice(b.tool_choice, ignored));
+  setIfDefined(request, "parallelToolCalls", optionalBoolean(b.parallel_tool_calls, "parallel_tool_calls"));
+  setIfDefined(
+    request,
+    "maxOutputTokens",
+    optionalNumber(b.max_output_tokens, "max_output_tokens", { integer: true, min: 1 }),
+  );
+  setIfDefined(request, "temperature", optionalNumber(b.temperature, "temperature", { min: 0, max: 2 }));
+  setIfDefined(request, "topP", optionalNumber(b.top_p, "top_p", { min: 0, max: 1 }));
   decodeLogprobs(b, request, ignored);
   decodeText(b.text, request, ignored);
-  const reasoning = decodeReasoning(b.reasoning);
-  if (reasoning) request.reasoning = reasoning;
-  const summary = decodeReasoningSummary(b.reasoning);
-  if (summary) request.reasoningSummary = summary;
+  setIfDefined(request, "reasoning", decodeReasoning(b.reasoning));
+  setIfDefined(request, "reasoningSummary", decodeReasoningSummary(b.reasoning));
   const user = optionalString(b.safety_identifier, "safety_identifier") ?? optionalString(b.user, "user");
-  if (user !== undefined) request.user = user;
+  setIfDefined(request, "user", user);
   decodeAcceptedButNotCarried(b, ignored);
   return request;
 }
@@ -106,8 +107,7 @@ export const LOGPROBS_INCLUDE = "message.output_text.logprobs";
 function decodeText(value: unknown, request: Request, ignored: string[]): void {
   if (!present(value)) return;
   const text = expectObject(value, "text");
-  const format = decodeTextFormat(text.format);
-  if (format) request.responseFormat = format;
+  setIfDefined(request, "responseFormat", decodeAnswerFormat(text.format, "text.format"));
   const verbosity = optionalString(text.verbosity, "text.verbosity");
   if (verbosity === undefined) return;
   if (!VERBOSITIES.includes(verbosity)) throw invalid("text.verbosity", "must be one of low, medium, high");
@@ -158,21 +158,4 @@ function decodeAcceptedButNotCarried(b: Json, ignored: string[]): void {
     });
   if (present(b.stream_options)) expectObject(b.stream_options, "stream_options");
   for (const field of NAMED_WHEN_PRESENT) if (present(b[field])) ignored.push(field);
-}
-
-/** OpenAI's `metadata`: at most 16 pairs, keys up to 64 characters, string values up to 512. */
-export function decodeMetadata(value: unknown): Record<string, string> {
-  if (!present(value)) return {};
-  const entries = Object.entries(expectObject(value, "metadata"));
-  if (entries.length > 16) throw invalid("metadata", "must hold at most 16 key-value pairs");
-  for (const [key, text] of entries) {
-    if (key.length > 64) throw invalid("metadata", "keys must be at most 64 characters");
-    if (expectString(text, `metadata.${key}`).length > 512)
-      throw invalid(`metadata.${key}`, "must be at most 512 characters");
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
-}
-
-function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
 }

@@ -13,7 +13,7 @@
 // Items of OpenAI's hosted tools (web search, code interpreter…) open no block; a web search is
 // counted for billing.
 
-import { GatewayError } from "../../ir/errors.ts";
+import { GatewayError, upstreamStreamCut } from "../../ir/errors.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { newToolCallId } from "../../ir/tool-call-id.ts";
 import { citationsFromAnnotations } from "../shared/openai-annotations.ts";
@@ -115,7 +115,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
   end(): StreamEvent[] {
     if (this.ended) return [];
     this.ended = true;
-    return [{ type: "error", error: new GatewayError("api_error", "stream ended early", { status: 502 }) }];
+    return [{ type: "error", error: upstreamStreamCut("response.completed") }];
   }
 
   private start(response: unknown): void {

@@ -6,9 +6,8 @@
 // relay to a Responses upstream still sends them, groups and all).
 
 import { invalid } from "../../ir/errors.ts";
-import type { ResponseFormat, ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
+import type { ToolChoice, ToolDefinition, WebSearchSettings } from "../../ir/request.ts";
 import { decodeCustomDefinition } from "../shared/custom-tools.ts";
-import { decodeJsonSchemaFormat } from "../shared/json-schema.ts";
 import { decodeFunctionDefinition } from "../shared/openai-function-tool.ts";
 import {
   expectArray,
@@ -17,6 +16,7 @@ import {
   isObject,
   optionalBoolean,
   optionalString,
+  setIfDefined,
 } from "../shared/validate.ts";
 import { decodeContextSize, decodeDomains, decodeLocation } from "../shared/web-search.ts";
 
@@ -71,13 +71,18 @@ export function decodeWebSearchTool(value: unknown): WebSearchSettings | undefin
   const tool = value[at] as Record<string, unknown>;
   const search: WebSearchSettings = {};
   if (isObject(tool.filters)) {
-    const allowed = decodeDomains(tool.filters.allowed_domains, `${param}.filters.allowed_domains`);
-    if (allowed) search.allowedDomains = allowed;
+    setIfDefined(
+      search,
+      "allowedDomains",
+      decodeDomains(tool.filters.allowed_domains, `${param}.filters.allowed_domains`),
+    );
   }
-  const location = decodeLocation(tool.user_location, `${param}.user_location`);
-  if (location) search.userLocation = location;
-  const size = decodeContextSize(tool.search_context_size, `${param}.search_context_size`);
-  if (size) search.contextSize = size;
+  setIfDefined(search, "userLocation", decodeLocation(tool.user_location, `${param}.user_location`));
+  setIfDefined(
+    search,
+    "contextSize",
+    decodeContextSize(tool.search_context_size, `${param}.search_context_size`),
+  );
   return search;
 }
 
@@ -134,14 +139,4 @@ export function decodeToolChoice(value: unknown, ignored: string[]): ToolChoice 
   expectString(value.type, "tool_choice.type");
   ignored.push("tool_choice");
   return undefined;
-}
-
-/** `text.format`: text, json_object or json_schema ({name, schema, description, strict}). */
-export function decodeTextFormat(value: unknown): ResponseFormat | undefined {
-  if (value === undefined || value === null) return undefined;
-  const format = expectObject(value, "text.format");
-  if (format.type === "text" || format.type === "json_object") return { type: format.type };
-  if (format.type !== "json_schema")
-    throw invalid("text.format.type", "must be one of text, json_object, json_schema");
-  return decodeJsonSchemaFormat(format, "text.format");
 }

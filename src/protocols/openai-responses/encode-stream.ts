@@ -169,12 +169,16 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   private blockStart(index: number, block: BlockStart): string {
     if (block.type === "text") return this.textStart(index);
-    let out = this.closeMessage();
+    const out = this.closeMessage();
     const outputIndex = this.output.length;
     if (block.type === "thinking") {
       const item = reasoningItem({ type: "thinking", text: "" }, itemId(this.ctx, "rs", outputIndex));
-      this.output.push(item);
-      this.blocks.set(index, {
+      const deltaFields = fieldsBeforeDelta({
+        item_id: item.id,
+        output_index: outputIndex,
+        summary_index: 0,
+      });
+      const state: BlockState = {
         kind: "thinking",
         outputIndex,
         item,
@@ -182,39 +186,26 @@ class ResponsesStreamEncoder implements StreamEncoder {
         signature: "",
         summaryOpen: false,
         closed: false,
-        deltaFields: fieldsBeforeDelta({ item_id: item.id, output_index: outputIndex, summary_index: 0 }),
-      });
-      return out + this.event("response.output_item.added", { output_index: outputIndex, item });
+        deltaFields,
+      };
+      return out + this.addItem(index, item, state);
     }
-    if (block.type === "redacted_thinking") {
-      const item = reasoningItem(block, itemId(this.ctx, "rs", outputIndex));
-      this.output.push(item);
-      this.blocks.set(index, { kind: "other" });
-      out += this.event("response.output_item.added", { output_index: outputIndex, item });
-      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
-    }
+    if (block.type === "redacted_thinking")
+      return out + this.wholeItem(index, reasoningItem(block, itemId(this.ctx, "rs", outputIndex)));
     if (block.type === "image") {
       const item = imageItem(
         { type: "image", source: { kind: "base64", mediaType: block.mediaType, data: block.data } },
         itemId(this.ctx, "ig", outputIndex),
       );
-      this.output.push(item);
-      this.blocks.set(index, { kind: "other" });
-      const added = { ...item, status: "in_progress", result: null };
-      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
-      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+      return out + this.wholeItem(index, item, { ...item, status: "in_progress", result: null });
     }
     if (block.type === "web_search") {
       const item = webSearchItem(block.search, itemId(this.ctx, "ws", outputIndex));
-      this.output.push(item);
-      this.blocks.set(index, { kind: "other" });
-      const added = { ...item, status: "in_progress" };
+      let events = this.addItem(index, item, { kind: "other" }, { ...item, status: "in_progress" });
       const at = { output_index: outputIndex, item_id: item.id };
-      out += this.event("response.output_item.added", { output_index: outputIndex, item: added });
-      out += this.event("response.web_search_call.in_progress", at);
-      out += this.event("response.web_search_call.searching", at);
-      out += this.event("response.web_search_call.completed", at);
-      return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+      for (const step of ["in_progress", "searching", "completed"])
+        events += this.event(`response.web_search_call.${step}`, at);
+      return out + events + this.itemDone(outputIndex, item);
     }
     const call = { type: "tool_call" as const, id: block.id, name: block.name, arguments: "" };
     const item = toolCallItem(
@@ -223,16 +214,27 @@ class ResponsesStreamEncoder implements StreamEncoder {
       outputIndex,
       "in_progress",
     );
+    const deltaFields = fieldsBeforeDelta({ item_id: item.id, output_index: outputIndex });
+    const state: BlockState = { kind: "tool", outputIndex, item, args: "", closed: false, deltaFields };
+    return out + this.addItem(index, item, state);
+  }
+
+  /** A new output item other than a message: into the output, its block's state kept, and announced. */
+  private addItem(index: number, item: WireOutputItem, state: BlockState, announced: unknown = item): string {
+    const outputIndex = this.output.length;
     this.output.push(item);
-    this.blocks.set(index, {
-      kind: "tool",
-      outputIndex,
-      item,
-      args: "",
-      closed: false,
-      deltaFields: fieldsBeforeDelta({ item_id: item.id, output_index: outputIndex }),
-    });
-    return out + this.event("response.output_item.added", { output_index: outputIndex, item });
+    this.blocks.set(index, state);
+    return this.event("response.output_item.added", { output_index: outputIndex, item: announced });
+  }
+
+  /** An item that arrives whole (redacted thinking, a generated image): added and done at once. */
+  private wholeItem(index: number, item: WireOutputItem, announced: unknown = item): string {
+    const outputIndex = this.output.length;
+    return this.addItem(index, item, { kind: "other" }, announced) + this.itemDone(outputIndex, item);
+  }
+
+  private itemDone(outputIndex: number, item: WireOutputItem): string {
+    return this.event("response.output_item.done", { output_index: outputIndex, item });
   }
 
   /** A text block: a new part of the open message, or a new message when something came between. */
@@ -356,7 +358,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       state.item.id,
     );
     this.output[state.outputIndex] = item;
-    return out + this.event("response.output_item.done", { output_index: state.outputIndex, item });
+    return out + this.itemDone(state.outputIndex, item);
   }
 
   private closeTool(state: Extract<BlockState, { kind: "tool" }>): string {
@@ -383,7 +385,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       });
     }
     item.status = "completed";
-    return out + this.event("response.output_item.done", { output_index: outputIndex, item });
+    return out + this.itemDone(outputIndex, item);
   }
 
   /** The open message item, done. */
@@ -395,9 +397,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     for (const state of this.blocks.values())
       if (state.kind === "text" && state.message === message) out += this.blockStop(state);
     message.item.status = "completed";
-    return (
-      out + this.event("response.output_item.done", { output_index: message.outputIndex, item: message.item })
-    );
+    return out + this.itemDone(message.outputIndex, message.item);
   }
 
   /** Everything still open, done (in the order the blocks started), then the open message. */

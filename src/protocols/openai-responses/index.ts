@@ -2,6 +2,7 @@
 // (Codex CLI, the Agents SDK, the openai SDK's `responses`) and encodes answers and the typed event
 // stream; the upstream face calls providers configured with `protocol: openai-responses`.
 
+import { OPENAI_FUNCTION_NAMES } from "../shared/openai-function-tool.ts";
 import { refusedMember } from "../shared/refused-members.ts";
 import type { Protocol } from "../types.ts";
 import { tokenCounting } from "./count-tokens.ts";
@@ -15,9 +16,6 @@ import { decodeError, encodeError } from "./errors.ts";
 import { finishReasonName } from "./map-finish-reason.ts";
 import { OPTIONAL_MEMBERS } from "./refused-members.ts";
 
-/** OpenAI's function names: a translated request's others are fitted to them (src/ir/tool-names.ts). */
-const TOOL_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;
-
 export const openaiResponses: Protocol = {
   name: "openai-responses",
   decodeRequest,
@@ -27,7 +25,7 @@ export const openaiResponses: Protocol = {
   finishReasonName,
   promptField: "input",
   encodeRequest,
-  toolNames: TOOL_NAMES,
+  toolNames: OPENAI_FUNCTION_NAMES,
   lacksStopSequences: true,
   decodeResponse,
   streamDecoder,

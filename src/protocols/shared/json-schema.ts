@@ -133,10 +133,26 @@ function renameType(value: unknown, rename: (name: string) => string | undefined
 }
 
 /**
- * OpenAI's named JSON Schema answer format, `{name, schema, description?, strict?}`, read from `spec`
- * at `path` (chat's `response_format.json_schema`, the Responses API's `text.format`).
+ * OpenAI's answer format at `path`: `text`, `json_object` or `json_schema`, whose named schema
+ * `{name, schema, description?, strict?}` sits in the member `nestedIn` (chat's
+ * `response_format.json_schema`) or, without it, beside `type` (the Responses API's `text.format`).
  */
-export function decodeJsonSchemaFormat(spec: Record<string, unknown>, path: string): ResponseFormat {
+export function decodeAnswerFormat(
+  value: unknown,
+  path: string,
+  nestedIn?: string,
+): ResponseFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  const format = expectObject(value, path);
+  if (format.type === "text" || format.type === "json_object") return { type: format.type };
+  if (format.type !== "json_schema")
+    throw invalid(`${path}.type`, "must be one of text, json_object, json_schema");
+  if (nestedIn === undefined) return decodeJsonSchemaFormat(format, path);
+  const specPath = `${path}.${nestedIn}`;
+  return decodeJsonSchemaFormat(expectObject(format[nestedIn], specPath), specPath);
+}
+
+function decodeJsonSchemaFormat(spec: Record<string, unknown>, path: string): ResponseFormat {
   const name = expectString(spec.name, `${path}.name`);
   if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
     throw invalid(`${path}.name`, "must be 1 to 64 characters of a-z, A-Z, 0-9, underscore and dash");

@@ -6,6 +6,9 @@ import type { ToolDefinition } from "../../ir/request.ts";
 import { checkJsonSchema } from "./json-schema.ts";
 import { expectObject, expectString, optionalString } from "./validate.ts";
 
+/** OpenAI's function names, in both APIs: a translated request's others are fitted to them (src/ir/tool-names.ts). */
+export const OPENAI_FUNCTION_NAMES = /^[a-zA-Z0-9_-]{1,64}$/;
+
 /**
  * The definition at `at` as an IR tool, `strict` aside: the two APIs differ on what a `false`
  * means, so each caller reads it.

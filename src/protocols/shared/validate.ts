@@ -23,6 +23,20 @@ export function expectString(value: unknown, param: string): string {
   return value;
 }
 
+/** Given at all: JSON's null counts as absent, as every optional field of the four protocols reads it. */
+export function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/** Sets an optional IR field only when the client gave it, so an absent one stays absent (not `undefined`). */
+export function setIfDefined<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  value: T[K] | undefined,
+): void {
+  if (value !== undefined) target[key] = value;
+}
+
 export function optionalString(value: unknown, param: string): string | undefined {
   return value === undefined || value === null ? undefined : expectString(value, param);
 }

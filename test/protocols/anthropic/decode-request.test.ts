@@ -256,6 +256,33 @@ describe("decodeRequest: content blocks", () => {
     });
   });
 
+  test("file sources (Files API) are read alike for images and documents; another source type is a 400", () => {
+    const file = { type: "file", file_id: "file_011CNha8iCJcU1wXNR6q4V8w" };
+    const req = decode({
+      ...base,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: file },
+            { type: "document", source: file },
+          ],
+        },
+      ],
+    });
+    const fileSource = { kind: "file", fileId: "file_011CNha8iCJcU1wXNR6q4V8w" };
+    assert.deepEqual(req.messages[0].content, [
+      { type: "image", source: fileSource },
+      { type: "document", source: fileSource },
+    ]);
+    const docOf = (source: unknown) => ({
+      ...base,
+      messages: [{ role: "user", content: [{ type: "document", source }] }],
+    });
+    assert.throws(() => decode(docOf({ type: "ftp" })), { param: "messages[0].content[0].source.type" });
+    assert.throws(() => decode(docOf({ type: "file" })), { param: "messages[0].content[0].source.file_id" });
+  });
+
   test("tool_use and tool_result: the signature packed in our id comes back on the IR call; results get the bare id", () => {
     const packed = packToolCallId("call_abc", "gemini-signature==");
     const req = decode({

@@ -295,13 +295,17 @@ describe("streamDecoder, chunk by chunk", () => {
     ]);
   });
 
-  test("a stream that ends without a finish is an error: stream ended early", () => {
+  test("a stream that ends without a finish is a 502: the upstream stream ended without a finish_reason", () => {
     const decoder = openaiChat.streamDecoder();
     for (const e of sseEvents(fixtureText("text.sse")).slice(0, 3)) decoder.decode(e);
     const tail = decoder.end();
     assert.equal(tail.length, 1);
     assert.equal(tail[0].type, "error");
-    assert.match(tail[0].type === "error" ? tail[0].error.message : "", /stream ended early/);
+    assert.match(
+      tail[0].type === "error" ? tail[0].error.message : "",
+      /upstream stream ended without a finish_reason/,
+    );
+    assert.equal(tail[0].type === "error" ? tail[0].error.status : 0, 502);
   });
 
   test("OpenAI's own error chunk and a chunk that is not JSON are error events", () => {
