@@ -12,7 +12,7 @@ import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import { approximateLocation } from "../shared/web-search.ts";
 import type { UpstreamCall } from "../types.ts";
-import { LOGPROBS_INCLUDE } from "./decode-request.ts";
+import { ENCRYPTED_REASONING_INCLUDE, LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeInput } from "./encode-input.ts";
 
@@ -61,7 +61,7 @@ export function encodeRequest(
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
   const include: string[] = [];
   if ((effort && effort !== "none") || carriesSignedReasoning(request))
-    include.push("reasoning.encrypted_content");
+    include.push(ENCRYPTED_REASONING_INCLUDE);
   if (request.logprobs) {
     include.push(LOGPROBS_INCLUDE);
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
