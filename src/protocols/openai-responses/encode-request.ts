@@ -1,8 +1,9 @@
 // IR → upstream: the body of `POST {base_url}/responses` for a provider configured with
 // `protocol: openai-responses`. Stateless, like the gateway: `store: false`, the whole conversation
 // in `input`, and reasoning carried from turn to turn by its `encrypted_content` (asked for with
-// `include` whenever reasoning is in play). What this protocol cannot say is left out and named in
-// the call's `dropped` (dropped-fields.ts): stop sequences, penalties, seed, top_k, cache_control…;
+// `include` whenever reasoning is in play, asked or the model's own). What this protocol cannot say
+// is left out and named in the call's `dropped` (dropped-fields.ts): stop sequences, penalties,
+// seed, top_k, cache_control…;
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
 
 import { prefillText } from "../../ir/prefill.ts";
@@ -11,7 +12,7 @@ import { upstreamCall } from "../shared/dropped-fields.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import { approximateLocation } from "../shared/web-search.ts";
-import type { UpstreamCall } from "../types.ts";
+import type { UpstreamCall, UpstreamTarget } from "../types.ts";
 import { ENCRYPTED_REASONING_INCLUDE, LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { droppedFields } from "./dropped-fields.ts";
 import { encodeInput } from "./encode-input.ts";
@@ -21,10 +22,7 @@ type Json = Record<string, unknown>;
 /** OpenAI refuses a `max_output_tokens` below 16 ("integer_below_min_value"). */
 const MIN_OUTPUT_TOKENS = 16;
 
-export function encodeRequest(
-  request: Request,
-  target: { model: string; stream: boolean; maxOutputTokens?: number },
-): UpstreamCall {
+export function encodeRequest(request: Request, target: UpstreamTarget): UpstreamCall {
   const body: Json = { model: target.model };
   const instructions = request.system.map((block) => block.text).join("\n\n");
   if (instructions) body.instructions = instructions;
@@ -60,7 +58,7 @@ export function encodeRequest(
   const effort = reasoningEffort(request.reasoning);
   if (effort) body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" };
   const include: string[] = [];
-  if ((effort && effort !== "none") || carriesSignedReasoning(request))
+  if (reasons(request, effort, target) || carriesSignedReasoning(request))
     include.push(ENCRYPTED_REASONING_INCLUDE);
   if (request.logprobs) {
     include.push(LOGPROBS_INCLUDE);
@@ -102,6 +100,15 @@ function encodeFormat(format: ResponseFormat): Json {
 }
 
 /** Earlier reasoning with a signature is in the conversation: its next form must come back too. */
+/**
+ * The answer may hold reasoning: asked for, or a model that reasons unasked (gpt-5's default effort),
+ * unless switched off. (OpenAI refuses `reasoning.encrypted_content` of a model that does not reason.)
+ */
+function reasons(request: Request, effort: string | undefined, target: UpstreamTarget): boolean {
+  if (effort) return effort !== "none";
+  return target.reasoningModel === true && request.reasoning?.enabled !== false;
+}
+
 function carriesSignedReasoning(request: Request): boolean {
   return request.messages.some((message) =>
     message.content.some(
