@@ -32,6 +32,11 @@ CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   PRIMARY KEY (account_id, id)
 );
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+CREATE TABLE IF NOT EXISTS ${t("gateway_secrets")} (
+  name       TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
 `;
 }
 
@@ -144,6 +149,17 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
       [RUNNING_STATUSES, Math.max(0, Math.round(silentForMs))],
     );
     return result.rowCount ?? 0;
+  }
+
+  async secret(name: string, fresh: string): Promise<string> {
+    const secrets = this.t("gateway_secrets");
+    // Kept, or the one another process kept first (its row is then the conflict, read after).
+    await this.db.query(
+      `INSERT INTO ${secrets} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+      [name, fresh, Date.now()],
+    );
+    const result = await this.db.query(`SELECT value FROM ${secrets} WHERE name = $1`, [name]);
+    return String(result.rows[0]?.value);
   }
 
   async storedBytes(accountId: string): Promise<number> {

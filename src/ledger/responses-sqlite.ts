@@ -30,6 +30,11 @@ CREATE TABLE IF NOT EXISTS stored_response_items (
   PRIMARY KEY (account_id, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
+CREATE TABLE IF NOT EXISTS gateway_secrets (
+  name       TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
 
 export class SqliteResponses extends SqlitePart implements ResponseStore {
@@ -124,6 +129,17 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
               WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})`,
         ).run(...RUNNING_STATUSES).changes as number,
     );
+  }
+
+  async secret(name: string, fresh: string): Promise<string> {
+    return this.transaction(() => {
+      this.statement("INSERT OR IGNORE INTO gateway_secrets (name, value, created_at) VALUES (?, ?, ?)").run(
+        name,
+        fresh,
+        Date.now(),
+      );
+      return String(this.statement("SELECT value FROM gateway_secrets WHERE name = ?").get(name)?.value);
+    });
   }
 
   async storedBytes(accountId: string): Promise<number> {

@@ -53,6 +53,11 @@ export interface ResponseStore {
    * `silentForMs` (owner_leases, by the database's clock), or never did, are failed; returns how many.
    */
   markAbandonedRuns(silentForMs: number): Promise<number>;
+  /**
+   * The deployment's secret of that name (`gateway_secrets`): `fresh` is kept when there is none yet,
+   * and whichever process keeps its own first, every process of the store reads that one.
+   */
+  secret(name: string, fresh: string): Promise<string>;
 }
 
 /** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */
