@@ -1,6 +1,6 @@
 // Responses client to a Responses upstream: the request goes on unchanged but for the model (hosted
-// tools, `include`, `prompt_cache_key`, reasoning items and their encrypted content… byte for byte),
-// and, for an answer the gateway keeps, `include` asking for reasoning's encrypted content,
+// tools, `include`, `prompt_cache_key`, reasoning items and their encrypted content… byte for byte)
+// and, when the gateway keeps the answer, an `include` asking for reasoning's encrypted content;
 // the answer comes back with the generation id and the catalog model. A stream's lifecycle events
 // (response.created … response.completed) carry the response object whose id and model are set;
 // every other event goes on as it came.
