@@ -2,8 +2,9 @@
 // conversation window — `input`, after the chain of `previous_response_id` — is summarised by the
 // model as an ordinary generation (metered, priced and limited like any), and answered as the
 // window's user messages followed by one `compaction` item. Its `encrypted_content` is the summary,
-// sealed with the gateway's key (storage.encryption_key) and bound to the account: only this
-// gateway, for this account, expands it, when a later request sends the item back as input.
+// sealed with the gateway's key (storage.encryption_key, else the deployment's own secret:
+// ResponseMemory.compactionSeal) and bound to the account: only this gateway, for this account,
+// expands it, when a later request sends the item back as input.
 
 import { invalid } from "../ir/errors.ts";
 import type { ContentSeal } from "../ledger/content-seal.ts";
@@ -136,12 +137,14 @@ export function expandCompaction(item: Json, at: string, seal: ContentSeal, acco
 function openContent(value: unknown, seal: ContentSeal): CompactionContent | undefined {
   if (typeof value !== "string" || !value.startsWith(ENCODING_PREFIX)) return undefined;
   try {
-    const text = seal.open(Buffer.from(value.slice(ENCODING_PREFIX.length), "base64url").toString("utf8"));
+    const text = seal.openSealed(
+      Buffer.from(value.slice(ENCODING_PREFIX.length), "base64url").toString("utf8"),
+    );
     const content = JSON.parse(text) as unknown;
     if (isObject(content) && typeof content.account === "string" && typeof content.summary === "string")
       return { account: content.account, summary: content.summary };
   } catch {
-    // Altered, or sealed with a key this gateway no longer holds: not ours to expand.
+    // Altered, not sealed, or sealed with a key this gateway no longer holds: not ours to expand.
   }
   return undefined;
 }

@@ -120,7 +120,8 @@ export class InferencePipeline {
       // Only a request that refers to stored state waits for the store.
       if (turn?.refers)
         await this.deps.memory?.resolve(turn, json as Record<string, unknown>, caller.accountId);
-      if (input.compact && turn) out = this.deps.memory!.compactionResponder(out, caller.accountId, turn);
+      if (input.compact && turn)
+        out = await this.deps.memory!.compactionResponder(out, caller.accountId, turn);
       if (turn?.rewritten) {
         json = turn.rewritten;
         rawBody = JSON.stringify(json);

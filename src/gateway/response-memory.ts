@@ -8,7 +8,7 @@
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { Request } from "../ir/request.ts";
 import { storableText } from "../ledger/columns.ts";
-import type { ContentSeal } from "../ledger/content-seal.ts";
+import { ContentSeal, newSealKey } from "../ledger/content-seal.ts";
 import type { ConversationStore } from "../ledger/conversations-types.ts";
 import { type ResponseStore, RUNNING_STATUSES, type StoredResponseRow } from "../ledger/responses-types.ts";
 import { responseObject } from "../protocols/openai-responses/output-items.ts";
@@ -55,6 +55,8 @@ export interface Turn {
 
 /** The longest chain followed: deeper than any real conversation, short of a loop's cost. */
 const MAX_CHAIN = 10_000;
+/** The name of the deployment's secret that seals compaction items when no key is configured. */
+const COMPACTION_SECRET = "compaction";
 const TERMINAL_EVENTS = ["response.completed", "response.incomplete", "response.failed"];
 
 export class ResponseMemory {
@@ -63,6 +65,8 @@ export class ResponseMemory {
   readonly background: BackgroundRuns;
   private readonly seal: ContentSeal;
   private readonly log: WarningLogger;
+  /** The seal of compaction items, once the store has given the secret (compactionSeal). */
+  private compactionSealing: Promise<ContentSeal> | undefined;
 
   constructor(
     stores: { responses: ResponseStore; conversations: ConversationStore; owner: string },
@@ -117,10 +121,28 @@ export class ResponseMemory {
    * `POST /v1/responses/compact`: the responder that answers the summarising generation's result
    * as the compacted window: the turn's input once its chain is put in, then the compaction item.
    */
-  compactionResponder(out: Responder, accountId: string, turn: Turn): Responder {
+  async compactionResponder(out: Responder, accountId: string, turn: Turn): Promise<Responder> {
     const window = () =>
       Array.isArray(turn.rewritten?.input) ? (turn.rewritten.input as Json[]) : turn.input;
-    return new CompactionResponder(out, this.seal, accountId, window);
+    return new CompactionResponder(out, await this.compactionSeal(), accountId, window);
+  }
+
+  /**
+   * What seals compaction items: storage.encryption_key, else the deployment's own secret, made
+   * once and kept in the store, so that every process sharing it seals and opens alike. An item is
+   * sealed either way: one a client made or altered is never expanded into the conversation.
+   */
+  private compactionSeal(): Promise<ContentSeal> {
+    if (this.seal.sealing) return Promise.resolve(this.seal);
+    this.compactionSealing ??= this.store.secret(COMPACTION_SECRET, newSealKey()).then(
+      (key) => new ContentSeal([key]),
+      (err: unknown) => {
+        // Asked again next time: the store may be back.
+        this.compactionSealing = undefined;
+        throw err;
+      },
+    );
+    return this.compactionSealing;
   }
 
   /** A turn that refers to stored state: the chain or conversation and referenced items put in (`rewritten`). */
@@ -287,7 +309,7 @@ export class ResponseMemory {
     const resolved: Json[] = [];
     for (const [i, item] of items.entries()) {
       if (item.type === "compaction") {
-        resolved.push(expandCompaction(item, `input[${i}]`, this.seal, accountId));
+        resolved.push(expandCompaction(item, `input[${i}]`, await this.compactionSeal(), accountId));
         continue;
       }
       if (item.type !== "item_reference") {

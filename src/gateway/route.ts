@@ -20,6 +20,7 @@ import type {
   ProtocolName,
   Relay,
   StreamEncoder,
+  UpstreamTarget,
 } from "../protocols/types.ts";
 import { malformedAnswer } from "../providers/http/transport-errors.ts";
 import { canRelay, type ProviderAdapter, type RelayingAdapter, type Target } from "../providers/types.ts";
@@ -172,8 +173,10 @@ class RelayedRoute implements Route {
     if (call.rawBody === undefined)
       throw new Error("the client's body was released: an endpoint has answered");
     const { quirks } = this.adapter;
-    const model = this.target.upstreamModel;
-    const target = quirks ? { model, stream, quirks } : { model, stream };
+    const target: UpstreamTarget = { model: this.target.upstreamModel, stream };
+    if (quirks) target.quirks = quirks;
+    if (this.target.model.reasoning) target.reasoningModel = true;
+    if (keptByMemory(call.ctx)) target.kept = true;
     const { path, body } = relay.request(call.rawBody, call.request, target, this.unsentFields);
     return { path, body, headers: relay.headers?.(call.clientHeaders) ?? {}, stream };
   }
@@ -244,6 +247,11 @@ class TranslatedRoute implements Route {
     const events: StreamEvent[] = [{ type: "error", error }];
     return { text: this.encoder?.encode(events[0]) ?? "", events };
   }
+}
+
+/** The Responses API's memory keeps the answer: stored, or appended to its conversation. */
+function keptByMemory(ctx: EncodeContext): boolean {
+  return ctx.memory !== undefined && (ctx.memory.store || ctx.memory.conversationId !== undefined);
 }
 
 /**

@@ -35,6 +35,12 @@ export class ContentSeal {
     return `${PREFIX}${first.id}:${parts.join(":")}`;
   }
 
+  /** A text that must have been sealed (a compaction item): clear text is refused, not passed on. */
+  openSealed(stored: string): string {
+    if (!stored.startsWith(PREFIX)) throw new Error("the text is not sealed");
+    return this.open(stored);
+  }
+
   open(stored: string): string {
     if (!stored.startsWith(PREFIX)) return stored;
     const [id, nonce, tag, body] = stored.slice(PREFIX.length).split(":");
@@ -45,4 +51,9 @@ export class ContentSeal {
     decipher.setAuthTag(Buffer.from(tag, "base64"));
     return Buffer.concat([decipher.update(Buffer.from(body, "base64")), decipher.final()]).toString("utf8");
   }
+}
+
+/** A new key as storage.encryption_key takes one: 32 random bytes, base64. */
+export function newSealKey(): string {
+  return randomBytes(KEY_BYTES).toString("base64");
 }

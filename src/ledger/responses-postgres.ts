@@ -111,6 +111,17 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
     return result.rowCount ?? 0;
   }
 
+  async secret(name: string, fresh: string): Promise<string> {
+    const secrets = this.t("gateway_secrets");
+    // Kept, or the one another process kept first (its row is then the conflict, read after).
+    await this.db.query(
+      `INSERT INTO ${secrets} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+      [name, fresh, Date.now()],
+    );
+    const result = await this.db.query(`SELECT value FROM ${secrets} WHERE name = $1`, [name]);
+    return String(result.rows[0]?.value);
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const result = await this.db.query(
       `SELECT COALESCE(SUM(octet_length(content)), 0) AS bytes FROM ${this.t("stored_responses")} WHERE account_id = $1`,

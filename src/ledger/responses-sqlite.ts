@@ -99,6 +99,17 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
     );
   }
 
+  async secret(name: string, fresh: string): Promise<string> {
+    return this.transaction(() => {
+      this.statement("INSERT OR IGNORE INTO gateway_secrets (name, value, created_at) VALUES (?, ?, ?)").run(
+        name,
+        fresh,
+        Date.now(),
+      );
+      return String(this.statement("SELECT value FROM gateway_secrets WHERE name = ?").get(name)?.value);
+    });
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const row = read(() =>
       this.statement(

@@ -56,6 +56,11 @@ export interface ResponseStore {
    * `silentForMs` (owner_leases, by the database's clock), or never did, are failed; returns how many.
    */
   markAbandonedRuns(silentForMs: number): Promise<number>;
+  /**
+   * The deployment's secret of that name (`gateway_secrets`): `fresh` is kept when there is none yet,
+   * and whichever process keeps its own first, every process of the store reads that one.
+   */
+  secret(name: string, fresh: string): Promise<string>;
 }
 
 /** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */
@@ -116,6 +121,11 @@ CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   PRIMARY KEY (account_id, id)
 )${d.keyedTable};
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+CREATE TABLE IF NOT EXISTS ${t("gateway_secrets")} (
+  name       TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  created_at ${d.int64} NOT NULL
+)${d.keyedTable};
 `;
 }
 

@@ -326,6 +326,12 @@ export interface UpstreamTarget<Quirks = unknown> {
   /** The catalog says the model reasons (OpenAI's o-series and gpt-5, say). */
   reasoningModel?: boolean;
   /**
+   * The gateway keeps the answer for a later turn to send back (the Responses API's memory: stored,
+   * or appended to a conversation; docs/responses.md §3): a relay asks its upstream for what that
+   * turn will need (a Responses upstream: reasoning's `encrypted_content`).
+   */
+  kept?: boolean;
+  /**
    * What this provider does otherwise than its protocol's reference API, as the protocol module
    * types it (chat-completions: `ChatQuirks`, openai-chat/quirks.ts); absent for none.
    */

@@ -137,19 +137,11 @@ export const AI_SDK = [
     reasoningReplayed: "the openai provider's chat model sends no reasoning back",
   }),
   aiClientDriver("openai-responses", "AI SDK, openai Responses provider", "@ai-sdk/openai"),
-  {
-    ...aiClientDriver(
-      "openai-responses-stored",
-      "AI SDK, openai Responses provider, default store",
-      "@ai-sdk/openai",
-    ),
-    knownIssues: {
-      "openai-responses": {
-        reasoning:
-          "a Responses upstream is relayed the client's body as sent: this provider asks no `include: reasoning.encrypted_content` when it stores, so the stored reasoning item has no encrypted content to send back on the next turn",
-      },
-    },
-  },
+  aiClientDriver(
+    "openai-responses-stored",
+    "AI SDK, openai Responses provider, default store",
+    "@ai-sdk/openai",
+  ),
   aiClientDriver("anthropic", "AI SDK, anthropic provider", "@ai-sdk/anthropic"),
   aiClientDriver("google", "AI SDK, google provider", "@ai-sdk/google"),
   aiClientDriver("openrouter", "AI SDK, OpenRouter provider", "@openrouter/ai-sdk-provider"),

@@ -1,6 +1,7 @@
 // Stored responses and conversations, one contract on both stores (src/ledger/responses-types.ts,
 // src/ledger/conversations-types.ts): read-your-writes, isolation by account, the item index behind
-// item_reference, order of appended items, deletion, retention batches, stored bytes; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
+// item_reference, order of appended items, deletion, retention batches, stored bytes, the
+// deployment's secrets; and the seal that encrypts their content at rest (src/ledger/content-seal.ts).
 
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { newGenerationId } from "../../src/gateway/ids.ts";
 import { Retention } from "../../src/gateway/retention.ts";
-import { ContentSeal } from "../../src/ledger/content-seal.ts";
+import { ContentSeal, newSealKey } from "../../src/ledger/content-seal.ts";
 import type { ItemPage } from "../../src/ledger/conversations-types.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
 import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
@@ -54,6 +55,24 @@ function contract(name: string, open: () => Promise<Store>): void {
         assert.deepEqual(await ids(third.id, account), [third.id]);
       } finally {
         await store.close();
+      }
+    });
+
+    test("a secret: whichever process keeps its own first, every process reads that one, and it stays", async () => {
+      const [a, b] = [await open(), await open()];
+      try {
+        const name = `test-${randomBytes(4).toString("hex")}`;
+        const [x, y] = await Promise.all([
+          a.responses.secret(name, "from-a"),
+          b.responses.secret(name, "from-b"),
+        ]);
+        assert.equal(x, y);
+        assert.ok(x === "from-a" || x === "from-b", x);
+        assert.equal(await b.responses.secret(name, "later"), x);
+        assert.equal(await a.responses.secret(`${name}-other`, "other"), "other");
+      } finally {
+        await a.close();
+        await b.close();
       }
     });
 
@@ -341,5 +360,12 @@ describe("content seal (storage.encryption_key)", () => {
     const tampered = `${sealed.slice(0, -4)}AAAA`;
     assert.throws(() => new ContentSeal([k]).open(tampered));
     assert.throws(() => new ContentSeal(["c2hvcnQ="]), /32 bytes/);
+  });
+
+  test("openSealed refuses clear text, which open passes on (content kept before a key was set)", () => {
+    const seal = new ContentSeal([newSealKey()]);
+    assert.equal(seal.open("plain"), "plain");
+    assert.throws(() => seal.openSealed("plain"), /not sealed/);
+    assert.equal(seal.openSealed(seal.seal("plain")), "plain");
   });
 });

@@ -104,6 +104,9 @@ function decodeLogprobs(b: Record<string, unknown>, request: Request, ignored: s
 /** The `include` value that asks for the output text's token logprobs. */
 export const LOGPROBS_INCLUDE = "message.output_text.logprobs";
 
+/** The `include` value that asks for reasoning items' `encrypted_content` (what a later turn sends back). */
+export const ENCRYPTED_REASONING_INCLUDE = "reasoning.encrypted_content";
+
 function decodeText(value: unknown, request: Request, ignored: string[]): void {
   if (!present(value)) return;
   const text = expectObject(value, "text");

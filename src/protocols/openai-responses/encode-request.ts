@@ -1,8 +1,9 @@
 // IR → upstream: the body of `POST {base_url}/responses` for a provider configured with
 // `protocol: openai-responses`. Stateless, like the gateway: `store: false`, the whole conversation
 // in `input`, and reasoning carried from turn to turn by its `encrypted_content` (asked for with
-// `include` whenever reasoning is in play). What this protocol cannot say is left out and named in
-// the attempt's `Unsent` where it is left out: stop sequences, penalties, seed, top_k, cache_control…;
+// `include` whenever reasoning is in play, asked or the model's own). What this protocol cannot say
+// is left out and named in the attempt's `Unsent` where it is left out: stop sequences, penalties,
+// seed, top_k, cache_control…;
 // a reasoning token budget is mapped to an effort, as for chat-completions upstreams.
 //
 // Not named, because nothing the upstream could use is lost: another vendor's call signatures (a
@@ -17,7 +18,7 @@ import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { reasoningEffort } from "../shared/reasoning-effort.ts";
 import { approximateLocation, leaveOutLimits } from "../shared/web-search.ts";
 import type { UpstreamCall, UpstreamTarget } from "../types.ts";
-import { LOGPROBS_INCLUDE } from "./decode-request.ts";
+import { ENCRYPTED_REASONING_INCLUDE, LOGPROBS_INCLUDE } from "./decode-request.ts";
 import { encodeInput } from "./encode-input.ts";
 
 type Json = Record<string, unknown>;
@@ -69,8 +70,8 @@ export function encodeRequest(request: Request, target: UpstreamTarget, unsent =
   // As on chat-completions: reasoning switched off is said only as the client's own "none".
   else unsent.add("reasoning", request.reasoning?.enabled === false);
   const include: string[] = [];
-  if ((effort && effort !== "none") || carriesSignedReasoning(request))
-    include.push("reasoning.encrypted_content");
+  if (reasons(request, effort, target) || carriesSignedReasoning(request))
+    include.push(ENCRYPTED_REASONING_INCLUDE);
   if (request.logprobs) {
     include.push(LOGPROBS_INCLUDE);
     if (request.logprobs.topLogprobs !== undefined) body.top_logprobs = request.logprobs.topLogprobs;
@@ -111,6 +112,15 @@ function encodeFormat(format: ResponseFormat): Json {
 }
 
 /** Earlier reasoning with a signature is in the conversation: its next form must come back too. */
+/**
+ * The answer may hold reasoning: asked for, or a model that reasons unasked (gpt-5's default effort),
+ * unless switched off. (OpenAI refuses `reasoning.encrypted_content` of a model that does not reason.)
+ */
+function reasons(request: Request, effort: string | undefined, target: UpstreamTarget): boolean {
+  if (effort) return effort !== "none";
+  return target.reasoningModel === true && request.reasoning?.enabled !== false;
+}
+
 function carriesSignedReasoning(request: Request): boolean {
   return request.messages.some((message) =>
     message.content.some(

@@ -65,6 +65,13 @@ export function editJson(text: string, edits: JsonEdits): string {
       additions += `${additions ? "," : ""}${JSON.stringify(key)}:${edits.fill?.[key]}`;
   if (remove) for (const span of removalSpans(members, remove)) cuts.push({ ...span, insert: "" });
   if (cuts.length === 0 && additions === "") return text;
+  // Members added before the closing brace as one more cut, found in the text as it came: a search
+  // of the edited text would first copy it whole (a long body's join of pieces). With members
+  // removed, only the edited text says whether any is left to put a comma after.
+  if (additions && !remove) {
+    cuts.push(closingCut(text, additions));
+    additions = "";
+  }
 
   // Usually in order already (the members set come in the text's order): sorted only when not.
   if (!inOrder(cuts)) cuts.sort((a, b) => a.from - b.from);
@@ -87,6 +94,13 @@ interface Cut {
   from: number;
   to: number;
   insert: string;
+}
+
+/** The members added (raw `"key":value` text) just before the object's closing brace. */
+function closingCut(text: string, additions: string): Cut {
+  const close = text.lastIndexOf("}");
+  const empty = /^\{\s*$/.test(text.slice(0, close));
+  return { from: close, to: close, insert: `${empty ? "" : ","}${additions}` };
 }
 
 function inOrder(cuts: Cut[]): boolean {
@@ -319,13 +333,13 @@ export function topLevelMembers(text: string, until?: readonly string[]): Map<st
 
 /**
  * The top-level members of a JSON object text, in order. With `until`, only those members are
- * listed, and the scan stops once all are found, unless the rest of the text may hold one of them
- * again (a key written twice is then listed twice).
+ * listed, and the scan stops once the rest of the text cannot hold one of them (again: a key written
+ * twice is then listed twice), looked at as each is first found: a key still missing then is absent,
+ * and a member the caller sets is added without the rest of a long body being walked.
  */
 function memberList(text: string, until?: readonly string[]): Member[] {
   const members: Member[] = [];
   const keys = new KeyReader(text);
-  let sought = until?.length ?? 0;
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new SyntaxError("not a JSON object");
   i = skipSpace(text, i + 1);
@@ -342,10 +356,7 @@ function memberList(text: string, until?: readonly string[]): Member[] {
       // (The members listed with `until` are a few: looked through, no set kept of them.)
       const first = until !== undefined && !members.some((m) => m.key === key);
       members.push({ key, start, valueStart, end });
-      if (first) {
-        sought--;
-        if (sought === 0 && !mayHoldKeys(text, end, until)) return members;
-      }
+      if (first && !mayHoldKeys(text, end, until)) return members;
     }
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);

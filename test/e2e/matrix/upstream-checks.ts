@@ -139,6 +139,12 @@ export function checkEnvelope(req: RecordedRequest, route: Route, maxTokens: num
       const expected = maxTokens === undefined || relayed(route) ? maxTokens : Math.max(maxTokens, 16);
       assert.equal(body.max_output_tokens, expected);
       claim(req, "model", "stream", "store", "max_output_tokens");
+      // Every matrix model reasons: a translation asks for its reasoning's encrypted content, asked
+      // for or not, so that the next turn can send it back.
+      if (!relayed(route)) {
+        assert.ok(body.include?.includes("reasoning.encrypted_content"), `include: ${body.include}`);
+        claim(req, "include");
+      }
       return;
     }
   }

@@ -33,6 +33,8 @@ before(async () => {
         context_length: 80,
         max_output_tokens: 40,
       },
+      // A model that reasons, relayed: a kept answer asks for reasoning's encrypted content.
+      { ...fakeModel("fr/gpt5", ["fr"], { upstream: "gpt-5" }), reasoning: true },
       // A short window, for truncation: every other test's prompt fits it.
       { id: "local/echo-1", context_length: 300, max_output_tokens: 100 },
     ],
@@ -371,6 +373,91 @@ describe("continuations translated and relayed: the upstream gets the whole hist
   });
 });
 
+describe("a Responses upstream (relay) keeps signed reasoning in what the gateway stores", () => {
+  const SIGNED: Parameters<FakeUpstream["script"]>[0] = {
+    blocks: [
+      { type: "thinking", text: "Look it up.", signature: "enc-relay-1" },
+      { type: "tool_call", id: "call_1", name: "get_weather", args: { city: "Oslo" } },
+    ],
+  };
+
+  for (const stream of [false, true]) {
+    test(`${stream ? "streamed" : "whole"}: include asked once; turn 2's chain carries the encrypted content`, async () => {
+      responses.script(SIGNED, { blocks: [{ type: "text", text: "Cold." }] });
+      const body = {
+        model: "fr/gpt5",
+        input: "Weather in Oslo?",
+        tools: TOOLS,
+        reasoning: { effort: "low" as const },
+        include: ["message.output_text.logprobs" as const],
+      };
+      const first = stream
+        ? await client.responses.stream(body).finalResponse()
+        : await client.responses.create(body);
+      assert.deepEqual(responses.requests[0]!.body.include, [
+        "message.output_text.logprobs",
+        "reasoning.encrypted_content",
+      ]);
+      // The client's own store goes up as it sent it (src/protocols/openai-responses/relay.ts).
+      assert.equal(responses.requests[0]!.body.store, undefined);
+      const stored = await client.responses.retrieve(first.id);
+      const reasoning = stored.output.find((item) => item.type === "reasoning");
+      assert.equal(reasoning?.encrypted_content, "enc-relay-1");
+      await answerTheCall(first, "-2C");
+      const input = responses.requests[1]!.body.input;
+      assert.deepEqual(
+        input.map((item: any) => item.type ?? item.role),
+        ["message", "reasoning", "function_call", "function_call_output"],
+      );
+      assert.equal(input[1].encrypted_content, "enc-relay-1");
+      assert.equal(input[1].id, undefined);
+    });
+  }
+
+  test("item_reference to a stored reasoning item goes up with its encrypted content", async () => {
+    responses.script(SIGNED, { blocks: [{ type: "text", text: "Cold." }] });
+    const first = await client.responses.create({
+      model: "fr/gpt5",
+      input: "Weather in Oslo?",
+      tools: TOOLS,
+      include: ["reasoning.encrypted_content"],
+    });
+    assert.deepEqual(responses.requests[0]!.body.include, ["reasoning.encrypted_content"]);
+    const call = first.output.find((item) => item.type === "function_call");
+    assert.ok(call);
+    await client.responses.create({
+      model: "fr/gpt5",
+      tools: TOOLS,
+      input: [
+        { role: "user", content: "Weather in Oslo?" },
+        ...first.output.map((item) => ({ type: "item_reference" as const, id: item.id! })),
+        { type: "function_call_output", call_id: call.call_id, output: "-2C" },
+      ],
+    });
+    const input = responses.requests[1]!.body.input;
+    assert.equal(input[1].type, "reasoning");
+    assert.equal(input[1].encrypted_content, "enc-relay-1");
+  });
+
+  test("nothing kept, or a model that does not reason: include goes up as the client sent it", async () => {
+    responses.script(SIGNED, SIGNED, { blocks: [{ type: "text", text: "Hi." }] });
+    await client.responses.create({ model: "fr/gpt5", input: "Hi", tools: TOOLS, store: false });
+    await client.responses.create({
+      model: "fr/gpt5",
+      input: "Hi",
+      tools: TOOLS,
+      store: false,
+      include: ["message.output_text.logprobs"],
+    });
+    // OpenAI refuses `reasoning.encrypted_content` of a model that does not reason, naming include.
+    await client.responses.create({ model: "fr/gpt", input: "Hi" });
+    assert.deepEqual(
+      responses.requests.map((r) => r.body.include),
+      [undefined, ["message.output_text.logprobs"], undefined],
+    );
+  });
+});
+
 describe("conversations: the items API, and a response that continues and extends one", () => {
   const text = (item: any) => item.content?.[0]?.text;
 
@@ -587,16 +674,33 @@ describe("the AI SDK's default openai() provider, store left at its default: it 
     });
   }
 
-  test("messages fake: the referenced reasoning goes up as the signed thinking block", async () => {
-    anthropic.script(
+  /** Turn 1: signed reasoning and the tool call; turn 2: the answer. */
+  const scriptWeather = (fake: FakeUpstream, signature: string) =>
+    fake.script(
       {
         blocks: [
-          { type: "thinking", text: "Weather first.", signature: "sig-ai-sdk" },
+          { type: "thinking", text: "Weather first.", signature },
           { type: "tool_call", name: "get_weather", args: { city: "Oslo" } },
         ],
       },
       { blocks: [{ type: "text", text: "Wear a coat." }] },
     );
+
+  for (const stream of [false, true]) {
+    test(`Responses fake (relay), ${stream ? "streamText" : "generateText"}: the referenced reasoning goes up with its encrypted content`, async () => {
+      scriptWeather(responses, "enc-ai-sdk");
+      const result = await run("fr/gpt5", stream);
+      assert.equal(await result.text, "Wear a coat.");
+      const [first, second] = responses.requests.map((r) => r.body);
+      assert.deepEqual(first.include, ["reasoning.encrypted_content"]);
+      const reasoning = second.input.find((item: any) => item.type === "reasoning");
+      assert.equal(reasoning?.encrypted_content, "enc-ai-sdk");
+      assert.ok(second.input.every((item: any) => item.type !== "item_reference"));
+    });
+  }
+
+  test("messages fake: the referenced reasoning goes up as the signed thinking block", async () => {
+    scriptWeather(anthropic, "sig-ai-sdk");
     const result = await run("fa/claude", false);
     assert.equal(await result.text, "Wear a coat.");
     const second = anthropic.requests[1]!.body;

@@ -120,6 +120,20 @@ describe("IR → a Responses API upstream", () => {
     assert.deepEqual(off.dropped, ["reasoning"]);
   });
 
+  test("reasoning's encrypted content is asked whenever the answer may reason: asked, or the model's own", () => {
+    const include = (overrides: Partial<Request>, reasoningModel: boolean) =>
+      (
+        openaiResponses.encodeRequest(irRequest(overrides), { model: "gpt-5", stream: false, reasoningModel })
+          .body as any
+      ).include;
+    assert.deepEqual(include({}, true), ["reasoning.encrypted_content"]);
+    assert.deepEqual(include({ reasoning: { effort: "low" } }, false), ["reasoning.encrypted_content"]);
+    // Refused by OpenAI of a model that does not reason; pointless when reasoning is off.
+    assert.equal(include({}, false), undefined);
+    assert.equal(include({ reasoning: { effort: "none", enabled: false } }, true), undefined);
+    assert.equal(include({ reasoning: { enabled: false } }, true), undefined);
+  });
+
   test("structured output goes in text.format, named when the client gave no name", () => {
     const body = encode({ responseFormat: { type: "json_schema", schema: { type: "object" } } }).body as any;
     assert.deepEqual(body.text, {
