@@ -18,6 +18,7 @@ import { protocols } from "../../src/protocols/index.ts";
 import { relays } from "../../src/protocols/relays.ts";
 import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
 import type { EncodeContext, ProtocolName, RawSseEvent } from "../../src/protocols/types.ts";
+import { countingCalls } from "../support/streams.ts";
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 
@@ -183,6 +184,40 @@ describe("relayed stream", () => {
     assert.equal(expected.text.includes('"usage"'), false);
     for (const fastPath of FAST_PATHS)
       assert.deepEqual(outcome(relayed("openai-chat", body, 0, ctx(), fastPath).pieces), expected);
+  });
+
+  // Some OpenAI-style upstreams write usage unasked, on the last chunk (Mistral) or on every chunk
+  // (a running count): a client that did not ask sees no `usage` member, the meter reads the last.
+  test("a non-null usage the client did not ask for is cut from every chunk, still metered, fast path on and off", () => {
+    const usage = (n: number) => `{"prompt_tokens":3,"completion_tokens":${n},"total_tokens":${3 + n}}`;
+    const chunk = (text: string, n: number, finish = "null", members = `,"usage":${usage(n)}`) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":${finish}}]${members}}\n\n`;
+    const body = Buffer.from(
+      chunk("a", 1) +
+        chunk("b", 2) +
+        chunk("ü", 3, "null", `,"usage":${usage(3)},"more":1`) +
+        chunk("d", 4, "null", `,"usage" : ${usage(4)}`) +
+        chunk("", 5, '"stop"') +
+        "data: [DONE]\n\n",
+    );
+    for (const streamUsage of [false, true]) {
+      const ctx = () => context({ streamUsage });
+      const expected = outcome(decodedEveryEvent("openai-chat", body, ctx()));
+      assert.equal(expected.text.includes('"usage"'), streamUsage, `asked: ${streamUsage}`);
+      assert.equal(expected.text.includes('"more":1'), true);
+      assert.equal(expected.usage.completionTokens, 5);
+      for (const fastPath of FAST_PATHS)
+        for (const size of [0, 1, 7, 64]) {
+          const { result, calls } = countingCalls(relays["openai-chat"], "streamEvent", () =>
+            relayed("openai-chat", body, size, ctx(), fastPath),
+          );
+          const how = `asked: ${streamUsage}, reads of ${size || "all"} bytes, fast path ${fastPath.on ? "on" : "off"}`;
+          assert.deepEqual(outcome(result.pieces), expected, how);
+          // Only the first chunk, and when the count is cut the one spelled otherwise (`"usage" : `),
+          // are decoded and framed again; the others go on as bytes.
+          if (fastPath.on) assert.equal(calls, streamUsage ? 1 : 2, how);
+        }
+    }
   });
 
   test("a stream cut off after its content ends with an error, not as a finished one", () => {

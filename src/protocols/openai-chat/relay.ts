@@ -9,6 +9,7 @@ import {
   editJsonMember,
   parseObject,
   topLevelMembers,
+  valueEnd,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
@@ -92,7 +93,7 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     if (event.data === "[DONE]") return `data: [DONE]${end}`;
     if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
     let data = withIdentity(event.data, ctx, memo, "id", "model");
-    if (!ctx.request.streamUsage) data = withoutNullUsage(data);
+    if (!ctx.request.streamUsage) data = withoutUsage(data);
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
@@ -102,8 +103,9 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
   // meter too unless it has the shape of the stream's earlier text chunks (or of the last stream's,
   // under this stream's opening), or, before the stream has such a shape, holds nothing the meter
   // counts (contentOnly). The usage chunk the client did not ask for takes the decoding path, which
-  // withholds it; so does every chunk when reasoning is removed. The `"usage":null` the gateway's own
-  // request for usage brought is cut from the bytes when the client did not ask for usage.
+  // withholds it; so does every chunk when reasoning is removed. When the client did not ask for
+  // usage, a chunk's `usage` member is cut from the bytes: the `"usage":null` the gateway's own
+  // request for usage brought, or a count an upstream writes unasked (Mistral), which the tap reads.
   passBytes(event, ctx, memo) {
     // Most of a stream: a text chunk of the shape learned, under the identity it was learned with.
     const learned = memo.learned as ContentShape | undefined;
@@ -120,7 +122,7 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     if (!startsAt(event.view, opening.text, event.from) || !objectDataLine(event, event.from))
       return undefined;
     const opened = { replace: opening.text.length, by: opening.edited };
-    const passed = ctx.request.streamUsage ? opened : withoutNullUsageBytes(event, opened);
+    const passed = ctx.request.streamUsage ? opened : withoutUsageBytes(event, opened);
     if (!passed) return undefined;
     if (!shape) {
       const known = ContentShape.ofLastStream(event, memo, opening.text, opened);
@@ -175,30 +177,38 @@ function contentOnly(event: RawSseEvent): boolean {
 
 /**
  * OpenAI writes `"usage":null` on every chunk once usage is asked for, and the gateway always asks
- * (request); the real API writes no member at all when the client did not ask, and some clients
- * (OpenRouter's SDK) refuse the null. Spelled with the comma before it, the member is cut as it
- * stands; spelled otherwise (first member, spaces), the chunk is decoded (streamEvent removes it).
+ * (request); the real API writes no `usage` member at all when the client did not ask (its count
+ * comes only in the extra last chunk of a client that asked), and some clients (OpenRouter's SDK)
+ * refuse the null. An upstream that counts unasked (Mistral on its last chunk, others on every
+ * chunk) is cut the same way: the meter reads the count from the upstream's bytes, not the client's.
+ * Spelled with the comma before it, the member is cut as it stands; spelled otherwise (first member,
+ * spaces), the chunk is decoded (streamEvent removes it).
  */
 const NULL_USAGE = ',"usage":null';
+const USAGE_MEMBER = ',"usage":';
 
-/** The passed bytes with their `,"usage":null` left out; undefined when it must be decoded instead. */
-function withoutNullUsageBytes(event: RawSseEvent, passed: PassedBytes): PassedBytes | undefined {
-  const at = event.find('"usage":null');
+/** The passed bytes with their `,"usage":…` left out; undefined when it must be decoded instead. */
+function withoutUsageBytes(event: RawSseEvent, passed: PassedBytes): PassedBytes | undefined {
+  const at = event.find('"usage"');
   if (at < 0) return passed;
+  const { view } = event;
   const from = at - 1;
-  if (from < event.from + (passed.replace ?? 0) || !startsAt(event.view, NULL_USAGE, from)) return undefined;
-  return { ...passed, without: { from, end: from + NULL_USAGE.length } };
+  if (from < event.from + (passed.replace ?? 0) || !startsAt(view, USAGE_MEMBER, from)) return undefined;
+  // Most chunks: the null the gateway's asking brought, cut without reading a value.
+  const end = startsAt(view, NULL_USAGE, from)
+    ? from + NULL_USAGE.length
+    : valueEnd(view, from + USAGE_MEMBER.length);
+  if (end < 0 || end > event.end) return undefined;
+  return { ...passed, without: { from, end } };
 }
 
-/** The chunk without a null `usage` member (the client did not ask for usage). */
-function withoutNullUsage(data: string): string {
+/** The chunk without its `usage` member (the client did not ask for usage). */
+function withoutUsage(data: string): string {
   const at = data.indexOf('"usage"');
   if (at < 0) return data;
-  // Cut as the fast path cuts it (withoutNullUsageBytes), without reading the chunk's members.
+  // Cut as the fast path cuts it (withoutUsageBytes), without reading the chunk's members.
   if (startsAt(data, NULL_USAGE, at - 1))
     return data.slice(0, at - 1) + data.slice(at - 1 + NULL_USAGE.length);
-  const usage = topLevelMembers(data, ["usage"]).get("usage");
-  if (!usage || data.slice(usage.valueStart, usage.end) !== "null") return data;
   return editJson(data, { remove: ["usage"] });
 }
 
