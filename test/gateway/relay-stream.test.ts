@@ -220,6 +220,50 @@ describe("relayed stream", () => {
     }
   });
 
+  // A stream cut before its usage is settled on the gateway's estimate (Meter.estimate): the text the
+  // meter decoded plus what the fast path passed undecoded, about the same either way.
+  const longChunks = (n: number) => {
+    const chunk = (delta: string, finish = "null") =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}],"usage":null}\n\n`;
+    const words = Array.from({ length: n }, (_, i) => chunk(`{"content":"${`word${i} `.repeat(8)}"}`));
+    return Buffer.from(chunk('{"role":"assistant","content":""}') + words.join("") + chunk("{}", '"stop"'));
+  };
+  for (const [name, body] of [
+    ["openai-chat/text.sse (a token a chunk)", fixture("openai-chat/text.sse")],
+    ["chunks of 48 characters", longChunks(6)],
+  ] as const)
+    test(`${name}: the output passed undecoded is estimated from its text, near the decoded text's estimate`, () => {
+      const text = outcome(decodedEveryEvent("openai-chat", body)).text;
+      const chars = text
+        .split("\n\n")
+        .filter((line) => line.startsWith("data: {"))
+        .reduce((n, line) => n + (JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? "").length, 0);
+      for (const fastPath of FAST_PATHS) {
+        const p = protocols["openai-chat"];
+        const ctx = context();
+        const stream = new RelayStream(
+          relays["openai-chat"],
+          ctx,
+          p.streamDecoder(),
+          p.streamEncoder(ctx),
+          undefined,
+          fastPath,
+        );
+        const meter = new Meter();
+        for (const piece of [...stream.read(body), ...stream.end()])
+          for (const event of piece.events) if (event.type !== "usage") meter.observe(event);
+        meter.estimate(7, stream.undecodedOutputTokens());
+        const how = `fast path ${fastPath.on ? "on" : "off"}`;
+        if (!fastPath.on) assert.equal(stream.undecodedOutputTokens(), 0, how);
+        else assert.ok(stream.undecodedOutputTokens() > 0, how);
+        const { completionTokens, promptTokens, estimated } = meter.usage;
+        assert.deepEqual({ promptTokens, estimated }, { promptTokens: 7, estimated: true }, how);
+        // A token per four characters, give or take the first chunk's (counted as one token).
+        const expected = Math.ceil(chars / 4);
+        assert.ok(Math.abs(completionTokens - expected) <= 2, `${how}: ${completionTokens} vs ${expected}`);
+      }
+    });
+
   test("a stream cut off after its content ends with an error, not as a finished one", () => {
     const body = fixture("openai-chat/text.sse").toString();
     const cut = Buffer.from(body.slice(0, body.indexOf('"finish_reason":"')));

@@ -111,7 +111,10 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     const learned = memo.learned as ContentShape | undefined;
     if (learned?.holds(ctx, memo)) {
       const close = learned.textEnd(event);
-      if (close >= 0) return learned.passedAt(close, ctx);
+      if (close >= 0) {
+        learned.measure(event, close, memo);
+        return learned.passedAt(close, ctx);
+      }
     }
     if (isDoneLine(event)) return DONE_PASSED;
     if (excludesReasoning(ctx)) return undefined;
@@ -128,6 +131,7 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
       const known = ContentShape.ofLastStream(event, memo, opening.text, opened);
       if (known) {
         memo.learned = known;
+        known.measure(event, known.textEnd(event), memo);
         return passed;
       }
       if (contentOnly(event)) {
@@ -135,6 +139,7 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
         if (first) {
           memo.learned = first;
           memo.shared.learned = first.withoutOpening();
+          first.measure(event, first.textEnd(event), memo);
         }
         return passed;
       }
@@ -350,6 +355,14 @@ class ContentShape {
       identity?.model === ctx.model &&
       identity.memo.opening === this.memoOpening
     );
+  }
+
+  /** Counts the text of a chunk of this shape (its bytes, escapes as written) for RelayMemo.measured. */
+  measure(event: RawSseEvent, close: number, memo: RelayMemo): void {
+    memo.measured ??= { bytes: 0, events: 0 };
+    const measured = memo.measured;
+    measured.bytes += close - event.from - this.prefix.length;
+    measured.events++;
   }
 
   /** What a chunk of this shape whose text closes at `close` is written as. */
