@@ -80,6 +80,8 @@ export interface RelayMemo {
    * (src/gateway/relay-stream.ts `undecodedOutputTokens`).
    */
   measured?: { bytes: number; events: number };
+  /** What the relay holds back to write later in the stream (chat: a count moved to its last chunk). */
+  held?: unknown;
 }
 
 /** One SSE event as read from an upstream stream. */

@@ -188,7 +188,7 @@ describe("relayed stream", () => {
 
   // Some OpenAI-style upstreams write usage unasked, on the last chunk (Mistral) or on every chunk
   // (a running count): a client that did not ask sees no `usage` member, the meter reads the last.
-  test("a non-null usage the client did not ask for is cut from every chunk, still metered, fast path on and off", () => {
+  test("a count on chunks with choices: cut when the client did not ask for usage, moved to a last usage chunk when it did; metered; fast path on and off", () => {
     const usage = (n: number) => `{"prompt_tokens":3,"completion_tokens":${n},"total_tokens":${3 + n}}`;
     const chunk = (text: string, n: number, finish = "null", members = `,"usage":${usage(n)}`) =>
       `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":${finish}}]${members}}\n\n`;
@@ -206,6 +206,19 @@ describe("relayed stream", () => {
       assert.equal(expected.text.includes('"usage"'), streamUsage, `asked: ${streamUsage}`);
       assert.equal(expected.text.includes('"more":1'), true);
       assert.equal(expected.usage.completionTokens, 5);
+      const chunks = expected.text
+        .split("\n\n")
+        .filter((line) => line.startsWith("data: {"))
+        .map((line) => JSON.parse(line.slice(6)));
+      if (streamUsage) {
+        // As OpenAI writes it to a client that asked: null beside choices, the count on its own last.
+        const last = chunks.pop();
+        assert.deepEqual(last.choices, []);
+        assert.equal(last.usage.completion_tokens, 5);
+        assert.equal(last.id, "gen-test-1");
+        assert.ok(expected.text.endsWith(`${JSON.stringify(last)}\n\ndata: [DONE]\n\n`));
+        for (const chunk of chunks) assert.equal(chunk.usage, null, JSON.stringify(chunk));
+      } else for (const chunk of chunks) assert.equal("usage" in chunk, false, JSON.stringify(chunk));
       for (const fastPath of FAST_PATHS)
         for (const size of [0, 1, 7, 64]) {
           const { result, calls } = countingCalls(relays["openai-chat"], "streamEvent", () =>
@@ -213,9 +226,9 @@ describe("relayed stream", () => {
           );
           const how = `asked: ${streamUsage}, reads of ${size || "all"} bytes, fast path ${fastPath.on ? "on" : "off"}`;
           assert.deepEqual(outcome(result.pieces), expected, how);
-          // Only the first chunk, and when the count is cut the one spelled otherwise (`"usage" : `),
-          // are decoded and framed again; the others go on as bytes.
-          if (fastPath.on) assert.equal(calls, streamUsage ? 1 : 2, how);
+          // Cut: only the first chunk and the one spelled otherwise (`"usage" : `) are decoded and
+          // framed again, the others go on as bytes. Moved: every counted chunk and the end mark are.
+          if (fastPath.on) assert.equal(calls, streamUsage ? 6 : 2, how);
         }
     }
   });

@@ -90,10 +90,11 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
 
   streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo) {
     const end = event.crlf ? "\r\n\r\n" : "\n\n";
-    if (event.data === "[DONE]") return `data: [DONE]${end}`;
-    if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
+    const asked = ctx.request.streamUsage;
+    if (event.data === "[DONE]") return `${heldUsageChunk(ctx, memo, end)}data: [DONE]${end}`;
+    if (!asked && isUsageOnlyChunk(event.data)) return "";
     let data = withIdentity(event.data, ctx, memo, "id", "model");
-    if (!ctx.request.streamUsage) data = withoutUsage(data);
+    data = asked ? withUsageHeld(data, memo) : withoutUsage(data);
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
@@ -116,7 +117,8 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
         return learned.passedAt(close, ctx);
       }
     }
-    if (isDoneLine(event)) return DONE_PASSED;
+    // A count held back (withUsageHeld) is written before the end mark, decoded.
+    if (isDoneLine(event)) return memo.held === undefined ? DONE_PASSED : undefined;
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, memo, "id", "model", DATA);
     if (!opening) return undefined;
@@ -145,7 +147,14 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
       }
     }
     const data = event.utf8(event.from + DATA.length, event.end);
-    if (!ctx.request.streamUsage && isUsageOnlyChunk(data)) return undefined;
+    // A usage chunk the client did not ask for is withheld; a count on a chunk with choices, when it
+    // did, is moved to the stream's end (streamEvent); the upstream's own usage chunk ends the holding.
+    if (!ctx.request.streamUsage) {
+      if (isUsageOnlyChunk(data)) return undefined;
+    } else if (countsUsage(event)) {
+      if (!isUsageOnlyChunk(data)) return undefined;
+      memo.held = undefined;
+    }
     return { ...passed, tap: { data } };
   },
 };
@@ -215,6 +224,43 @@ function withoutUsage(data: string): string {
   if (startsAt(data, NULL_USAGE, at - 1))
     return data.slice(0, at - 1) + data.slice(at - 1 + NULL_USAGE.length);
   return editJson(data, { remove: ["usage"] });
+}
+
+/** A chunk's `usage` is a count, not null (OpenAI's null on every chunk of a client that asked). */
+function countsUsage(event: RawSseEvent): boolean {
+  const at = event.find('"usage"');
+  return at >= 0 && !startsAt(event.view, '"usage":null', at);
+}
+
+/**
+ * A client that asked for usage gets it as OpenAI writes it: `"usage":null` on every chunk with
+ * choices and the count on a last chunk of its own (`choices: []`), which some clients rely on
+ * (LangChain adds up the usage of every chunk). An upstream that writes its count on a chunk with
+ * choices (Mistral on its last, others on every one) has it held back, the latest count only, and
+ * written in such a chunk before the end mark (heldUsageChunk).
+ */
+function withUsageHeld(data: string, memo: RelayMemo): string {
+  const at = data.indexOf('"usage"');
+  if (at < 0 || startsAt(data, '"usage":null', at)) return data;
+  if (isUsageOnlyChunk(data)) {
+    memo.held = undefined; // the upstream's own last chunk of usage: nothing to move there
+    return data;
+  }
+  const usage = topLevelMembers(data, ["usage"]).get("usage");
+  if (!usage) return data;
+  const count = data.slice(usage.valueStart, usage.end);
+  if (count === "null") return data;
+  memo.held = count;
+  return editJson(data, { set: { usage: "null" } });
+}
+
+/** The usage chunk for the count held back (withUsageHeld), or nothing when none is held. */
+function heldUsageChunk(ctx: EncodeContext, memo: RelayMemo, end: string): string {
+  const count = memo.held as string | undefined;
+  if (count === undefined) return "";
+  memo.held = undefined;
+  const identity = `"id":${JSON.stringify(ctx.id)},"object":"chat.completion.chunk","created":${ctx.created}`;
+  return `data: {${identity},"model":${JSON.stringify(ctx.model)},"choices":[],"usage":${count}}${end}`;
 }
 
 const DONE_LINE = "data: [DONE]";

@@ -116,6 +116,8 @@ test("a relayed chat stream reaches Mistral without stream_options, the client's
   for await (const chunk of stream) {
     id = chunk.id;
     text += chunk.choices[0]?.delta?.content ?? "";
+    // As OpenAI writes it: the count only on a last chunk of its own (Mistral's is on its finish chunk).
+    if (chunk.usage) assert.deepEqual(chunk.choices, [], "usage comes on a chunk without choices");
     usage = chunk.usage ?? usage;
   }
   assert.ok(text.length > 0);
