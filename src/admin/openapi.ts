@@ -93,7 +93,8 @@ export const openApiDocument = {
         type: "object",
         description:
           "The lookup's generation record (api, generationId, model, createAt, latency, generationTime, nativeTokens, " +
-          "streamed, finishReason, requestRetryTimes, finalRetry, status, provider, sessionId, usage, ratingResponses) " +
+          "streamed, finishReason, requestRetryTimes, finalRetry, status, provider, sessionId, usageEstimated when the " +
+          "counts are the gateway's estimate, usage, ratingResponses) " +
           "plus what an operator sees.",
         properties: {
           generationId: { type: "string" },

@@ -265,6 +265,7 @@ export class InferencePipeline {
           ...fields,
           request,
           ctx: context(),
+          promptEstimate,
           thinking,
           kept:
             (turn?.store || turn?.conversationId) && memory
@@ -381,6 +382,8 @@ export class InferencePipeline {
     // A stream that ended without a finish event still keeps what it gave.
     if (!failed && !out.signal.aborted) await thinking?.keep(this.deps.store, call.accountId, this.deps.log);
     if (out.signal.aborted) {
+      // Cut before the upstream's usage (a chat or Responses upstream reports it at the end only).
+      meter.estimate(call.promptEstimate(), answered.value.route.undecodedOutputTokens?.() ?? 0);
       generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
       return;
@@ -492,7 +495,8 @@ function maxOutput(request: Request, model: CatalogModel): number {
 
 /**
  * The tokens a request used, for its tokens-per-minute limit: its usage when the upstream reported
- * one; none when nothing was generated; else (a stream cut before its usage) the estimate stands.
+ * one (or the gateway's estimate of it, for a stream its client left: Meter.estimate); none when
+ * nothing was generated; else (a stream that failed before its usage) the admission estimate stands.
  */
 function usedTokens(meter: Meter | undefined): number | undefined {
   if (!meter) return 0;
@@ -564,6 +568,8 @@ export interface Call extends CallFields {
 interface GenerationCall extends Call, RouteCall {
   request: Request;
   ctx: EncodeContext;
+  /** The prompt's tokens as admission estimated them (estimatePromptTokens, made once). */
+  promptEstimate(): number;
 }
 
 /** An attempt's answer, its span ended with how it went. */

@@ -77,6 +77,8 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
     // The client's agent session (Claude Code's X-Claude-Code-Session-Id), when it named one.
     sessionId: row.sessionId ?? null,
   };
+  // The counts are the gateway's estimate (a stream cut before the upstream reported usage).
+  if (u?.estimated) record.usageEstimated = true;
   if (withBilling && row.rating) {
     record.usage = creditsToJson(row.rating.usage);
     record.ratingResponses = ratingToJson(row.rating);

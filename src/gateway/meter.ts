@@ -4,6 +4,7 @@ import type { FinishReason } from "../ir/response.ts";
 import type { StreamEvent } from "../ir/stream.ts";
 import { emptyUsage, type Usage } from "../ir/usage.ts";
 import type { Metrics } from "./metrics.ts";
+import { tokensOfChars } from "./prompt-tokens.ts";
 
 export class Meter {
   private readonly startedAt: number;
@@ -12,6 +13,8 @@ export class Meter {
   usage: Usage = emptyUsage();
   sawUsage = false;
   finishReason?: FinishReason;
+  /** Characters of the output decoded so far (text, thinking, tool arguments): for `estimate`. */
+  private outputChars = 0;
   /** Time spent waiting on upstreams (connect to first answer), excluded from the overhead. */
   upstreamMs = 0;
 
@@ -24,11 +27,30 @@ export class Meter {
   }
 
   observe(event: StreamEvent): void {
-    if (event.type === "block_delta" || event.type === "block_start") this.firstTokenAt ??= performance.now();
+    if (event.type === "block_delta") {
+      this.firstTokenAt ??= performance.now();
+      const delta = event.delta;
+      if (delta.type === "text" || delta.type === "thinking") this.outputChars += delta.text.length;
+      else if (delta.type === "tool_arguments") this.outputChars += delta.json.length;
+    } else if (event.type === "block_start") this.firstTokenAt ??= performance.now();
     else if (event.type === "usage") {
       this.usage = event.usage;
       this.sawUsage = true;
     } else if (event.type === "finish") this.finishReason = event.reason;
+  }
+
+  /**
+   * A stream cut before its upstream reported usage (the client left): the gateway's estimate
+   * instead, marked so. The prompt as admission estimated it; the output from the text decoded so
+   * far, a token per four characters, plus `passedOutputTokens`, what a relay passed on undecoded
+   * (Route.undecodedOutputTokens). Without it the generation would settle at nothing, though the
+   * upstream read the prompt and wrote tokens.
+   */
+  estimate(promptTokens: number, passedOutputTokens: number): void {
+    if (this.sawUsage) return;
+    const completionTokens = tokensOfChars(this.outputChars) + passedOutputTokens;
+    this.usage = { ...emptyUsage(), promptTokens, completionTokens, estimated: true };
+    this.sawUsage = true;
   }
 
   /** Content a relay passed on undecoded arrived (route.ts Piece.content). */

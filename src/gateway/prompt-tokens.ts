@@ -32,5 +32,10 @@ export function estimatePromptTokens(request: Request): number {
 export function estimateTextTokens(texts: readonly string[]): number {
   let chars = 0;
   for (const text of texts) chars += text.length;
+  return tokensOfChars(chars);
+}
+
+/** The same estimate for text of `chars` characters (a stream's output so far). */
+export function tokensOfChars(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }

@@ -16,6 +16,7 @@ import type {
   StreamDecoder,
   StreamEncoder,
 } from "../protocols/types.ts";
+import { tokensOfChars } from "./prompt-tokens.ts";
 import {
   EventView,
   endsWithBlankLine,
@@ -57,6 +58,8 @@ export class RelayStream {
   private readonly maxEvent: number;
   /** An error ended the stream: nothing after it is read. */
   failed = false;
+  /** Content events passed on undecoded (the meter saw no text of them). */
+  private passedContent = 0;
 
   constructor(
     relay: Relay,
@@ -73,6 +76,16 @@ export class RelayStream {
     this.ctx = ctx;
     this.tap = tap;
     this.encoder = encoder;
+  }
+
+  /**
+   * The output tokens of the content passed on undecoded, estimated (for a stream cut before its
+   * usage: Meter.estimate): the text the relay measured, a token per four characters, and a token
+   * for each event it did not measure (OpenAI's streams write about a token a delta).
+   */
+  undecodedOutputTokens(): number {
+    const measured = this.memo.measured ?? { bytes: 0, events: 0 };
+    return tokensOfChars(measured.bytes) + Math.max(0, this.passedContent - measured.events);
   }
 
   /** The pieces for one network read: one, or two when an error cuts it (what came before, then the error). */
@@ -170,7 +183,10 @@ export class RelayStream {
           out.span(view, start, passed.without.from);
           out.span(view, passed.without.end, next);
         } else out.span(view, start, next);
-        if (!passed.tap) out.content = true;
+        if (!passed.tap) {
+          out.content = true;
+          this.passedContent++;
+        }
       }
       from = next;
       if (this.failed) return;

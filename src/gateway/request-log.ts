@@ -99,6 +99,7 @@ function lineOf(f: RequestFacts, now: number): Record<string, unknown> {
         cacheWrite: u.cacheWrite5mTokens + u.cacheWrite1hTokens,
         reasoning: u.reasoningTokens,
       };
+      if (u.estimated) line.usageEstimated = true;
     }
   }
   return line;

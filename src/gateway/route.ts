@@ -92,6 +92,11 @@ export interface Route {
    * that ends in an error, never the opening of a second one.
    */
   failStream(error: GatewayError): Piece;
+  /**
+   * The output tokens of what the stream passed on without decoding it (a relay's content events),
+   * estimated: the meter saw no text of them. For a stream cut before its usage (Meter.estimate).
+   */
+  undecodedOutputTokens?(): number;
 }
 
 export function routeFor(platformOrAdapter: ProviderAdapter, target: Target, call: RouteCall): Route {
@@ -122,6 +127,10 @@ class RelayedRoute implements Route {
 
   unsent(): string[] {
     return this.unsentFields.list();
+  }
+
+  undecodedOutputTokens(): number {
+    return this.under?.undecodedOutputTokens() ?? 0;
   }
 
   async complete(signal: AbortSignal): Promise<WholeAnswer> {

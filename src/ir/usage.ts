@@ -23,6 +23,11 @@ export interface Usage {
   imageOutputs?: number;
   audioSeconds?: number;
   videoSeconds?: number;
+  /**
+   * The counts are the gateway's own estimate, not the upstream's: a stream cut (its client gone)
+   * before the upstream reported usage (src/gateway/meter.ts `estimate`). Kept with the counts.
+   */
+  estimated?: true;
 }
 
 export function emptyUsage(): Usage {

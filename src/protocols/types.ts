@@ -74,6 +74,14 @@ export interface RelayMemo {
   learned?: unknown;
   /** What the relay learned of the last stream, for the next to try (Relay.passBytes). */
   readonly shared: { learned?: unknown };
+  /**
+   * The text of content events passed undecoded, where the relay measured it (chat's text chunks):
+   * its bytes, in how many events. Read only when a stream is cut before its usage
+   * (src/gateway/relay-stream.ts `undecodedOutputTokens`).
+   */
+  measured?: { bytes: number; events: number };
+  /** What the relay holds back to write later in the stream (chat: a count moved to its last chunk). */
+  held?: unknown;
 }
 
 /** One SSE event as read from an upstream stream. */

@@ -198,6 +198,34 @@ describe("the built-in catalog's cloud endpoints (docs/clouds.md, Built-in endpo
     );
   });
 
+  // google-gemini/gemini-cli packages/core/src/config/models.ts and defaultModelConfigs.ts: the main
+  // models (DEFAULT_GEMINI_MODEL, the flash one it may be moved to, the previews), `flash-lite` for the
+  // classifier, summarizers and edit corrector, and the side calls' gemini-3-flash-preview and
+  // gemini-3-pro-preview (loop detection's double check, chat compression).
+  const GEMINI_CLI_MODELS = [
+    "gemini-2.5-pro",
+    "gemini-2.5-flash",
+    "gemini-2.5-flash-lite",
+    "gemini-3.5-flash",
+    "gemini-3.1-flash-lite",
+    "gemini-3-flash-preview",
+    "gemini-3-pro-preview",
+    "gemini-3.1-pro-preview",
+    "gemini-3.1-pro-preview-customtools",
+  ];
+
+  test("every model id Gemini CLI asks for by default is served, on a Gemini API key alone", () => {
+    const config = loadConfig(configFile({}), { GEMINI_API_KEY: "k" });
+    const index = new ModelIndex(config.models, config.providers);
+    for (const id of GEMINI_CLI_MODELS) {
+      const model = index.resolve(id);
+      assert.ok(model.id.startsWith("google/"), `${id} → ${model.id}`);
+      assert.ok(model.pricings.prompt?.length && model.pricings.completion?.length, `${id}: priced`);
+    }
+    // Google retired gemini-3-pro-preview and sends its calls to 3.1 Pro Preview; so does the gateway.
+    assert.equal(index.resolve("gemini-3-pro-preview").id, "google/gemini-3.1-pro-preview");
+  });
+
   test("a cloud endpoint is served only when a provider with its id is configured", () => {
     const served = (doc: object) => {
       const config = loadConfig(configFile(doc), {});

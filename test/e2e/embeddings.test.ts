@@ -40,21 +40,29 @@ let gw: RunningGateway;
 let oai: FakeUpstream;
 let oaiBackup: FakeUpstream;
 let gem: FakeUpstream;
+let gemSlow: FakeUpstream;
 let openai: OpenAI;
 let genai: GoogleGenAI;
 
 before(async () => {
-  [oai, oaiBackup, gem] = await Promise.all([
+  [oai, oaiBackup, gem, gemSlow] = await Promise.all([
     startFakeUpstream("openai"),
     startFakeUpstream("openai"),
     startFakeUpstream("gemini"),
+    startFakeUpstream("gemini", { embeddingDelayMs: 50 }),
   ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-embed-"));
   const config = baseConfig(dir, {
-    providers: [fakeProvider("oai", oai), fakeProvider("oai-backup", oaiBackup), fakeProvider("gem", gem)],
+    providers: [
+      fakeProvider("oai", oai),
+      fakeProvider("oai-backup", oaiBackup),
+      fakeProvider("gem", gem),
+      fakeProvider("gem-slow", gemSlow),
+    ],
     models: [
       embeddingModel("oai/embed-small", ["oai"], "text-embedding-3-small"),
       embeddingModel("gem/embed", ["gem"], "gemini-embedding-001", 0.15),
+      embeddingModel("gem/slow-embed", ["gem-slow"], "gemini-embedding-001", 0.15),
       embeddingModel("fb/embed", ["oai", "oai-backup"], "text-embedding-3-small"),
       embeddingModel("local/pricey-embed", ["local"], "embed-1", 100),
     ],
@@ -69,7 +77,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([oai?.close(), oaiBackup?.close(), gem?.close()]);
+  await Promise.all([oai?.close(), oaiBackup?.close(), gem?.close(), gemSlow?.close()]);
 });
 
 function float32s(base64: string): number[] {
@@ -251,6 +259,19 @@ describe("upstreams", () => {
     });
     // Gemini reports no usage: the gateway counts the inputs (o200k) itself.
     assert.ok(res.usage.prompt_tokens >= 150 * 3, String(res.usage.prompt_tokens));
+  });
+
+  test("1000 inputs to Gemini's 100 a call: ten calls, never more than four at the upstream at once, joined in order", async () => {
+    const input = Array.from({ length: 1000 }, (_, i) => `input ${i}`);
+    gemSlow.reset();
+    const res = await openai.embeddings.create({ model: "gem/slow-embed", input, dimensions: 4 });
+    assert.deepEqual(
+      res.data.map((d) => d.embedding),
+      input.map((text) => fakeVector(text, 4)),
+    );
+    assert.equal(gemSlow.requests.length, 10);
+    // Four at a time (EMBEDDING_CALLS_AT_ONCE), not all ten; more than one, or they would not overlap.
+    assert.ok(gemSlow.peakInFlight <= 4 && gemSlow.peakInFlight > 1, `peak ${gemSlow.peakInFlight}`);
   });
 
   test("@google/genai to a Gemini upstream: taskType and title carried, the fake's vectors", async () => {

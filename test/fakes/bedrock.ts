@@ -252,6 +252,8 @@ function validateConverse(body: Json): string | undefined {
       if ("toolUse" in block || "toolResult" in block) toolBlocks = true;
       if (typeof block.text === "string" && block.text.trim() === "")
         return `The text field in the ContentBlock object at messages.${i}.content is blank. Add text to the text field, and try again.`;
+      const media = mediaProblem(block);
+      if (media) return `messages.${i}: ${media}`;
     }
     const stray = unlinkedResults(message, messages[i - 1]);
     unlinked ??= stray && `messages.${i}: ${stray}`;
@@ -259,6 +261,28 @@ function validateConverse(body: Json): string | undefined {
   if (toolBlocks && body.toolConfig === undefined)
     return "The toolConfig field must be defined when using toolUse and toolResult content blocks.";
   return unlinked;
+}
+
+/** The image formats Converse takes (ImageBlock.format). */
+const CONVERSE_IMAGE_FORMATS = ["png", "jpeg", "gif", "webp"];
+
+/** An S3Location.uri as the Converse reference's pattern has it. */
+const S3_URI = /^s3:\/\/[a-z0-9][.\-a-z0-9]{1,61}[a-z0-9](\/.*)?$/;
+
+/** An image or document block's format and source (a union: bytes or an S3 location), as Converse checks them. */
+function mediaProblem(block: Json): string | undefined {
+  const media = (block.image ?? block.document) as Json | undefined;
+  if (!media) return undefined;
+  if (block.image && !CONVERSE_IMAGE_FORMATS.includes(media.format as string))
+    return `Value '${String(media.format)}' at 'image.format' failed to satisfy constraint: Member must satisfy enum value set: [png, jpeg, gif, webp]`;
+  const source = (media.source ?? {}) as Json;
+  const members = Object.keys(source);
+  if (members.length !== 1 || !["bytes", "s3Location"].includes(members[0]!))
+    return "The source must hold exactly one of bytes or s3Location.";
+  const location = source.s3Location as Json | undefined;
+  if (location && !(typeof location.uri === "string" && S3_URI.test(location.uri)))
+    return "Value at 's3Location.uri' failed to satisfy constraint: Member must satisfy regular expression pattern.";
+  return undefined;
 }
 
 /** A user turn's tool results must answer the toolUse blocks of the assistant turn before it, by id. */

@@ -27,6 +27,8 @@ export interface RecordedRequest {
 }
 
 export interface FakeOptions {
+  /** Embedding (and token count) calls are answered after this many ms, so calls sent together overlap. */
+  embeddingDelayMs?: number;
   /** How the fake is reached: `http` (HTTP/1.1, the default), `h2c`, `h2` (TLS, ALPN) or `https` (TLS, HTTP/1.1 only). */
   transport?: Transport;
   /** When set, only this credential is accepted (a wrong one gets the provider's native 401/400). */

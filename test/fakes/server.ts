@@ -18,6 +18,8 @@ export interface FakeUpstream {
   readonly port: number;
   /** Every request received, in arrival order (recorded before it is answered). */
   readonly requests: RecordedRequest[];
+  /** The most requests the fake has held at once, from arrival until answered (reset clears it). */
+  readonly peakInFlight: number;
   /** Connections (HTTP/1.1) or sessions (HTTP/2) accepted so far. */
   readonly connections: number;
   /** HTTP/2 only: sends every open session a GOAWAY with this code and closes it. */
@@ -47,16 +49,21 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
   let sideCall: ((request: RecordedRequest) => Reply | undefined) | undefined;
   const changes = new EventEmitter();
   let closing = false;
+  let inFlight = 0;
+  let peakInFlight = 0;
 
   // HTTP/2's compatibility request and response have every member used here (gone and cut tell
   // the two apart), so they are handled as HTTP/1.1's.
   const fake = createFakeServer(options.transport ?? "http", (h2OrH1Req, h2OrH1Res) => {
     const req = h2OrH1Req as IncomingMessage;
     const res = h2OrH1Res as ServerResponse;
-    handle(req, res).catch(() => {
-      // A client that vanished mid-request leaves nothing to answer.
-      if (!res.headersSent && !gone(res)) cut(req);
-    });
+    peakInFlight = Math.max(peakInFlight, ++inFlight);
+    handle(req, res)
+      .catch(() => {
+        // A client that vanished mid-request leaves nothing to answer.
+        if (!res.headersSent && !gone(res)) cut(req);
+      })
+      .finally(() => inFlight--);
   });
   const server = fake.server;
 
@@ -114,6 +121,7 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     if (counted) {
       // A scripted error status answers a count or an embedding too (a failing counter, a fallback).
       const scripted = queue[0]?.status !== undefined && queue[0].status >= 400 ? queue.shift() : undefined;
+      if (options.embeddingDelayMs) await new Promise((r) => setTimeout(r, options.embeddingDelayMs));
       if (scripted?.status)
         sendText(
           res,
@@ -213,6 +221,9 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     url: `${fake.scheme}://127.0.0.1:${port}${dialect.basePath}`,
     port,
     requests,
+    get peakInFlight() {
+      return peakInFlight;
+    },
     get connections() {
       return fake.connections;
     },
@@ -229,6 +240,7 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     reset() {
       queue.length = 0;
       requests.length = 0;
+      peakInFlight = inFlight;
     },
     until(predicate, timeoutMs = 2000) {
       return new Promise<void>((resolve, reject) => {

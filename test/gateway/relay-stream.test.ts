@@ -18,6 +18,7 @@ import { protocols } from "../../src/protocols/index.ts";
 import { relays } from "../../src/protocols/relays.ts";
 import { SseReader } from "../../src/protocols/shared/sse-reader.ts";
 import type { EncodeContext, ProtocolName, RawSseEvent } from "../../src/protocols/types.ts";
+import { countingCalls } from "../support/streams.ts";
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 
@@ -184,6 +185,97 @@ describe("relayed stream", () => {
     for (const fastPath of FAST_PATHS)
       assert.deepEqual(outcome(relayed("openai-chat", body, 0, ctx(), fastPath).pieces), expected);
   });
+
+  // Some OpenAI-style upstreams write usage unasked, on the last chunk (Mistral) or on every chunk
+  // (a running count): a client that did not ask sees no `usage` member, the meter reads the last.
+  test("a count on chunks with choices: cut when the client did not ask for usage, moved to a last usage chunk when it did; metered; fast path on and off", () => {
+    const usage = (n: number) => `{"prompt_tokens":3,"completion_tokens":${n},"total_tokens":${3 + n}}`;
+    const chunk = (text: string, n: number, finish = "null", members = `,"usage":${usage(n)}`) =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${text}"},"finish_reason":${finish}}]${members}}\n\n`;
+    const body = Buffer.from(
+      chunk("a", 1) +
+        chunk("b", 2) +
+        chunk("ü", 3, "null", `,"usage":${usage(3)},"more":1`) +
+        chunk("d", 4, "null", `,"usage" : ${usage(4)}`) +
+        chunk("", 5, '"stop"') +
+        "data: [DONE]\n\n",
+    );
+    for (const streamUsage of [false, true]) {
+      const ctx = () => context({ streamUsage });
+      const expected = outcome(decodedEveryEvent("openai-chat", body, ctx()));
+      assert.equal(expected.text.includes('"usage"'), streamUsage, `asked: ${streamUsage}`);
+      assert.equal(expected.text.includes('"more":1'), true);
+      assert.equal(expected.usage.completionTokens, 5);
+      const chunks = expected.text
+        .split("\n\n")
+        .filter((line) => line.startsWith("data: {"))
+        .map((line) => JSON.parse(line.slice(6)));
+      if (streamUsage) {
+        // As OpenAI writes it to a client that asked: null beside choices, the count on its own last.
+        const last = chunks.pop();
+        assert.deepEqual(last.choices, []);
+        assert.equal(last.usage.completion_tokens, 5);
+        assert.equal(last.id, "gen-test-1");
+        assert.ok(expected.text.endsWith(`${JSON.stringify(last)}\n\ndata: [DONE]\n\n`));
+        for (const chunk of chunks) assert.equal(chunk.usage, null, JSON.stringify(chunk));
+      } else for (const chunk of chunks) assert.equal("usage" in chunk, false, JSON.stringify(chunk));
+      for (const fastPath of FAST_PATHS)
+        for (const size of [0, 1, 7, 64]) {
+          const { result, calls } = countingCalls(relays["openai-chat"], "streamEvent", () =>
+            relayed("openai-chat", body, size, ctx(), fastPath),
+          );
+          const how = `asked: ${streamUsage}, reads of ${size || "all"} bytes, fast path ${fastPath.on ? "on" : "off"}`;
+          assert.deepEqual(outcome(result.pieces), expected, how);
+          // Cut: only the first chunk and the one spelled otherwise (`"usage" : `) are decoded and
+          // framed again, the others go on as bytes. Moved: every counted chunk and the end mark are.
+          if (fastPath.on) assert.equal(calls, streamUsage ? 6 : 2, how);
+        }
+    }
+  });
+
+  // A stream cut before its usage is settled on the gateway's estimate (Meter.estimate): the text the
+  // meter decoded plus what the fast path passed undecoded, about the same either way.
+  const longChunks = (n: number) => {
+    const chunk = (delta: string, finish = "null") =>
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}],"usage":null}\n\n`;
+    const words = Array.from({ length: n }, (_, i) => chunk(`{"content":"${`word${i} `.repeat(8)}"}`));
+    return Buffer.from(chunk('{"role":"assistant","content":""}') + words.join("") + chunk("{}", '"stop"'));
+  };
+  for (const [name, body] of [
+    ["openai-chat/text.sse (a token a chunk)", fixture("openai-chat/text.sse")],
+    ["chunks of 48 characters", longChunks(6)],
+  ] as const)
+    test(`${name}: the output passed undecoded is estimated from its text, near the decoded text's estimate`, () => {
+      const text = outcome(decodedEveryEvent("openai-chat", body)).text;
+      const chars = text
+        .split("\n\n")
+        .filter((line) => line.startsWith("data: {"))
+        .reduce((n, line) => n + (JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? "").length, 0);
+      for (const fastPath of FAST_PATHS) {
+        const p = protocols["openai-chat"];
+        const ctx = context();
+        const stream = new RelayStream(
+          relays["openai-chat"],
+          ctx,
+          p.streamDecoder(),
+          p.streamEncoder(ctx),
+          undefined,
+          fastPath,
+        );
+        const meter = new Meter();
+        for (const piece of [...stream.read(body), ...stream.end()])
+          for (const event of piece.events) if (event.type !== "usage") meter.observe(event);
+        meter.estimate(7, stream.undecodedOutputTokens());
+        const how = `fast path ${fastPath.on ? "on" : "off"}`;
+        if (!fastPath.on) assert.equal(stream.undecodedOutputTokens(), 0, how);
+        else assert.ok(stream.undecodedOutputTokens() > 0, how);
+        const { completionTokens, promptTokens, estimated } = meter.usage;
+        assert.deepEqual({ promptTokens, estimated }, { promptTokens: 7, estimated: true }, how);
+        // A token per four characters, give or take the first chunk's (counted as one token).
+        const expected = Math.ceil(chars / 4);
+        assert.ok(Math.abs(completionTokens - expected) <= 2, `${how}: ${completionTokens} vs ${expected}`);
+      }
+    });
 
   test("a stream cut off after its content ends with an error, not as a finished one", () => {
     const body = fixture("openai-chat/text.sse").toString();

@@ -91,14 +91,18 @@ test("usage keeps only its non-zero counts and reads back whole", () => {
   assert.deepEqual(generationFromColumns({ ...row, usage: usageColumn(usage) }).usage, usage);
   assert.deepEqual(generationFromColumns({ ...row, usage: usageColumn(emptyUsage()) }).usage, emptyUsage());
   // Exactly what JSON.stringify writes of the non-zero counts, whatever the counts hold.
-  const reference = (u: Record<string, number | undefined>) =>
+  const reference = (u: Record<string, number | boolean | undefined>) =>
     JSON.stringify(Object.fromEntries(Object.entries(u).filter(([, n]) => n !== undefined && n !== 0)));
   for (const u of [
     { ...emptyUsage(), promptTokens: 1, cacheReadTokens: 2, cacheWrite5mTokens: 3, cacheWrite1hTokens: 4 },
     { ...emptyUsage(), reasoningTokens: 5, webSearchRequests: 6, imageOutputs: 7, videoSeconds: 0.25 },
     { ...emptyUsage(), completionTokens: Number.NaN, audioSeconds: undefined, promptTokens: -0 },
+    { ...emptyUsage(), promptTokens: 3, completionTokens: 2, estimated: true as const },
   ])
     assert.equal(usageColumn(u), reference(u));
+  // The gateway's estimate (a stream cut before its usage) reads back marked so.
+  const estimated = { ...emptyUsage(), promptTokens: 3, completionTokens: 2, estimated: true as const };
+  assert.deepEqual(generationFromColumns({ ...row, usage: usageColumn(estimated) }).usage, estimated);
   // Earlier rows hold every count, zeros included.
   assert.deepEqual(generationFromColumns({ ...row, usage: JSON.stringify(usage) }).usage, usage);
 });

@@ -46,16 +46,26 @@ export function laidOutApart(events: SseEvent[]): SseEvent[] {
 
 /** What `run` returns, and how many times it called JSON.parse. */
 export function countingParses<T>(run: () => T): { result: T; parses: number } {
-  const parse = JSON.parse;
-  let parses = 0;
-  JSON.parse = (...args: Parameters<typeof parse>) => {
-    parses++;
-    return parse(...args);
-  };
+  const { result, calls } = countingCalls(JSON, "parse", run);
+  return { result, parses: calls };
+}
+
+/** What `run` returns, and how many times it called `owner[method]` (put back afterwards). */
+export function countingCalls<O, K extends keyof O, T>(
+  owner: O,
+  method: K,
+  run: () => T,
+): { result: T; calls: number } {
+  const original = owner[method] as (...args: unknown[]) => unknown;
+  let calls = 0;
+  owner[method] = ((...args: unknown[]) => {
+    calls++;
+    return original.apply(owner, args);
+  }) as O[K];
   try {
-    return { result: run(), parses };
+    return { result: run(), calls };
   } finally {
-    JSON.parse = parse;
+    owner[method] = original as O[K];
   }
 }
 

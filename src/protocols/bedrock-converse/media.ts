@@ -112,12 +112,19 @@ function formatOf(formats: Record<string, string>, source: MediaSource, what: st
   return format;
 }
 
+/** File extensions other than a format's own name (`key.jpg` is a jpeg). */
+const EXTENSION_ALIASES: Record<string, string> = {
+  jpg: "image/jpeg",
+  htm: "text/html",
+  markdown: "text/markdown",
+};
+
 /** An S3 object's type from its extension, since an s3:// location carries none. */
 function typeFromPath(source: MediaSource): string | undefined {
   if (source.kind !== "url") return undefined;
   const extension = source.url.split(/[?#]/)[0].split(".").pop()?.toLowerCase() ?? "";
   const all = { ...IMAGE_FORMATS, ...DOCUMENT_FORMATS, ...AUDIO_FORMATS };
-  return Object.keys(all).find((type) => all[type] === extension);
+  return EXTENSION_ALIASES[extension] ?? Object.keys(all).find((type) => all[type] === extension);
 }
 
 function cleanName(text: string): string {

@@ -9,6 +9,7 @@ import {
   editJsonMember,
   parseObject,
   topLevelMembers,
+  valueEnd,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
 import { objectDataLine } from "../shared/sse.ts";
@@ -89,10 +90,11 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
 
   streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo) {
     const end = event.crlf ? "\r\n\r\n" : "\n\n";
-    if (event.data === "[DONE]") return `data: [DONE]${end}`;
-    if (!ctx.request.streamUsage && isUsageOnlyChunk(event.data)) return "";
+    const asked = ctx.request.streamUsage;
+    if (event.data === "[DONE]") return `${heldUsageChunk(ctx, memo, end)}data: [DONE]${end}`;
+    if (!asked && isUsageOnlyChunk(event.data)) return "";
     let data = withIdentity(event.data, ctx, memo, "id", "model");
-    if (!ctx.request.streamUsage) data = withoutNullUsage(data);
+    data = asked ? withUsageHeld(data, memo) : withoutUsage(data);
     if (excludesReasoning(ctx) && mayHoldReasoning(data)) data = withoutReasoning(data, "delta");
     return `data: ${data}${end}`;
   },
@@ -102,16 +104,21 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
   // meter too unless it has the shape of the stream's earlier text chunks (or of the last stream's,
   // under this stream's opening), or, before the stream has such a shape, holds nothing the meter
   // counts (contentOnly). The usage chunk the client did not ask for takes the decoding path, which
-  // withholds it; so does every chunk when reasoning is removed. The `"usage":null` the gateway's own
-  // request for usage brought is cut from the bytes when the client did not ask for usage.
+  // withholds it; so does every chunk when reasoning is removed. When the client did not ask for
+  // usage, a chunk's `usage` member is cut from the bytes: the `"usage":null` the gateway's own
+  // request for usage brought, or a count an upstream writes unasked (Mistral), which the tap reads.
   passBytes(event, ctx, memo) {
     // Most of a stream: a text chunk of the shape learned, under the identity it was learned with.
     const learned = memo.learned as ContentShape | undefined;
     if (learned?.holds(ctx, memo)) {
       const close = learned.textEnd(event);
-      if (close >= 0) return learned.passedAt(close, ctx);
+      if (close >= 0) {
+        learned.measure(event, close, memo);
+        return learned.passedAt(close, ctx);
+      }
     }
-    if (isDoneLine(event)) return DONE_PASSED;
+    // A count held back (withUsageHeld) is written before the end mark, decoded.
+    if (isDoneLine(event)) return memo.held === undefined ? DONE_PASSED : undefined;
     if (excludesReasoning(ctx)) return undefined;
     const opening = identityOpening(ctx, memo, "id", "model", DATA);
     if (!opening) return undefined;
@@ -120,12 +127,13 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     if (!startsAt(event.view, opening.text, event.from) || !objectDataLine(event, event.from))
       return undefined;
     const opened = { replace: opening.text.length, by: opening.edited };
-    const passed = ctx.request.streamUsage ? opened : withoutNullUsageBytes(event, opened);
+    const passed = ctx.request.streamUsage ? opened : withoutUsageBytes(event, opened);
     if (!passed) return undefined;
     if (!shape) {
       const known = ContentShape.ofLastStream(event, memo, opening.text, opened);
       if (known) {
         memo.learned = known;
+        known.measure(event, known.textEnd(event), memo);
         return passed;
       }
       if (contentOnly(event)) {
@@ -133,12 +141,20 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
         if (first) {
           memo.learned = first;
           memo.shared.learned = first.withoutOpening();
+          first.measure(event, first.textEnd(event), memo);
         }
         return passed;
       }
     }
     const data = event.utf8(event.from + DATA.length, event.end);
-    if (!ctx.request.streamUsage && isUsageOnlyChunk(data)) return undefined;
+    // A usage chunk the client did not ask for is withheld; a count on a chunk with choices, when it
+    // did, is moved to the stream's end (streamEvent); the upstream's own usage chunk ends the holding.
+    if (!ctx.request.streamUsage) {
+      if (isUsageOnlyChunk(data)) return undefined;
+    } else if (countsUsage(event)) {
+      if (!isUsageOnlyChunk(data)) return undefined;
+      memo.held = undefined;
+    }
     return { ...passed, tap: { data } };
   },
 };
@@ -175,31 +191,76 @@ function contentOnly(event: RawSseEvent): boolean {
 
 /**
  * OpenAI writes `"usage":null` on every chunk once usage is asked for, and the gateway always asks
- * (request); the real API writes no member at all when the client did not ask, and some clients
- * (OpenRouter's SDK) refuse the null. Spelled with the comma before it, the member is cut as it
- * stands; spelled otherwise (first member, spaces), the chunk is decoded (streamEvent removes it).
+ * (request); the real API writes no `usage` member at all when the client did not ask (its count
+ * comes only in the extra last chunk of a client that asked), and some clients (OpenRouter's SDK)
+ * refuse the null. An upstream that counts unasked (Mistral on its last chunk, others on every
+ * chunk) is cut the same way: the meter reads the count from the upstream's bytes, not the client's.
+ * Spelled with the comma before it, the member is cut as it stands; spelled otherwise (first member,
+ * spaces), the chunk is decoded (streamEvent removes it).
  */
 const NULL_USAGE = ',"usage":null';
+const USAGE_MEMBER = ',"usage":';
 
-/** The passed bytes with their `,"usage":null` left out; undefined when it must be decoded instead. */
-function withoutNullUsageBytes(event: RawSseEvent, passed: PassedBytes): PassedBytes | undefined {
-  const at = event.find('"usage":null');
+/** The passed bytes with their `,"usage":…` left out; undefined when it must be decoded instead. */
+function withoutUsageBytes(event: RawSseEvent, passed: PassedBytes): PassedBytes | undefined {
+  const at = event.find('"usage"');
   if (at < 0) return passed;
+  const { view } = event;
   const from = at - 1;
-  if (from < event.from + (passed.replace ?? 0) || !startsAt(event.view, NULL_USAGE, from)) return undefined;
-  return { ...passed, without: { from, end: from + NULL_USAGE.length } };
+  if (from < event.from + (passed.replace ?? 0) || !startsAt(view, USAGE_MEMBER, from)) return undefined;
+  // Most chunks: the null the gateway's asking brought, cut without reading a value.
+  const end = startsAt(view, NULL_USAGE, from)
+    ? from + NULL_USAGE.length
+    : valueEnd(view, from + USAGE_MEMBER.length);
+  if (end < 0 || end > event.end) return undefined;
+  return { ...passed, without: { from, end } };
 }
 
-/** The chunk without a null `usage` member (the client did not ask for usage). */
-function withoutNullUsage(data: string): string {
+/** The chunk without its `usage` member (the client did not ask for usage). */
+function withoutUsage(data: string): string {
   const at = data.indexOf('"usage"');
   if (at < 0) return data;
-  // Cut as the fast path cuts it (withoutNullUsageBytes), without reading the chunk's members.
+  // Cut as the fast path cuts it (withoutUsageBytes), without reading the chunk's members.
   if (startsAt(data, NULL_USAGE, at - 1))
     return data.slice(0, at - 1) + data.slice(at - 1 + NULL_USAGE.length);
-  const usage = topLevelMembers(data, ["usage"]).get("usage");
-  if (!usage || data.slice(usage.valueStart, usage.end) !== "null") return data;
   return editJson(data, { remove: ["usage"] });
+}
+
+/** A chunk's `usage` is a count, not null (OpenAI's null on every chunk of a client that asked). */
+function countsUsage(event: RawSseEvent): boolean {
+  const at = event.find('"usage"');
+  return at >= 0 && !startsAt(event.view, '"usage":null', at);
+}
+
+/**
+ * A client that asked for usage gets it as OpenAI writes it: `"usage":null` on every chunk with
+ * choices and the count on a last chunk of its own (`choices: []`), which some clients rely on
+ * (LangChain adds up the usage of every chunk). An upstream that writes its count on a chunk with
+ * choices (Mistral on its last, others on every one) has it held back, the latest count only, and
+ * written in such a chunk before the end mark (heldUsageChunk).
+ */
+function withUsageHeld(data: string, memo: RelayMemo): string {
+  const at = data.indexOf('"usage"');
+  if (at < 0 || startsAt(data, '"usage":null', at)) return data;
+  if (isUsageOnlyChunk(data)) {
+    memo.held = undefined; // the upstream's own last chunk of usage: nothing to move there
+    return data;
+  }
+  const usage = topLevelMembers(data, ["usage"]).get("usage");
+  if (!usage) return data;
+  const count = data.slice(usage.valueStart, usage.end);
+  if (count === "null") return data;
+  memo.held = count;
+  return editJson(data, { set: { usage: "null" } });
+}
+
+/** The usage chunk for the count held back (withUsageHeld), or nothing when none is held. */
+function heldUsageChunk(ctx: EncodeContext, memo: RelayMemo, end: string): string {
+  const count = memo.held as string | undefined;
+  if (count === undefined) return "";
+  memo.held = undefined;
+  const identity = `"id":${JSON.stringify(ctx.id)},"object":"chat.completion.chunk","created":${ctx.created}`;
+  return `data: {${identity},"model":${JSON.stringify(ctx.model)},"choices":[],"usage":${count}}${end}`;
 }
 
 const DONE_LINE = "data: [DONE]";
@@ -340,6 +401,14 @@ class ContentShape {
       identity?.model === ctx.model &&
       identity.memo.opening === this.memoOpening
     );
+  }
+
+  /** Counts the text of a chunk of this shape (its bytes, escapes as written) for RelayMemo.measured. */
+  measure(event: RawSseEvent, close: number, memo: RelayMemo): void {
+    memo.measured ??= { bytes: 0, events: 0 };
+    const measured = memo.measured;
+    measured.bytes += close - event.from - this.prefix.length;
+    measured.events++;
   }
 
   /** What a chunk of this shape whose text closes at `close` is written as. */

@@ -437,6 +437,19 @@ function skipString(text: string, i: number): number {
   }
 }
 
+/**
+ * Where the JSON value that begins at `at` ends (the index after it), or -1 when none begins there or
+ * it is cut short. Works on a one-byte (latin1) view of UTF-8 bytes as well: no byte of a multi-byte
+ * character is a quote, a bracket or a backslash.
+ */
+export function valueEnd(text: string, at: number): number {
+  try {
+    return skipValue(text, at);
+  } catch {
+    return -1;
+  }
+}
+
 /** The characters that shape a JSON value: quotes and brackets (skipValue). */
 const STRUCTURAL = /["{}[\]]/g;
 

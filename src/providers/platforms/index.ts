@@ -11,7 +11,7 @@ import type { Response } from "../../ir/response.ts";
 import type { StreamEvent } from "../../ir/stream.ts";
 import { bedrockConverse } from "../../protocols/bedrock-converse/index.ts";
 import { protocols } from "../../protocols/index.ts";
-import type { ProtocolName } from "../../protocols/types.ts";
+import type { ProtocolName, UpstreamFace } from "../../protocols/types.ts";
 import { awsAuth } from "../auth/aws.ts";
 import { azureAuth } from "../auth/azure.ts";
 import { CredentialWatch } from "../auth/credential-watch.ts";
@@ -92,24 +92,32 @@ export class PlatformProvider implements ProviderAdapter {
     if (!family) throw noEmbeddings(this.provider.id);
     let adapter = this.families.get(family.name);
     if (!adapter) {
-      // The family protocol is only the transport's frame: the codec makes every embedding call.
-      const protocol = { ...bedrockConverse, name: family.name, embeddings: family.codec };
+      // The frame protocol only reads the platform's error answers: the codec makes every call.
+      const protocol = { ...family.frame, name: family.name, embeddings: family.codec };
       adapter = new HttpProvider(this.provider, protocol, { ...family.hooks, auth: this.auth });
       this.families.set(family.name, adapter);
     }
     return adapter;
   }
 
-  private embeddingFamily(model: string): (PlatformEmbeddings & { hooks: PlatformHooks }) | undefined {
+  /** A model's embedding codec, the platform's hooks, and the protocol whose error answers it writes. */
+  private embeddingFamily(
+    model: string,
+  ): (PlatformEmbeddings & { hooks: PlatformHooks; frame: UpstreamFace }) | undefined {
     const { id } = this.provider;
     const platform = this.platform;
     switch (platform.kind) {
       case "aws-bedrock": {
         const embeddings = bedrockEmbeddings(model);
-        return embeddings && { ...embeddings, hooks: bedrockEmbeddingHooks(id) };
+        return embeddings && { ...embeddings, hooks: bedrockEmbeddingHooks(id), frame: bedrockConverse };
       }
       case "google-vertex":
-        return { ...vertexEmbeddings(model), hooks: { shape: vertexShape(id, platform, "gemini") } };
+        // Vertex answers `{"error": {code, message, status}}`, Google's shape, on `:predict` too.
+        return {
+          ...vertexEmbeddings(model),
+          hooks: { shape: vertexShape(id, platform, "gemini") },
+          frame: protocols.gemini,
+        };
       case "azure-openai":
         return undefined;
     }

@@ -98,8 +98,8 @@ export class TranslatedCall {
   }
 
   /**
-   * The protocol's embedding calls: the inputs cut to its batch limit, the batches sent together and
-   * their vectors joined back in order. Its token counts are summed when every batch reports one.
+   * The protocol's embedding calls: the inputs cut to its batch limit, the batches sent a few at a
+   * time (EMBEDDING_CALLS_AT_ONCE) and their vectors joined back in order. Its token counts are summed when every batch reports one.
    */
   async embed(
     request: EmbeddingRequest,
@@ -113,20 +113,18 @@ export class TranslatedCall {
       inputs,
       call: codec.encodeEmbedRequest(request, inputs, { model: target.upstreamModel }, report),
     }));
-    const answers = await Promise.all(
-      calls.map(async ({ inputs, call }) => {
-        const res = await this.send(call.path, JSON.stringify(call.body), false, signal);
-        const text = await res.body.text();
-        let answer: EmbeddingResponse;
-        try {
-          answer = codec.decodeEmbedResponse(JSON.parse(text));
-        } catch {
-          throw malformedAnswer(this.provider.id);
-        }
-        if (answer.vectors.length !== inputs.length) throw malformedAnswer(this.provider.id);
-        return answer;
-      }),
-    );
+    const answers = await inTurns(calls, EMBEDDING_CALLS_AT_ONCE, async ({ inputs, call }) => {
+      const res = await this.send(call.path, JSON.stringify(call.body), false, signal);
+      const text = await res.body.text();
+      let answer: EmbeddingResponse;
+      try {
+        answer = codec.decodeEmbedResponse(JSON.parse(text));
+      } catch {
+        throw malformedAnswer(this.provider.id);
+      }
+      if (answer.vectors.length !== inputs.length) throw malformedAnswer(this.provider.id);
+      return answer;
+    });
     const vectors = answers.flatMap((answer) => answer.vectors);
     if (answers.some((answer) => answer.promptTokens === undefined)) return { vectors };
     return { vectors, promptTokens: answers.reduce((sum, answer) => sum + (answer.promptTokens ?? 0), 0) };
@@ -218,6 +216,41 @@ export class TranslatedCall {
 /** A provider whose protocol has no embedding API (messages, Responses): the next endpoint may be tried. */
 export function noEmbeddings(provider: string): GatewayError {
   return new GatewayError("api_error", `Provider '${provider}' serves no embeddings.`, { status: 502 });
+}
+
+/**
+ * How many of one request's embedding calls are at the upstream at once. A batch of thousands of
+ * inputs cut to a small per-call limit (Gemini's 100, Vertex's one) would otherwise open that many
+ * connections at once: one client's request would take the provider's pool and its rate limit from
+ * everyone else's, and trip the upstream's own concurrency limits with 429s.
+ */
+const EMBEDDING_CALLS_AT_ONCE = 4;
+
+/**
+ * `work` over `items`, at most `atOnce` of them running at a time, the results in the items' order.
+ * Once one fails no further item is started, and the failure is thrown.
+ */
+async function inTurns<T, R>(
+  items: readonly T[],
+  atOnce: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await work(items[i]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
+  return results;
 }
 
 /** The request has stop sequences the gateway can cut an answer at itself (src/ir/stop-sequences.ts). */

@@ -206,6 +206,44 @@ test("a chat client reaches Claude translated, streamed, and Nova through Conver
   assert.equal(last().path, `/model/${encodeURIComponent(NOVA)}/converse-stream`);
 });
 
+test("an image and a document on S3 reach Converse as s3Location, the format from the key's extension", async () => {
+  bedrock.script({ blocks: [{ type: "text", text: "a cat" }] });
+  const chat = await openai().chat.completions.create({
+    model: "amazon/nova-pro",
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "what is this?" },
+          { type: "image_url", image_url: { url: "s3://my-bucket/photos/cat.jpg" } },
+        ],
+      },
+    ],
+  });
+  assert.equal(chat.choices[0]?.message.content, "a cat");
+  assert.deepEqual(last().body.messages[0].content[1], {
+    image: { format: "jpeg", source: { s3Location: { uri: "s3://my-bucket/photos/cat.jpg" } } },
+  });
+
+  bedrock.script({ blocks: [{ type: "text", text: "a report" }] });
+  await anthropic().messages.create({
+    model: "amazon/nova-pro",
+    max_tokens: 50,
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "document", source: { type: "url", url: "s3://my-bucket/q3.pdf" } },
+          { type: "text", text: "summarise" },
+        ],
+      },
+    ],
+  });
+  const document = last().body.messages[0].content[0].document;
+  assert.equal(document.format, "pdf");
+  assert.deepEqual(document.source, { s3Location: { uri: "s3://my-bucket/q3.pdf" } });
+});
+
 test("throttling falls back to the model's next endpoint, which sends the Bedrock API key", async () => {
   bedrock.script({ status: 429 }, { blocks: [{ type: "text", text: "second endpoint" }] });
   const answer = await anthropic().messages.create({

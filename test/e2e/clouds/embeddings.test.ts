@@ -228,3 +228,35 @@ test("the official @google/genai client (vertexai) embeds against the fake's :pr
   );
   assert.equal(vertex.requests.at(-1)!.path, `${PREDICT}/text-embedding-005:predict`);
 });
+
+test("a Vertex :predict error reaches the client as Google's message and status, its retry delay kept", async () => {
+  const message = "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model";
+  vertex.refuseNext(429, {
+    error: {
+      code: 429,
+      message,
+      status: "RESOURCE_EXHAUSTED",
+      details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" }],
+    },
+  });
+  const limited = await openai.embeddings
+    .create({ model: "google/text-embedding-005", input: "x" })
+    .catch((e: unknown) => e);
+  assert.ok(limited instanceof OpenAI.RateLimitError, String(limited));
+  assert.equal(limited.message, `429 ${message}`);
+  assert.equal(limited.headers?.get("retry-after"), "7");
+
+  vertex.refuseNext(400, {
+    error: {
+      code: 400,
+      message: "Unable to submit request because it has an empty text parameter.",
+      status: "INVALID_ARGUMENT",
+    },
+  });
+  const genai = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+  const refused = await genai.models
+    .embedContent({ model: "google/gemini-embedding-001", contents: "y" })
+    .catch((e: unknown) => e);
+  assert.match(String(refused), /Unable to submit request because it has an empty text parameter\./);
+  assert.equal((refused as { status?: number }).status, 400);
+});

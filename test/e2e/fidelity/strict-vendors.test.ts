@@ -116,6 +116,8 @@ test("a relayed chat stream reaches Mistral without stream_options, the client's
   for await (const chunk of stream) {
     id = chunk.id;
     text += chunk.choices[0]?.delta?.content ?? "";
+    // As OpenAI writes it: the count only on a last chunk of its own (Mistral's is on its finish chunk).
+    if (chunk.usage) assert.deepEqual(chunk.choices, [], "usage comes on a chunk without choices");
     usage = chunk.usage ?? usage;
   }
   assert.ok(text.length > 0);
@@ -126,6 +128,26 @@ test("a relayed chat stream reaches Mistral without stream_options, the client's
   assert.equal(record.nativeTokens.completion_tokens, usage.completion_tokens);
   assert.equal(record.nativeTokens.prompt_tokens, usage.prompt_tokens);
   assert.ok(record.usage !== undefined, "rated: the upstream's usage reached the meter");
+});
+
+test("Mistral's unasked stream usage is not passed to a client that did not ask for it, and is still metered", async () => {
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "mistral/m", messages: [{ role: "user", content: "hi" }], stream: true }),
+  });
+  assert.equal(res.status, 200);
+  const chunks = (await res.text())
+    .split("\n\n")
+    .filter((event) => event.startsWith("data: {"))
+    .map((event) => JSON.parse(event.slice("data: ".length)));
+  assert.ok(chunks.length > 1);
+  // As OpenAI's own stream: no `usage` member at all unless `stream_options.include_usage` asked.
+  for (const chunk of chunks) assert.equal("usage" in chunk, false, JSON.stringify(chunk));
+  assert.ok(chunks.some((chunk) => chunk.choices[0]?.finish_reason === "stop"));
+  const record = await lookupSettled(gw.url, chunks[0].id, PAYG_KEY);
+  assert.ok(record.nativeTokens.completion_tokens > 0, "the meter read the upstream's usage");
+  assert.ok(record.usage !== undefined, "rated");
 });
 
 test("a translated stream (messages client) reaches Mistral without stream_options and is metered", async () => {

@@ -1,6 +1,7 @@
 // A client that goes away aborts the upstream request at once (the fake sees its request aborted
 // within 100 ms of the client's abort), streamed and not, on the relay and the translated path; the
-// generation is recorded as cancelled, with what was produced so far.
+// generation is recorded as cancelled, with what was produced so far: the upstream's usage, or, when
+// it reported none before the cut, the gateway's own estimate (settled, and marked estimated).
 
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { lookupSettled } from "../../support/lookup.ts";
 import { fakeProvider, latestGenerationId, model, record } from "./support.ts";
 
 // Long enough that nothing but the client's abort ends these requests.
@@ -23,18 +25,24 @@ const LIMIT = { timeout: 5000 };
 let gw: RunningGateway;
 let a: FakeUpstream;
 let x: FakeUpstream;
+let r: FakeUpstream;
 
 before(async () => {
-  [a, x] = await Promise.all([startFakeUpstream("openai"), startFakeUpstream("anthropic")]);
+  [a, x, r] = await Promise.all([
+    startFakeUpstream("openai"),
+    startFakeUpstream("anthropic"),
+    startFakeUpstream("openai-responses"),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-disconnect-"));
   const models = [];
-  for (const provider of ["a", "x"])
+  for (const provider of ["a", "x", "r"])
     for (const mode of ["s", "w"]) models.push(model(`dc/${provider}-${mode}`, [provider, "fallback"]));
   gw = await startGateway(
     baseConfig(dir, {
       providers: [
         fakeProvider("a", a, PATIENT),
         fakeProvider("x", x, PATIENT),
+        fakeProvider("r", r, PATIENT),
         // Never reached: a cancelled request must not fall back.
         { id: "fallback", protocol: "openai", base_url: "http://127.0.0.1:9/v1", api_key: "k" },
       ],
@@ -45,7 +53,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([a?.close(), x?.close()]);
+  await Promise.all([a?.close(), x?.close(), r?.close()]);
 });
 
 function post(modelId: string, stream: boolean, signal: AbortSignal) {
@@ -90,8 +98,9 @@ for (const [name, fake] of [
         assert.equal(rec.requestRetryTimes, 0);
         assert.equal(rec.streamed, true);
         // What was produced so far: a messages upstream reports the prompt's tokens as it starts
-        // (a chat upstream reports usage only at its end, so there is nothing yet to record).
+        // (a chat upstream reports usage only at its end: the gateway's estimate stands in for it).
         if (name === "translated") assert.equal(rec.nativeTokens.prompt_tokens, 10);
+        assert.equal(rec.usageEstimated, name === "relay" ? true : undefined);
       },
     );
 
@@ -129,3 +138,36 @@ for (const [name, fake] of [
     );
   });
 }
+
+// A chat or Responses upstream reports usage only at its end: a stream cut before then would settle
+// nothing, though the upstream read the prompt and wrote tokens. The gateway's estimate stands in:
+// the prompt as admission estimated it, the output from the text streamed so far.
+describe("a stream cancelled before its upstream reported usage", () => {
+  for (const [how, provider, fake] of [
+    ["relayed (chat upstream)", "a", () => a],
+    ["translated (Responses upstream)", "r", () => r],
+  ] as const)
+    test(`${how}: settled on the gateway's estimate, marked estimated`, LIMIT, async () => {
+      fake().script(SLOW_STREAM);
+      const controller = new AbortController();
+      const res = await post(`dc/${provider}-s`, true, controller.signal);
+      assert.equal(res.status, 200);
+      const id = res.headers.get("x-generation-id")!;
+      const reader = res.body!.getReader();
+      let text = "";
+      while ((text.match(/"content":"[^"]+"/g) ?? []).length < 3)
+        text += new TextDecoder().decode((await reader.read()).value);
+      controller.abort();
+      const rec = await lookupSettled(gw.url, id, PAYG_KEY);
+      assert.equal(rec.status, "cancelled");
+      assert.equal(rec.usageEstimated, true);
+      const tokens = rec.nativeTokens;
+      assert.ok(tokens.prompt_tokens > 0, `prompt ${tokens.prompt_tokens}`);
+      // Three of ten words ("one two three …", 48 characters, 12 tokens at four a token) had gone.
+      assert.ok(
+        tokens.completion_tokens >= 2 && tokens.completion_tokens <= 12,
+        `completion ${tokens.completion_tokens}`,
+      );
+      assert.ok(Number(rec.usage) > 0, `cost ${rec.usage}`);
+    });
+});

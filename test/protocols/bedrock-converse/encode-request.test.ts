@@ -100,6 +100,30 @@ describe("Converse request encoding", () => {
     });
   });
 
+  test("an S3 object's format comes from its key's extension, its aliases too (jpg, htm, markdown)", () => {
+    const sent = body({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { kind: "url", url: "s3://bucket/photos/cat.JPG" } },
+            { type: "document", source: { kind: "url", url: "s3://bucket/page.htm" } },
+            { type: "document", source: { kind: "url", url: "s3://bucket/notes.markdown?versionId=3" } },
+          ],
+        },
+      ],
+    });
+    const [image, page, notes] = sent.messages[0].content;
+    assert.deepEqual(image, {
+      image: { format: "jpeg", source: { s3Location: { uri: "s3://bucket/photos/cat.JPG" } } },
+    });
+    assert.equal(page.document.format, "html");
+    assert.equal(notes.document.format, "md");
+    assert.deepEqual(notes.document.source, {
+      s3Location: { uri: "s3://bucket/notes.markdown?versionId=3" },
+    });
+  });
+
   test("an image by web URL or of an unknown type is a 400 about the prompt", () => {
     for (const source of [
       { kind: "url" as const, url: "https://example.com/cat.png" },
