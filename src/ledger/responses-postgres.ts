@@ -7,7 +7,9 @@ import {
   indexableItemIds,
   type ResponseStore,
   RUNNING_STATUSES,
+  type StoredEventBatch,
   type StoredResponseRow,
+  storedEventBatch,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
@@ -32,6 +34,14 @@ CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   PRIMARY KEY (account_id, id)
 );
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+CREATE TABLE IF NOT EXISTS ${t("stored_response_events")} (
+  response_id    TEXT NOT NULL,
+  first_sequence BIGINT NOT NULL,
+  last_sequence  BIGINT NOT NULL,
+  account_id     TEXT NOT NULL,
+  content        TEXT NOT NULL,
+  PRIMARY KEY (response_id, first_sequence)
+);
 `;
 }
 
@@ -86,6 +96,26 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
     return result.rows.map(storedResponse);
   }
 
+  async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    await this.db.query(
+      `INSERT INTO ${this.t("stored_response_events")}
+         (response_id, first_sequence, last_sequence, account_id, content)
+       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
+         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4)
+       ON CONFLICT DO NOTHING`,
+      [responseId, batch.first, batch.last, accountId, batch.content],
+    );
+  }
+
+  async eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]> {
+    const result = await this.db.query(
+      `SELECT first_sequence, last_sequence, content FROM ${this.t("stored_response_events")}
+        WHERE response_id = $1 AND account_id = $2 AND last_sequence > $3 ORDER BY first_sequence`,
+      [responseId, accountId, after],
+    );
+    return result.rows.map(storedEventBatch);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.db.transaction(async (client) => {
       const result = await client.query(
@@ -94,6 +124,7 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
       );
       if (!result.rowCount) return false;
       await client.query(`DELETE FROM ${this.t("stored_response_items")} WHERE response_id = $1`, [id]);
+      await client.query(`DELETE FROM ${this.t("stored_response_events")} WHERE response_id = $1`, [id]);
       return true;
     });
   }
@@ -118,11 +149,9 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
         [idBefore, limit],
       );
       const ids = gone.rows.map((r) => String(r.id));
-      if (ids.length > 0)
-        await client.query(
-          `DELETE FROM ${this.t("stored_response_items")} WHERE response_id = ANY($1::text[])`,
-          [ids],
-        );
+      if (ids.length === 0) return 0;
+      for (const table of ["stored_response_items", "stored_response_events"])
+        await client.query(`DELETE FROM ${this.t(table)} WHERE response_id = ANY($1::text[])`, [ids]);
       return ids.length;
     });
   }
@@ -148,7 +177,7 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
 
   async storedBytes(accountId: string): Promise<number> {
     const result = await this.db.query(
-      `SELECT COALESCE(SUM(octet_length(content)), 0) AS bytes FROM ${this.t("stored_responses")} WHERE account_id = $1`,
+      `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${this.storedText()} WHERE account_id = $1`,
       [accountId],
     );
     return Number(result.rows[0]?.bytes ?? 0);
@@ -156,8 +185,16 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
     const result = await this.db.query(
-      `SELECT account_id, SUM(octet_length(content)) AS bytes FROM ${this.t("stored_responses")} GROUP BY account_id`,
+      `SELECT account_id, SUM(bytes) AS bytes FROM ${this.storedText()} GROUP BY account_id`,
     );
     return new Map(result.rows.map((row) => [String(row.account_id), Number(row.bytes)]));
+  }
+
+  /** Each stored text's account and bytes: responses and their events. */
+  private storedText(): string {
+    return `(
+      SELECT account_id, octet_length(content) AS bytes FROM ${this.t("stored_responses")}
+      UNION ALL
+      SELECT account_id, octet_length(content) AS bytes FROM ${this.t("stored_response_events")}) AS stored`;
   }
 }

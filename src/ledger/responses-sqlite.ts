@@ -5,7 +5,9 @@ import {
   indexableItemIds,
   type ResponseStore,
   RUNNING_STATUSES,
+  type StoredEventBatch,
   type StoredResponseRow,
+  storedEventBatch,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
@@ -30,7 +32,21 @@ CREATE TABLE IF NOT EXISTS stored_response_items (
   PRIMARY KEY (account_id, id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON stored_response_items (response_id);
+CREATE TABLE IF NOT EXISTS stored_response_events (
+  response_id    TEXT NOT NULL,
+  first_sequence INTEGER NOT NULL,
+  last_sequence  INTEGER NOT NULL,
+  account_id     TEXT NOT NULL,
+  content        TEXT NOT NULL,
+  PRIMARY KEY (response_id, first_sequence)
+) WITHOUT ROWID;
 `;
+
+/** Each stored text's account and bytes: responses and their events. */
+const STORED_TEXT = `(
+  SELECT account_id, LENGTH(CAST(content AS BLOB)) AS bytes FROM stored_responses
+  UNION ALL
+  SELECT account_id, LENGTH(CAST(content AS BLOB)) AS bytes FROM stored_response_events)`;
 
 export class SqliteResponses extends SqlitePart implements ResponseStore {
   async migrate(): Promise<void> {
@@ -74,6 +90,25 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
     return rows.map(storedResponse);
   }
 
+  async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    this.transaction(() =>
+      this.statement(
+        `INSERT OR IGNORE INTO stored_response_events
+             (response_id, first_sequence, last_sequence, account_id, content)
+           SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM stored_responses WHERE id = ? AND account_id = ?)`,
+      ).run(responseId, batch.first, batch.last, accountId, batch.content, responseId, accountId),
+    );
+  }
+
+  async eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]> {
+    return this.statement(
+      `SELECT first_sequence, last_sequence, content FROM stored_response_events
+          WHERE response_id = ? AND account_id = ? AND last_sequence > ? ORDER BY first_sequence`,
+    )
+      .all(responseId, accountId, after)
+      .map(storedEventBatch);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.transaction(() => {
       const { changes } = this.statement("DELETE FROM stored_responses WHERE id = ? AND account_id = ?").run(
@@ -82,6 +117,7 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
       );
       if (changes === 0) return false;
       this.statement("DELETE FROM stored_response_items WHERE response_id = ?").run(id);
+      this.statement("DELETE FROM stored_response_events WHERE response_id = ?").run(id);
       return true;
     });
   }
@@ -100,7 +136,11 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
              SELECT id FROM stored_responses WHERE id < ? ORDER BY id LIMIT ?) RETURNING id`,
       ).all(idBefore, limit);
       const items = this.statement("DELETE FROM stored_response_items WHERE response_id = ?");
-      for (const { id } of gone) items.run(String(id));
+      const events = this.statement("DELETE FROM stored_response_events WHERE response_id = ?");
+      for (const { id } of gone) {
+        items.run(String(id));
+        events.run(String(id));
+      }
       return gone.length;
     });
   }
@@ -128,15 +168,18 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
 
   async storedBytes(accountId: string): Promise<number> {
     const row = this.statement(
-      "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
+      `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${STORED_TEXT} WHERE account_id = ?`,
     ).get(accountId);
     return Number(row?.bytes ?? 0);
   }
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
     const rows = this.statement(
-      "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
-    ).all() as Array<{ account_id: string; bytes: number }>;
+      `SELECT account_id, SUM(bytes) AS bytes FROM ${STORED_TEXT} GROUP BY account_id`,
+    ).all() as Array<{
+      account_id: string;
+      bytes: number;
+    }>;
     return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }
 }

@@ -1,7 +1,9 @@
 // Stored responses (the Responses API's memory): one row per stored response, its content one
 // opaque text the gateway seals (src/ledger/content-seal.ts) before the store sees it, and an index of
 // the item ids it holds so that an `item_reference` finds its response. Both stores implement it
-// (responses-sqlite.ts, responses-postgres.ts) and share one contract test.
+// (responses-sqlite.ts, responses-postgres.ts) and share one contract test. A streamed background
+// run's events are kept beside its response, in batches, for a resume through any process
+// (src/gateway/run-events.ts).
 
 export interface StoredResponseRow {
   /** The generation id: the response's `id`. */
@@ -20,6 +22,15 @@ export interface StoredResponseRow {
   owner?: string;
 }
 
+/** Some of a streamed background run's events, as one flush wrote them. */
+export interface StoredEventBatch {
+  /** The `sequence_number` of its first and of its last event. */
+  first: number;
+  last: number;
+  /** The events as JSON (`[sequence, SSE text]` pairs), maybe sealed. */
+  content: string;
+}
+
 /** A background run not yet ended. */
 export const RUNNING_STATUSES = ["queued", "in_progress"] as const;
 
@@ -36,13 +47,20 @@ export interface ResponseStore {
    * the account's; a gap (an older response deleted) ends it there.
    */
   getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]>;
-  /** False when the account has no such response. */
+  /**
+   * Adds a batch of a run's events, committed when it resolves; nothing once the response is gone
+   * (deleted while it ran), so no event outlives its response.
+   */
+  appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void>;
+  /** The account's batches of the response holding an event after `after`, in order. */
+  eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]>;
+  /** False when the account has no such response. Its events go with it. */
   deleteResponse(id: string, accountId: string): Promise<boolean>;
   /** The id of the account's stored response that holds the item, if any. */
   responseOfItem(itemId: string, accountId: string): Promise<string | undefined>;
-  /** Deletes up to `limit` responses whose id is < `idBefore` (retention); returns how many went. */
+  /** Deletes up to `limit` responses whose id is < `idBefore`, with their events (retention); returns how many went. */
   deleteResponses(idBefore: string, limit: number): Promise<number>;
-  /** Stored content per account, in bytes of its stored text. */
+  /** Stored content per account (responses and their events), in bytes of its stored text. */
   storedBytes(accountId: string): Promise<number>;
   /** The same for every account that has stored responses, by account id (the dashboard's usage page). */
   storedBytesByAccount(): Promise<Map<string, number>>;
@@ -75,6 +93,11 @@ export function storedResponseValues(row: StoredResponseRow): Array<string | num
     row.content,
     row.owner ?? null,
   ];
+}
+
+/** A batch row of either store (pg gives BIGINT as a string). */
+export function storedEventBatch(row: Record<string, unknown>): StoredEventBatch {
+  return { first: Number(row.first_sequence), last: Number(row.last_sequence), content: String(row.content) };
 }
 
 /** A row of either store (pg gives BIGINT as a string) → StoredResponseRow; item ids are not read back. */
