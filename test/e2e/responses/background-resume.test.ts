@@ -92,7 +92,10 @@ describe("a streamed background run resumed through another process (PostgreSQL)
     }
     aRunning = false;
     assert.equal(events.at(-1)?.type, "response.completed");
-    events.forEach((event, i) => assert.equal(event.sequence_number, i));
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
     const resumed = await midway!;
     assert.ok(resumed.firstWhileRunning, "B's reader had events while A still ran the response");
     assert.deepEqual(resumed.events, events.slice(n + 1));
@@ -171,7 +174,11 @@ describe("a streamed background run resumed through another process (PostgreSQL)
     assert.equal(last.response.status, "failed");
     assert.match(last.response.error?.message ?? "", /stopped before it ended/);
     // Its sequence number follows the events before it, which all came in order.
-    followed.forEach((event, i) => assert.equal(event.sequence_number, followed[0]!.sequence_number + i));
+    const from = followed[0]!.sequence_number;
+    assert.deepEqual(
+      followed.map((e) => e.sequence_number),
+      followed.map((_, i) => from + i),
+    );
     assert.equal((await b.responses.retrieve(idOf(events))).status, "failed");
   });
 });
