@@ -175,6 +175,15 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
     return result.rowCount ?? 0;
   }
 
+  async failRunsOf(owners: readonly string[]): Promise<number> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
+        WHERE status = ANY($1::text[]) AND owner = ANY($2::text[])`,
+      [RUNNING_STATUSES, owners],
+    );
+    return result.rowCount ?? 0;
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const result = await this.db.query(
       `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${this.storedText()} WHERE account_id = $1`,

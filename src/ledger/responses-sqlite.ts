@@ -166,6 +166,18 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
     );
   }
 
+  async failRunsOf(owners: readonly string[]): Promise<number> {
+    if (owners.length === 0) return 0;
+    return this.transaction(
+      () =>
+        this.statement(
+          `UPDATE stored_responses SET status = 'failed'
+              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})
+                AND owner IN (${owners.map(() => "?").join(", ")})`,
+        ).run(...RUNNING_STATUSES, ...owners).changes as number,
+    );
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const row = this.statement(
       `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${STORED_TEXT} WHERE account_id = ?`,

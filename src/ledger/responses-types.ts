@@ -71,6 +71,8 @@ export interface ResponseStore {
    * `silentForMs` (owner_leases, by the database's clock), or never did, are failed; returns how many.
    */
   markAbandonedRuns(silentForMs: number): Promise<number>;
+  /** Background runs still queued or in progress of these owners (processes known dead: a worker that exited) are failed; returns how many. */
+  failRunsOf(owners: readonly string[]): Promise<number>;
 }
 
 /** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */

@@ -76,6 +76,14 @@ function contract(name: string, open: () => Promise<Store>): void {
         // A shared store keeps a live process's runs; a file of one serve has none alive at its start.
         assert.equal(await status(queued.id), store.sharedByGateways ? "in_progress" : "failed");
         assert.equal((await store.responses.getResponse(queued.id, account))?.owner, store.owner);
+        // A process known dead (a worker that exited): its runs, and only its, are failed at once.
+        const dead = row(account, { status: "in_progress", owner: "worker-dead" });
+        const alive = row(account, { status: "in_progress", owner: "worker-alive" });
+        for (const r of [dead, alive]) await store.responses.saveResponse(r);
+        assert.equal(await store.responses.failRunsOf(["worker-dead"]), 1);
+        assert.equal(await status(dead.id), "failed");
+        assert.equal(await status(alive.id), "in_progress");
+        assert.equal(await store.responses.failRunsOf([]), 0);
       } finally {
         await store.close();
       }

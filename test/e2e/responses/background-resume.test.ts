@@ -14,13 +14,14 @@ import OpenAI from "openai";
 import pg from "pg";
 import { withDefaultUser } from "../../../src/ledger/postgres-url.ts";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import type { Reply } from "../../fakes/reply.ts";
 import { fakeModel, fakeProvider } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateways } from "../../support/gateway.ts";
 import { dropSchema, PG_URL, postgresUnreachable, uniqueSchema } from "../../support/postgres.ts";
 
 type Event = OpenAI.Responses.ResponseStreamEvent;
 
-const SLOW = {
+const SLOW: Reply = {
   blocks: [{ type: "text", text: "Slowly, word by word, all the way to the end." }],
   chunks: 10,
 };
