@@ -60,6 +60,7 @@ export class RunEventLog {
   private readonly to: RunEventStore;
   private readonly id: string;
   private readonly accountId: string;
+  private readonly limits: typeof RUN_EVENT_LIMITS;
   private count = 0;
   private bytes = 0;
   private pending: RunEvent[] = [];
@@ -67,10 +68,11 @@ export class RunEventLog {
   private writing: Promise<boolean> = Promise.resolve(true);
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(to: RunEventStore, id: string, accountId: string) {
+  constructor(to: RunEventStore, id: string, accountId: string, limits = RUN_EVENT_LIMITS) {
     this.to = to;
     this.id = id;
     this.accountId = accountId;
+    this.limits = limits;
   }
 
   /** The events kept (all until a limit is reached, then only the last), queued for the store. */
@@ -94,7 +96,7 @@ export class RunEventLog {
   private keeps(event: RunEvent): boolean {
     if (isLastEvent(event.text)) return true;
     const bytes = Buffer.byteLength(event.text);
-    if (this.count >= RUN_EVENT_LIMITS.events || this.bytes + bytes > RUN_EVENT_LIMITS.bytes) return false;
+    if (this.count >= this.limits.events || this.bytes + bytes > this.limits.bytes) return false;
     this.count++;
     this.bytes += bytes;
     return true;
