@@ -16,7 +16,6 @@ import {
   type EventSink,
   eventsIn,
   followStored,
-  isLastEvent,
   type RunEvent,
   RunEventLog,
   type RunEventStore,
@@ -244,7 +243,7 @@ export class Run implements Responder {
     const events = this.held ?? this.log.take(eventsIn(utf8Of(chunk, latin1)));
     this.held = undefined;
     this.events.push(...events);
-    if (events.some((event) => isLastEvent(event.text))) this.ended = true;
+    if (events.some((event) => event.last)) this.ended = true;
     this.notify();
     return this.connected() ? this.client?.write(chunk, latin1) : undefined;
   }

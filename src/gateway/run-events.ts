@@ -13,6 +13,8 @@ type Json = Record<string, unknown>;
 export interface RunEvent {
   sequence: number;
   text: string;
+  /** It ends the stream (completed, incomplete, failed): its whole response. */
+  last?: true;
 }
 
 /** What one run keeps of its events, past which only its last event is kept (docs/responses.md §9). */
@@ -39,7 +41,13 @@ export function eventsIn(text: string): RunEvent[] {
   const events: RunEvent[] = [];
   for (const event of text.split(/\r?\n\r?\n/)) {
     const sequence = /"sequence_number":(\d+)/.exec(event)?.[1];
-    if (sequence !== undefined) events.push({ sequence: Number(sequence), text: `${event}\n\n` });
+    if (sequence === undefined) continue;
+    const text = `${event}\n\n`;
+    events.push(
+      isLastEvent(text)
+        ? { sequence: Number(sequence), text, last: true }
+        : { sequence: Number(sequence), text },
+    );
   }
   return events;
 }
@@ -94,7 +102,7 @@ export class RunEventLog {
   }
 
   private keeps(event: RunEvent): boolean {
-    if (isLastEvent(event.text)) return true;
+    if (event.last) return true;
     const bytes = Buffer.byteLength(event.text);
     if (this.count >= this.limits.events || this.bytes + bytes > this.limits.bytes) return false;
     this.count++;
