@@ -92,6 +92,8 @@ export class BackgroundRuns {
     if (!stored) throw responseNotFound(id);
     if (stored.response.background !== true)
       throw invalid("response_id", "only a background response can be cancelled");
+    // Its events so far are stored first: a reader elsewhere ends once it reads the run cancelled.
+    await this.runs.get(id)?.log.flush();
     if (!(await this.memory.store.setStatus(id, accountId, "cancelled", RUNNING_STATUSES)))
       return this.memory.current(id, accountId);
     const cancelled = { ...stored.response, status: "cancelled" };
