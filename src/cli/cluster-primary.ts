@@ -229,8 +229,11 @@ class WorkerPool {
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     let marked: string;
     try {
+      // Its background runs first: a reader following one through another worker ends on it.
+      const runs = await this.store.responses.failRunsOf([owner]);
       const n = await this.store.markInterrupted([owner]);
       marked = n > 0 ? `; ${n} generation(s) it was serving marked interrupted` : "";
+      if (runs > 0) marked += `; ${runs} background response(s) it was running failed`;
     } catch (error) {
       marked = `; its in-flight generations could not be marked interrupted: ${(error as Error).message}`;
     }

@@ -2,8 +2,9 @@
 // the response queued, and its generation runs on in this process, detached from the client's
 // connection, into a Run that stands in for the client (a Responder). The stored response is its
 // state for every process: polled with GET, cancelled with POST …/cancel (here, or by its status
-// column, which the process running it watches). A streamed run keeps its events in order while
-// it runs and a while after, for GET …?stream=true&starting_after=N.
+// column, which the process running it watches). A streamed run's events are kept in order, here
+// for the readers of this process and in the store for any other (run-events.ts), for
+// GET …?stream=true&starting_after=N.
 
 import { invalid } from "../ir/errors.ts";
 import { RUNNING_STATUSES } from "../ledger/responses-types.ts";
@@ -11,26 +12,36 @@ import { isObject } from "../protocols/shared/validate.ts";
 import type { WarningLogger } from "./logger.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { ResponseMemory, Turn } from "./response-memory.ts";
+import {
+  type EventSink,
+  eventsIn,
+  followStored,
+  type RunEvent,
+  RunEventLog,
+  type RunEventStore,
+  utf8Of,
+} from "./run-events.ts";
 import { responseNotFound } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
 
 /** How often a run asks the store whether another process cancelled it. */
 const CANCEL_POLL_MS = 1_000;
-/** How long a finished streamed run's events stay for a resume. */
+/** How long a finished run's events stay in memory when the store did not take them all. */
 const EVENTS_KEPT_MS = 10 * 60_000;
-const TERMINAL_EVENT = /^event: response\.(completed|incomplete|failed)\s*$/m;
 
 export class BackgroundRuns {
   private readonly memory: ResponseMemory;
   private readonly owner: string;
   private readonly log: WarningLogger;
   private readonly runs = new Map<string, Run>();
+  private readonly events: RunEventStore;
 
-  constructor(memory: ResponseMemory, owner: string, log: WarningLogger) {
+  constructor(memory: ResponseMemory, owner: string, events: RunEventStore) {
     this.memory = memory;
     this.owner = owner;
-    this.log = log;
+    this.log = events.log;
+    this.events = events;
   }
 
   /**
@@ -50,15 +61,29 @@ export class BackgroundRuns {
     await this.memory.save(turn, queued, accountId, this.owner);
     // In progress from here; the client, answered last, is told it was queued (as OpenAI says it).
     await this.memory.store.setStatus(String(queued.id), accountId, "in_progress", ["queued"]);
-    const run = new Run(this, turn, queued, accountId, stream ? client : undefined);
+    const log = new RunEventLog(this.events, String(queued.id), accountId);
+    const run = new Run(this, log, turn, queued, accountId, stream ? client : undefined);
     this.runs.set(run.id, run);
     if (!stream) client.json(200, headers, queued);
     return run;
   }
 
-  /** A run of this process, while it runs and a while after (its events, for a resume). */
+  /** A run of this process, until its events are all in the store. */
   running(id: string): Run | undefined {
     return this.runs.get(id);
+  }
+
+  /**
+   * A streamed run's events after `after` to `sink`, then the rest as they come: from this
+   * process's memory while it runs the response, else from the store.
+   */
+  follow(id: string, accountId: string, after: number, sink: EventSink): void {
+    const run = this.runs.get(id);
+    if (run) followRun(run, after, sink);
+    else
+      void followStored(this.events, { id, accountId, after }, sink, () =>
+        this.memory.current(id, accountId),
+      );
   }
 
   /** `POST /v1/responses/{id}/cancel`: the run aborted (the upstream call with it), recorded cancelled. */
@@ -67,6 +92,8 @@ export class BackgroundRuns {
     if (!stored) throw responseNotFound(id);
     if (stored.response.background !== true)
       throw invalid("response_id", "only a background response can be cancelled");
+    // Its events so far are stored first: a reader elsewhere ends once it reads the run cancelled.
+    await this.runs.get(id)?.log.flush();
     if (!(await this.memory.store.setStatus(id, accountId, "cancelled", RUNNING_STATUSES)))
       return this.memory.current(id, accountId);
     const cancelled = { ...stored.response, status: "cancelled" };
@@ -75,8 +102,11 @@ export class BackgroundRuns {
     return cancelled;
   }
 
-  /** Stores what the run ended with when the pipeline answered an error (the response failed). */
-  failed(run: Run, body: unknown): Promise<void> {
+  /**
+   * Stores what the run ended with when the pipeline answered an error (the response failed), its
+   * events written first (a reader elsewhere ends once it reads the response ended).
+   */
+  async failed(run: Run, body: unknown): Promise<void> {
     const error = isObject(body) && isObject(body.error) ? body.error : {};
     const response = {
       ...run.queued,
@@ -86,6 +116,7 @@ export class BackgroundRuns {
         message: String(error.message ?? ""),
       },
     };
+    await run.log.flush();
     return this.memory.save(run.turn, response, run.accountId, this.owner).catch((err: unknown) => {
       this.log.warn({ err, generationId: run.id }, "failed background response not written");
     });
@@ -107,15 +138,29 @@ export class BackgroundRuns {
     return (await this.memory.store.getResponse(run.id, run.accountId))?.status === "cancelled";
   }
 
+  /** A run that ended leaves memory once the store holds its events (readers then read them there). */
   ended(run: Run): void {
-    setTimeout(() => this.runs.delete(run.id), EVENTS_KEPT_MS).unref();
+    run.log.flush().then((written) => {
+      if (written) this.runs.delete(run.id);
+      else setTimeout(() => this.runs.delete(run.id), EVENTS_KEPT_MS).unref();
+    });
   }
 }
 
-/** One SSE event of a streamed run, with its sequence number. */
-export interface RunEvent {
-  sequence: number;
-  text: string;
+/** Writes a run's events after `after` to `sink`, following it until it ends or the client leaves. */
+function followRun(run: Run, after: number, sink: EventSink): void {
+  let next = run.events.findIndex((event) => event.sequence > after);
+  if (next < 0) next = run.events.length;
+  const flush = () => {
+    for (; next < run.events.length; next++) sink.write(run.events[next]!.text);
+    if (run.done) {
+      stop();
+      sink.end();
+    }
+  };
+  const stop = run.follow(flush);
+  sink.onClose(stop);
+  flush();
 }
 
 /** The client's stand-in for a background generation. */
@@ -125,7 +170,9 @@ export class Run implements Responder {
   readonly queued: Json;
   readonly accountId: string;
   readonly signal: AbortSignal;
+  /** The events kept (RUN_EVENT_LIMITS), shown to this process's readers. */
   readonly events: RunEvent[] = [];
+  readonly log: RunEventLog;
   done = false;
   /** A last event (completed, incomplete, failed) went by: its response was stored before it. */
   private ended = false;
@@ -135,9 +182,19 @@ export class Run implements Responder {
   /** The client that started a streamed run, while it stays. */
   private client: Responder | undefined;
   private readonly watch: NodeJS.Timeout;
+  /** The last piece's events: in the store before its response (`storeLast`), shown once it is written. */
+  private held: RunEvent[] | undefined;
 
-  constructor(runs: BackgroundRuns, turn: Turn, queued: Json, accountId: string, client?: Responder) {
+  constructor(
+    runs: BackgroundRuns,
+    log: RunEventLog,
+    turn: Turn,
+    queued: Json,
+    accountId: string,
+    client?: Responder,
+  ) {
     this.runs = runs;
+    this.log = log;
     this.id = String(queued.id);
     this.turn = turn;
     this.queued = queued;
@@ -174,18 +231,21 @@ export class Run implements Responder {
     if (this.connected()) this.client?.startStream(status, headers);
   }
 
+  /**
+   * The piece holding the stream's last event, before its response is stored: its events are
+   * committed to the store first, so that a reader in another process that reads the response
+   * ended has read every event (run-events.ts, followStored).
+   */
+  async storeLast(text: string): Promise<void> {
+    this.held = this.log.take(eventsIn(text));
+    await this.log.flush();
+  }
+
   write(chunk: string | Buffer, latin1?: boolean): Promise<void> | undefined {
-    const text =
-      typeof chunk !== "string"
-        ? chunk.toString("utf8")
-        : latin1
-          ? Buffer.from(chunk, "latin1").toString("utf8")
-          : chunk;
-    for (const event of text.split(/\r?\n\r?\n/)) {
-      const sequence = /"sequence_number":(\d+)/.exec(event)?.[1];
-      if (sequence !== undefined) this.events.push({ sequence: Number(sequence), text: `${event}\n\n` });
-      if (TERMINAL_EVENT.test(event)) this.ended = true;
-    }
+    const events = this.held ?? this.log.take(eventsIn(utf8Of(chunk, latin1)));
+    this.held = undefined;
+    this.events.push(...events);
+    if (events.some((event) => event.last)) this.ended = true;
     this.notify();
     return this.connected() ? this.client?.write(chunk, latin1) : undefined;
   }

@@ -22,6 +22,7 @@ import type { WarningLogger } from "./logger.ts";
 import { countPromptTokens } from "./prompt-tokens.ts";
 import type { HeaderMap, Responder } from "./responder.ts";
 import type { Piece, WholeAnswer } from "./route.ts";
+import { utf8Of } from "./run-events.ts";
 import { responseNotFound } from "./stored-responses.ts";
 
 type Json = Record<string, unknown>;
@@ -30,6 +31,8 @@ type Json = Record<string, unknown>;
 export interface StoredContent {
   input: Json[];
   response: Json;
+  /** A background run streamed: its events are kept for a resume (run-events.ts). */
+  events?: true;
 }
 
 /** One request's part in the memory, found before it is decoded. */
@@ -45,6 +48,8 @@ export interface Turn {
   refers: boolean;
   /** `background: true`: answered at once, run detached (src/gateway/background.ts). */
   background: boolean;
+  /** `stream: true`. */
+  stream: boolean;
   /** `truncation: "auto"`: the oldest items go when the prompt is longer than the context window. */
   truncate: boolean;
   /** The body to decode and send: the stored chain and referenced items put in; undefined when unchanged. */
@@ -75,7 +80,7 @@ export class ResponseMemory {
   ) {
     this.store = stores.responses;
     this.conversations = new Conversations(stores.conversations, seal);
-    this.background = new BackgroundRuns(this, stores.owner, log);
+    this.background = new BackgroundRuns(this, stores.owner, { store: this.store, seal, log });
     this.seal = seal;
     this.log = log;
   }
@@ -90,6 +95,7 @@ export class ResponseMemory {
       store: body.store !== false,
       truncate: body.truncation === "auto",
       background: body.background === true,
+      stream: body.stream === true,
       input: inputItems(body.input) ?? [],
       refers: false,
       settings: settingsEcho(body),
@@ -209,12 +215,14 @@ export class ResponseMemory {
     const answered = response.status === "completed" || response.status === "incomplete";
     if (turn.conversationId && answered)
       await this.conversations.append(turn.conversationId, accountId, [...input, ...outputOf(response)]);
-    if (turn.store) await this.saveRow({ input, response }, accountId, owner);
+    const content: StoredContent = { input, response };
+    if (turn.background && turn.stream) content.events = true;
+    if (turn.store) await this.saveRow(content, accountId, owner);
   }
 
-  /** A stored response's object replaced (a background run cancelled or failed), its input kept. */
+  /** A stored response's object replaced (a background run cancelled or failed), the rest kept. */
   replace(stored: StoredContent, response: Json, accountId: string, owner?: string): Promise<void> {
-    return this.saveRow({ input: stored.input, response }, accountId, owner);
+    return this.saveRow({ ...stored, response }, accountId, owner);
   }
 
   /**
@@ -269,8 +277,14 @@ export class ResponseMemory {
    * is stored; every other piece goes at once (undefined).
    */
   beforePiece(turn: Turn, piece: Piece, accountId: string): Promise<void> | undefined {
-    const response = terminalResponse(piece);
-    return response && this.saveOrWarn(turn, response, accountId);
+    const last = terminalResponse(piece);
+    if (!last) return undefined;
+    // A background run's events go to the store before its end does (background.ts, Run.storeLast).
+    const run = this.background.running(String(last.response.id));
+    const events = run?.storeLast(last.text);
+    return events
+      ? events.then(() => this.saveOrWarn(turn, last.response, accountId))
+      : this.saveOrWarn(turn, last.response, accountId);
   }
 
   /** A store that fails does not take the client's answer with it: it is sent, and the failure logged. */
@@ -409,19 +423,19 @@ function replayable(item: Json): Json {
   return rest;
 }
 
-/** The whole response in a piece holding a stream's last event; undefined for any other piece. */
-function terminalResponse(piece: Piece): Json | undefined {
+/** The whole response in a piece holding a stream's last event, and its text; undefined for any other piece. */
+function terminalResponse(piece: Piece): { response: Json; text: string } | undefined {
   const raw = piece.text;
   // The event names are ASCII: found in a relay's latin1 text as well, before it is decoded.
   const seen = typeof raw === "string" ? raw : raw.toString("latin1");
   if (!TERMINAL_EVENTS.some((type) => seen.includes(`"${type}"`))) return undefined;
-  const text = typeof raw === "string" && !piece.latin1 ? raw : Buffer.from(seen, "latin1").toString("utf8");
+  const text = utf8Of(raw, piece.latin1);
   for (const line of text.split("\n")) {
     if (!line.startsWith("data:")) continue;
     try {
       const event = JSON.parse(line.slice(5));
       if (isObject(event) && TERMINAL_EVENTS.includes(String(event.type)) && isObject(event.response))
-        return event.response;
+        return { response: event.response, text };
     } catch {
       // Not this line: the stream's own decoder reports broken frames.
     }

@@ -5,9 +5,9 @@
 import type { Authenticator } from "../auth/authenticator.ts";
 import { GatewayError, invalid } from "../ir/errors.ts";
 import type { IncomingHeaders } from "../protocols/types.ts";
-import type { Run } from "./background.ts";
 import { callerOf } from "./front-step.ts";
 import type { ResponseMemory, StoredContent } from "./response-memory.ts";
+import type { EventSink } from "./run-events.ts";
 
 type Json = Record<string, unknown>;
 
@@ -28,44 +28,26 @@ export async function cancelResponse(deps: StoredResponsesDeps, headers: Incomin
 
 /**
  * `GET /v1/responses/{id}?stream=true&starting_after=N`: a streamed background run's events after
- * N, then the rest as they come. Checked before anything is written: an error is still an answer.
+ * N, then the rest as they come, through any process and after it ended (docs/responses.md §9).
+ * Checked before anything is written: an error is still an answer. Returns how to follow it.
  */
 export async function resumableRun(
   deps: StoredResponsesDeps,
   headers: IncomingHeaders,
   id: string,
   query: Record<string, unknown>,
-): Promise<{ run: Run; after: number }> {
-  await readOwn(deps, headers, id);
+): Promise<(sink: EventSink) => void> {
+  const accountId = await accountOf(deps, headers);
+  const stored = await deps.memory.read(id, accountId);
+  if (!stored) throw responseNotFound(id);
   const after = query.starting_after === undefined ? -1 : Number(query.starting_after);
   if (!Number.isInteger(after) || after < -1) throw invalid("starting_after", "must be a whole number");
-  const run = deps.memory.background.running(id);
-  if (!run || (run.events.length === 0 && run.done))
+  if (!stored.events)
     throw invalid(
       "stream",
-      "this response's events are kept only by the gateway process that runs it, and for 10 minutes after; retrieve it without stream",
+      "only a background response created with stream: true has events to stream; retrieve it without stream",
     );
-  return { run, after };
-}
-
-/** Writes a run's events after `after` to `sink`, following it until it ends or the client leaves. */
-export function followRun(
-  run: Run,
-  after: number,
-  sink: { write(text: string): void; end(): void; onClose(listener: () => void): void },
-): void {
-  let next = run.events.findIndex((event) => event.sequence > after);
-  if (next < 0) next = run.events.length;
-  const flush = () => {
-    for (; next < run.events.length; next++) sink.write(run.events[next]!.text);
-    if (run.done) {
-      stop();
-      sink.end();
-    }
-  };
-  const stop = run.follow(flush);
-  sink.onClose(stop);
-  flush();
+  return (sink) => deps.memory.background.follow(id, accountId, after, sink);
 }
 
 /** `DELETE /v1/responses/{id}`. */

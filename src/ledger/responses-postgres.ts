@@ -11,7 +11,9 @@ import {
   responseSql,
   responsesSchema,
   STORED_RESPONSE_COLUMNS,
+  type StoredEventBatch,
   type StoredResponseRow,
+  storedEventBatch,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
@@ -51,6 +53,26 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
     return result.rows.map(storedResponse);
   }
 
+  async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    await this.db.query(
+      `INSERT INTO ${this.t("stored_response_events")}
+         (response_id, first_sequence, last_sequence, account_id, content)
+       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
+         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4)
+       ON CONFLICT DO NOTHING`,
+      [responseId, batch.first, batch.last, accountId, batch.content],
+    );
+  }
+
+  async eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]> {
+    const result = await this.db.query(
+      `SELECT first_sequence, last_sequence, content FROM ${this.t("stored_response_events")}
+        WHERE response_id = $1 AND account_id = $2 AND last_sequence > $3 ORDER BY first_sequence`,
+      [responseId, accountId, after],
+    );
+    return result.rows.map(storedEventBatch);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.db.transaction(async (client) => {
       const result = await client.query(
@@ -59,6 +81,7 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
       );
       if (!result.rowCount) return false;
       await client.query(`DELETE FROM ${this.t("stored_response_items")} WHERE response_id = $1`, [id]);
+      await client.query(`DELETE FROM ${this.t("stored_response_events")} WHERE response_id = $1`, [id]);
       return true;
     });
   }
@@ -83,11 +106,9 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
         [idBefore, limit],
       );
       const ids = gone.rows.map((r) => String(r.id));
-      if (ids.length > 0)
-        await client.query(
-          `DELETE FROM ${this.t("stored_response_items")} WHERE response_id = ANY($1::text[])`,
-          [ids],
-        );
+      if (ids.length === 0) return 0;
+      for (const table of ["stored_response_items", "stored_response_events"])
+        await client.query(`DELETE FROM ${this.t(table)} WHERE response_id = ANY($1::text[])`, [ids]);
       return ids.length;
     });
   }
@@ -122,9 +143,18 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
     return String(result.rows[0]?.value);
   }
 
+  async failRunsOf(owners: readonly string[]): Promise<number> {
+    const result = await this.db.query(
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
+        WHERE status = ANY($1::text[]) AND owner = ANY($2::text[])`,
+      [RUNNING_STATUSES, owners],
+    );
+    return result.rowCount ?? 0;
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const result = await this.db.query(
-      `SELECT COALESCE(SUM(octet_length(content)), 0) AS bytes FROM ${this.t("stored_responses")} WHERE account_id = $1`,
+      `SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${this.storedText()} WHERE account_id = $1`,
       [accountId],
     );
     return Number(result.rows[0]?.bytes ?? 0);
@@ -132,8 +162,16 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
     const result = await this.db.query(
-      `SELECT account_id, SUM(octet_length(content)) AS bytes FROM ${this.t("stored_responses")} GROUP BY account_id`,
+      `SELECT account_id, SUM(bytes) AS bytes FROM ${this.storedText()} GROUP BY account_id`,
     );
     return new Map(result.rows.map((row) => [String(row.account_id), Number(row.bytes)]));
+  }
+
+  /** Each stored text's account and bytes: responses and their events. */
+  private storedText(): string {
+    return `(
+      SELECT account_id, octet_length(content) AS bytes FROM ${this.t("stored_responses")}
+      UNION ALL
+      SELECT account_id, octet_length(content) AS bytes FROM ${this.t("stored_response_events")}) AS stored`;
   }
 }

@@ -9,13 +9,21 @@ import {
   responseSql,
   responsesSchema,
   STORED_RESPONSE_COLUMNS,
+  type StoredEventBatch,
   type StoredResponseRow,
+  storedEventBatch,
   storedResponse,
   storedResponseValues,
 } from "./responses-types.ts";
 import { SQLITE } from "./sql-dialect.ts";
 import { read } from "./sqlite-errors.ts";
 import { asIs, param, SqlitePart } from "./sqlite-part.ts";
+
+/** Each stored text's account and bytes: responses and their events. */
+const STORED_TEXT = `(
+  SELECT account_id, LENGTH(CAST(content AS BLOB)) AS bytes FROM stored_responses
+  UNION ALL
+  SELECT account_id, LENGTH(CAST(content AS BLOB)) AS bytes FROM stored_response_events)`;
 
 export class SqliteResponses extends SqlitePart implements ResponseStore {
   async migrate(): Promise<void> {
@@ -44,6 +52,26 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
     return rows.map(storedResponse);
   }
 
+  async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    this.transaction(() =>
+      this.statement(
+        `INSERT OR IGNORE INTO stored_response_events
+             (response_id, first_sequence, last_sequence, account_id, content)
+           SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM stored_responses WHERE id = ? AND account_id = ?)`,
+      ).run(responseId, batch.first, batch.last, accountId, batch.content, responseId, accountId),
+    );
+  }
+
+  async eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]> {
+    const rows = read(() =>
+      this.statement(
+        `SELECT first_sequence, last_sequence, content FROM stored_response_events
+            WHERE response_id = ? AND account_id = ? AND last_sequence > ? ORDER BY first_sequence`,
+      ).all(responseId, accountId, after),
+    );
+    return rows.map(storedEventBatch);
+  }
+
   async deleteResponse(id: string, accountId: string): Promise<boolean> {
     return this.transaction(() => {
       const { changes } = this.statement("DELETE FROM stored_responses WHERE id = ? AND account_id = ?").run(
@@ -52,6 +80,7 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
       );
       if (changes === 0) return false;
       this.statement("DELETE FROM stored_response_items WHERE response_id = ?").run(id);
+      this.statement("DELETE FROM stored_response_events WHERE response_id = ?").run(id);
       return true;
     });
   }
@@ -73,7 +102,11 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
              SELECT id FROM stored_responses WHERE id < ? ORDER BY id LIMIT ?) RETURNING id`,
       ).all(idBefore, limit);
       const items = this.statement("DELETE FROM stored_response_items WHERE response_id = ?");
-      for (const { id } of gone) items.run(String(id));
+      const events = this.statement("DELETE FROM stored_response_events WHERE response_id = ?");
+      for (const { id } of gone) {
+        items.run(String(id));
+        events.run(String(id));
+      }
       return gone.length;
     });
   }
@@ -110,20 +143,30 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
     });
   }
 
+  async failRunsOf(owners: readonly string[]): Promise<number> {
+    if (owners.length === 0) return 0;
+    return this.transaction(
+      () =>
+        this.statement(
+          `UPDATE stored_responses SET status = 'failed'
+              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})
+                AND owner IN (${owners.map(() => "?").join(", ")})`,
+        ).run(...RUNNING_STATUSES, ...owners).changes as number,
+    );
+  }
+
   async storedBytes(accountId: string): Promise<number> {
     const row = read(() =>
-      this.statement(
-        "SELECT COALESCE(SUM(LENGTH(CAST(content AS BLOB))), 0) AS bytes FROM stored_responses WHERE account_id = ?",
-      ).get(accountId),
+      this.statement(`SELECT COALESCE(SUM(bytes), 0) AS bytes FROM ${STORED_TEXT} WHERE account_id = ?`).get(
+        accountId,
+      ),
     );
     return Number(row?.bytes ?? 0);
   }
 
   async storedBytesByAccount(): Promise<Map<string, number>> {
     const rows = read(() =>
-      this.statement(
-        "SELECT account_id, SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM stored_responses GROUP BY account_id",
-      ).all(),
+      this.statement(`SELECT account_id, SUM(bytes) AS bytes FROM ${STORED_TEXT} GROUP BY account_id`).all(),
     ) as Array<{ account_id: string; bytes: number }>;
     return new Map(rows.map((row) => [row.account_id, Number(row.bytes)]));
   }

@@ -2,7 +2,8 @@
 // opaque text the gateway seals (src/ledger/content-seal.ts) before the store sees it, and an index of
 // the item ids it holds so that an `item_reference` finds its response. Both stores implement it
 // (responses-sqlite.ts, responses-postgres.ts) over the tables and statements written here once,
-// and share one contract test.
+// and share one contract test. A streamed background run's events are kept beside its response, in
+// batches, for a resume through any process (src/gateway/run-events.ts).
 
 import type { Qualify, SqlDialect } from "./sql-dialect.ts";
 
@@ -23,6 +24,15 @@ export interface StoredResponseRow {
   owner?: string;
 }
 
+/** Some of a streamed background run's events, as one flush wrote them. */
+export interface StoredEventBatch {
+  /** The `sequence_number` of its first and of its last event. */
+  first: number;
+  last: number;
+  /** The events as JSON (`[sequence, SSE text]` pairs), maybe sealed. */
+  content: string;
+}
+
 /** A background run not yet ended. */
 export const RUNNING_STATUSES = ["queued", "in_progress"] as const;
 
@@ -39,13 +49,20 @@ export interface ResponseStore {
    * the account's; a gap (an older response deleted) ends it there.
    */
   getChain(id: string, accountId: string, limit: number): Promise<StoredResponseRow[]>;
-  /** False when the account has no such response. */
+  /**
+   * Adds a batch of a run's events, committed when it resolves; nothing once the response is gone
+   * (deleted while it ran), so no event outlives its response.
+   */
+  appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void>;
+  /** The account's batches of the response holding an event after `after`, in order. */
+  eventsAfter(responseId: string, accountId: string, after: number): Promise<StoredEventBatch[]>;
+  /** False when the account has no such response. Its events go with it. */
   deleteResponse(id: string, accountId: string): Promise<boolean>;
   /** The id of the account's stored response that holds the item, if any. */
   responseOfItem(itemId: string, accountId: string): Promise<string | undefined>;
-  /** Deletes up to `limit` responses whose id is < `idBefore` (retention); returns how many went. */
+  /** Deletes up to `limit` responses whose id is < `idBefore`, with their events (retention); returns how many went. */
   deleteResponses(idBefore: string, limit: number): Promise<number>;
-  /** Stored content per account, in bytes of its stored text. */
+  /** Stored content per account (responses and their events), in bytes of its stored text. */
   storedBytes(accountId: string): Promise<number>;
   /** The same for every account that has stored responses, by account id (the dashboard's usage page). */
   storedBytesByAccount(): Promise<Map<string, number>>;
@@ -61,6 +78,8 @@ export interface ResponseStore {
    * and whichever process keeps its own first, every process of the store reads that one.
    */
   secret(name: string, fresh: string): Promise<string>;
+  /** Background runs still queued or in progress of these owners (processes known dead: a worker that exited) are failed; returns how many. */
+  failRunsOf(owners: readonly string[]): Promise<number>;
 }
 
 /** Item ids kept in the index: a client's own ids are free text, so only plain, short ones. */
@@ -83,6 +102,11 @@ export function storedResponseValues(row: StoredResponseRow): Array<string | num
     row.content,
     row.owner ?? null,
   ];
+}
+
+/** A batch row of either store (pg gives BIGINT as a string). */
+export function storedEventBatch(row: Record<string, unknown>): StoredEventBatch {
+  return { first: Number(row.first_sequence), last: Number(row.last_sequence), content: String(row.content) };
 }
 
 /** A row of either store (pg gives BIGINT as a string) → StoredResponseRow; item ids are not read back. */
@@ -121,6 +145,14 @@ CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   PRIMARY KEY (account_id, id)
 )${d.keyedTable};
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+CREATE TABLE IF NOT EXISTS ${t("stored_response_events")} (
+  response_id    TEXT NOT NULL,
+  first_sequence ${d.int64} NOT NULL,
+  last_sequence  ${d.int64} NOT NULL,
+  account_id     TEXT NOT NULL,
+  content        TEXT NOT NULL,
+  PRIMARY KEY (response_id, first_sequence)
+)${d.keyedTable};
 CREATE TABLE IF NOT EXISTS ${t("gateway_secrets")} (
   name       TEXT PRIMARY KEY,
   value      TEXT NOT NULL,

@@ -16,7 +16,6 @@ import {
 import {
   cancelResponse,
   deleteResponse,
-  followRun,
   listInputItems,
   resumableRun,
   retrieveResponse,
@@ -35,11 +34,11 @@ export function registerResponseRoutes(
   fastify.get("/v1/responses/:id", async (req, reply) => {
     const query = req.query as Record<string, unknown>;
     if (query.stream !== "true") return retrieveResponse(deps, req.headers, idOf(req));
-    const { run, after } = await resumableRun(deps, req.headers, idOf(req), query);
+    const follow = await resumableRun(deps, req.headers, idOf(req), query);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    followRun(run, after, {
+    follow({
       write: (text) => res.write(text),
       end: () => res.end(),
       onClose: (listener) => res.on("close", listener),

@@ -20,6 +20,12 @@ function leasedStore(sharedByGateways: boolean) {
       calls.push(`sweep ${silentForMs}`);
       return 2;
     },
+    responses: {
+      async markAbandonedRuns(silentForMs: number) {
+        calls.push(`runs ${silentForMs}`);
+        return 1;
+      },
+    },
   } as unknown as Store;
   return { store, calls, fail: (on: boolean) => (failing = on) };
 }
@@ -34,7 +40,10 @@ test("the lease is taken at start, renewed and followed by a sweep; a failure is
   assert.deepEqual(calls, ["renew"], "taken before serving, no sweep yet");
   await sleep(70);
   assert.ok(calls.includes("sweep 500"), calls.join());
-  assert.match(lines[0] ?? "", /marked 2 generation\(s\) of gateways silent for 500 ms as interrupted/);
+  const runs = calls.indexOf("runs 500");
+  assert.ok(runs >= 0 && runs < calls.indexOf("sweep 500"), `background runs first: ${calls}`);
+  assert.match(lines[0] ?? "", /marked 1 background response\(s\) of gateways silent for 500 ms as failed/);
+  assert.match(lines[1] ?? "", /marked 2 generation\(s\) of gateways silent for 500 ms as interrupted/);
 
   fail(true);
   calls.length = 0;

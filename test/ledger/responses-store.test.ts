@@ -96,6 +96,14 @@ function contract(name: string, open: () => Promise<Store>): void {
         // A shared store keeps a live process's runs; a file of one serve has none alive at its start.
         assert.equal(await status(queued.id), store.sharedByGateways ? "in_progress" : "failed");
         assert.equal((await store.responses.getResponse(queued.id, account))?.owner, store.owner);
+        // A process known dead (a worker that exited): its runs, and only its, are failed at once.
+        const dead = row(account, { status: "in_progress", owner: "worker-dead" });
+        const alive = row(account, { status: "in_progress", owner: "worker-alive" });
+        for (const r of [dead, alive]) await store.responses.saveResponse(r);
+        assert.equal(await store.responses.failRunsOf(["worker-dead"]), 1);
+        assert.equal(await status(dead.id), "failed");
+        assert.equal(await status(alive.id), "in_progress");
+        assert.equal(await store.responses.failRunsOf([]), 0);
       } finally {
         await store.close();
       }
@@ -144,6 +152,48 @@ function contract(name: string, open: () => Promise<Store>): void {
       }
     });
 
+    test("a run's events: read after a sequence, from another store at once; gone with their response", async () => {
+      const store = await open();
+      const other = await open();
+      try {
+        const account = `acct-${randomBytes(4).toString("hex")}`;
+        const saved = row(account, { status: "in_progress" });
+        await store.responses.saveResponse(saved);
+        const batch = (first: number, last: number) => ({ first, last, content: `[${first}..${last}]` });
+        for (const b of [batch(0, 2), batch(3, 3), batch(4, 9)])
+          await store.responses.appendEvents(saved.id, account, b);
+        // A flush tried again after a failure that did commit is no second copy.
+        await store.responses.appendEvents(saved.id, account, batch(3, 3));
+        const firsts = async (after: number, accountId = account) =>
+          (await other.responses.eventsAfter(saved.id, accountId, after)).map((b) => [b.first, b.last]);
+        assert.deepEqual(await firsts(-1), [
+          [0, 2],
+          [3, 3],
+          [4, 9],
+        ]);
+        assert.deepEqual(await firsts(2), [
+          [3, 3],
+          [4, 9],
+        ]);
+        assert.deepEqual(await firsts(5), [[4, 9]]);
+        assert.deepEqual(await firsts(9), []);
+        assert.deepEqual(await firsts(-1, "acct-other"), []);
+        const bytes = Buffer.byteLength(saved.content) + "[0..2][3..3][4..9]".length;
+        assert.equal(await store.responses.storedBytes(account), bytes);
+        assert.equal((await store.responses.storedBytesByAccount()).get(account), bytes);
+
+        assert.equal(await store.responses.deleteResponse(saved.id, account), true);
+        assert.deepEqual(await firsts(-1), []);
+        // A run deleted while it runs writes nothing more.
+        await store.responses.appendEvents(saved.id, account, batch(10, 11));
+        assert.deepEqual(await firsts(-1), []);
+        assert.equal(await store.responses.storedBytes(account), 0);
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
     test("retention deletes the oldest in batches of at most the limit, by id", async () => {
       const store = await open();
       try {
@@ -151,12 +201,14 @@ function contract(name: string, open: () => Promise<Store>): void {
         const old = [1, 2, 3].map((i) => row(account, { id: newGenerationId(Date.UTC(2001, 0, i)) }));
         const fresh = row(account);
         for (const r of [...old, fresh]) await store.responses.saveResponse(r);
+        await store.responses.appendEvents(old[2]!.id, account, { first: 0, last: 0, content: "[]" });
         const bound = newGenerationId(Date.UTC(2001, 0, 10)).slice(0, 13);
         assert.equal(await store.responses.deleteResponses(bound, 2), 2);
         assert.equal(await store.responses.deleteResponses(bound, 2), 1);
         assert.equal(await store.responses.deleteResponses(bound, 2), 0);
         assert.equal(await store.responses.getResponse(old[2]!.id, account), undefined);
         assert.equal(await store.responses.responseOfItem(old[2]!.itemIds[0]!, account), undefined);
+        assert.deepEqual(await store.responses.eventsAfter(old[2]!.id, account, -1), []);
         assert.ok(await store.responses.getResponse(fresh.id, account));
         assert.equal(await store.responses.storedBytes(account), Buffer.byteLength(fresh.content));
         const byAccount = await store.responses.storedBytesByAccount();
