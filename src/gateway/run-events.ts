@@ -32,7 +32,7 @@ const LAST_EVENT = /"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
 const SEQUENCE = /"sequence_number"\s*:\s*(\d+)/;
 
 /** The event that ends a run's stream (its whole response, stored before it is shown). */
-export function isLastEvent(text: string): boolean {
+function isLastEvent(text: string): boolean {
   return LAST_EVENT.test(text);
 }
 
