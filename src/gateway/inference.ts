@@ -351,11 +351,13 @@ export class InferencePipeline {
         thinking?.observe(event);
         if (event.type === "error") failed = event.error;
       }
-      // A stored response's last event waits until it is stored (read-your-writes); content never does.
-      // So does the finish, for thinking kept beside tool calls: the client's next turn may follow at once.
+      // A stored response's last event waits until it is stored (read-your-writes); content alone never
+      // does. (A relay's read may hold both: content passed undecoded, and the last event, decoded into
+      // the piece's events.) So does the finish, for thinking kept beside tool calls: the client's next
+      // turn may follow at once.
       const storing =
         (kept &&
-          !piece.content &&
+          !(piece.content && piece.events.length === 0) &&
           !out.signal.aborted &&
           kept.memory.beforePiece(kept.turn, piece, kept.accountId)) ||
         (thinking && !failed && piece.events.some((e) => e.type === "finish")

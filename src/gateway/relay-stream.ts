@@ -161,6 +161,8 @@ export class RelayStream {
     if (this.reader) this.decodeAll(this.reader.end(), out);
     if (!this.failed) {
       const tail = this.tap.end();
+      // What the relay held for the stream's end mark, when the upstream wrote none: only for a whole stream.
+      if (!tail.some((e) => e.type === "error")) out.utf8(this.relay.streamEnd?.(this.ctx, this.memo) ?? "");
       for (const e of tail) if (e.type === "error") out.utf8(this.errorText(e, out));
       out.events.push(...tail);
     }

@@ -23,10 +23,16 @@ export const RUN_EVENT_LIMITS = { events: 100_000, bytes: 16 * 1024 * 1024 };
 const FLUSH_MS = 200;
 /** How often a reader in another process looks for more events. */
 export const TAIL_POLL_MS = 500;
-const LAST_EVENT = /^event: response\.(completed|incomplete|failed)\s*$/m;
+/**
+ * Read in the event's data, where its type is whatever the upstream writes before it (OpenAI adds an
+ * `event:` line saying the same; a relayed upstream may write data lines only, or spaces after its
+ * colons). A member name cannot occur inside a string, whose quotes are escaped.
+ */
+const LAST_EVENT = /"type"\s*:\s*"response\.(completed|incomplete|failed)"/;
+const SEQUENCE = /"sequence_number"\s*:\s*(\d+)/;
 
 /** The event that ends a run's stream (its whole response, stored before it is shown). */
-export function isLastEvent(text: string): boolean {
+function isLastEvent(text: string): boolean {
   return LAST_EVENT.test(text);
 }
 
@@ -40,7 +46,7 @@ export function utf8Of(chunk: string | Buffer, latin1?: boolean): string {
 export function eventsIn(text: string): RunEvent[] {
   const events: RunEvent[] = [];
   for (const event of text.split(/\r?\n\r?\n/)) {
-    const sequence = /"sequence_number":(\d+)/.exec(event)?.[1];
+    const sequence = SEQUENCE.exec(event)?.[1];
     if (sequence === undefined) continue;
     const text = `${event}\n\n`;
     events.push(

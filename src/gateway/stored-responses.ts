@@ -69,7 +69,7 @@ export async function listInputItems(
 }
 
 /** A list of items (oldest first) as OpenAI pages it: `after` an id, `limit` 1–100, `order` (desc by default). */
-export function listPage(all: Json[], query: Record<string, unknown>) {
+function listPage(all: Json[], query: Record<string, unknown>) {
   const { after, limit, order } = pageQuery(query);
   const items = order === "asc" ? all : [...all].reverse();
   let start = 0;

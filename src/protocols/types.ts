@@ -370,6 +370,11 @@ export interface Relay<Quirks = unknown> {
   /** One upstream SSE event, framed again with targeted edits; "" withholds it. */
   streamEvent(event: SseEvent, ctx: EncodeContext, memo: RelayMemo): string;
   /**
+   * What the relay still holds for the client (RelayMemo.held) when the upstream's stream ended whole
+   * without the event it would have gone before (chat's `[DONE]`); "" or undefined for nothing.
+   */
+  streamEnd?(ctx: EncodeContext, memo: RelayMemo): string;
+  /**
    * A stream event whose edit is at most a swap of its opening, as a single data line shaped as a
    * JSON object: it goes on as the upstream's bytes, the opening swapped. One that carries only
    * generated content (a piece of text or of tool arguments) is not decoded: the meter needs it only

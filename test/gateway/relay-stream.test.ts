@@ -233,6 +233,33 @@ describe("relayed stream", () => {
     }
   });
 
+  // An upstream may end its stream after the finish without an end mark (the decoder takes it whole):
+  // the count held back for a client that asked still reaches it, as the stream's last chunk.
+  test("a count held back for a client that asked is written at the end when no [DONE] comes", () => {
+    const usage = '{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}';
+    const body = Buffer.from(
+      `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n` +
+        `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":${usage}}\n\n`,
+    );
+    for (const fastPath of FAST_PATHS) {
+      const {
+        text,
+        usage: metered,
+        failed,
+      } = outcome(relayed("openai-chat", body, 0, context({ streamUsage: true }), fastPath).pieces);
+      assert.equal(failed, undefined);
+      assert.equal(metered.completionTokens, 2);
+      const chunks = text
+        .split("\n\n")
+        .filter((line) => line.startsWith("data: {"))
+        .map((line) => JSON.parse(line.slice(6)));
+      assert.equal(chunks.length, 3, text);
+      assert.deepEqual(chunks[2].choices, []);
+      assert.deepEqual(chunks[2].usage, JSON.parse(usage));
+      assert.equal(chunks[1].usage, null);
+    }
+  });
+
   // A stream cut before its usage is settled on the gateway's estimate (Meter.estimate): the text the
   // meter decoded plus what the fast path passed undecoded, about the same either way.
   const longChunks = (n: number) => {

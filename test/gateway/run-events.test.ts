@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Run } from "../../src/gateway/background.ts";
 import { eventsIn, followStored, RunEventLog, TAIL_POLL_MS } from "../../src/gateway/run-events.ts";
 import { ContentSeal } from "../../src/ledger/content-seal.ts";
 import type { ResponseStore, StoredEventBatch } from "../../src/ledger/responses-types.ts";
@@ -139,4 +140,36 @@ test("a run failed without its last event ends the reader with response.failed a
   await c.done;
   assert.deepEqual(c.seen, []);
   assert.ok(c.ended());
+});
+
+// OpenAI writes an `event:` line before each event, but the type in the data is what names it
+// (openai-responses/decode-stream.ts): a relayed upstream that writes data lines only, or spaces
+// after its colons (Python's json.dumps), streams the same run.
+test("events are read by their data: without an event line, with spaces after the colons", () => {
+  const dataOnly = (sequence: number, type: string) =>
+    `data: {"type": "${type}", "sequence_number": ${sequence}}\n\n`;
+  const events = eventsIn(dataOnly(0, "response.output_text.delta") + dataOnly(1, "response.completed"));
+  assert.deepEqual(
+    events.map((e) => [e.sequence, e.last ?? false]),
+    [
+      [0, false],
+      [1, true],
+    ],
+  );
+  // A delta whose text spells a last event is not one: its quotes are escaped.
+  const text =
+    'data: {"type":"response.output_text.delta","sequence_number":2,"delta":"\\"type\\":\\"response.completed\\""}\n\n';
+  assert.equal(eventsIn(text)[0]!.last, undefined);
+});
+
+test("a run whose last event came without an event line is not stored failed at its end", () => {
+  const failed: unknown[] = [];
+  const runs = { failed: (_run: unknown, body: unknown) => failed.push(body), ended() {} } as never;
+  const log = new RunEventLog(memoryStore().to, "r", "a");
+  const run = new Run(runs, log, {} as never, { id: "r" }, "a");
+  run.write('data: {"type":"response.created","sequence_number":0}\n\n');
+  run.write('data: {"type":"response.completed","sequence_number":1,"response":{"id":"r"}}\n\n');
+  run.end();
+  assert.deepEqual(failed, []);
+  assert.equal(run.events.length, 2);
 });

@@ -99,6 +99,9 @@ export const openaiChatRelay: Relay<ChatQuirks> = {
     return `data: ${data}${end}`;
   },
 
+  // A stream ended after its finish without `[DONE]`: the count held back still goes last.
+  streamEnd: (ctx, memo) => heldUsageChunk(ctx, memo, "\n\n"),
+
   // A chunk that opens like the last decoded one (same id, model, created), one data line shaped as
   // an object: its identity edit is a swap of that opening, so its bytes go on. It is decoded for the
   // meter too unless it has the shape of the stream's earlier text chunks (or of the last stream's,

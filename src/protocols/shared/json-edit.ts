@@ -84,8 +84,7 @@ export function editJson(text: string, edits: JsonEdits): string {
   out += text.slice(at);
   if (additions) {
     const close = out.lastIndexOf("}");
-    const empty = /^\{\s*$/.test(out.slice(0, close));
-    out = `${out.slice(0, close)}${empty ? "" : ","}${additions}${out.slice(close)}`;
+    out = `${out.slice(0, close)}${holdsNothing(out, close) ? "" : ","}${additions}${out.slice(close)}`;
   }
   return out;
 }
@@ -99,8 +98,12 @@ interface Cut {
 /** The members added (raw `"key":value` text) just before the object's closing brace. */
 function closingCut(text: string, additions: string): Cut {
   const close = text.lastIndexOf("}");
-  const empty = /^\{\s*$/.test(text.slice(0, close));
-  return { from: close, to: close, insert: `${empty ? "" : ","}${additions}` };
+  return { from: close, to: close, insert: `${holdsNothing(text, close) ? "" : ","}${additions}` };
+}
+
+/** The object closed at `close` has no member (whitespace may come before it, as a client wrote it). */
+function holdsNothing(text: string, close: number): boolean {
+  return /^\s*\{\s*$/.test(text.slice(0, close));
 }
 
 function inOrder(cuts: Cut[]): boolean {

@@ -101,6 +101,10 @@ describe("editJson", () => {
   test("adds a member that is absent, also to an empty object", () => {
     assert.equal(editJson('{"a":1}', { set: { b: "true" } }), '{"a":1,"b":true}');
     assert.equal(editJson("{ }", { set: { b: "2" } }), '{ "b":2}');
+    // Whitespace before the object (a body as a client wrote it) is not a member to put a comma after.
+    assert.equal(editJson(" \n{}", { set: { b: "2" } }), ' \n{"b":2}');
+    assert.equal(editJson("\t{ }\n", { fill: { c: "3" } }), '\t{ "c":3}\n');
+    assert.equal(editJson(' {"x":1}', { set: { b: "2" }, remove: ["x"] }), ' {"b":2}');
   });
 
   test("removes a member whose key is spelled with \\u escapes", () => {
