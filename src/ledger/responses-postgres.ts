@@ -54,11 +54,14 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
   }
 
   async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    // FOR KEY SHARE: a delete of the response under way is waited for (then the row is gone and
+    // nothing is written), and one that starts waits for this insert to commit and deletes its batch
+    // too. Without it the batch could land after the delete's own DELETE of the events, and outlive it.
     await this.db.query(
       `INSERT INTO ${this.t("stored_response_events")}
          (response_id, first_sequence, last_sequence, account_id, content)
        SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
-         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4)
+         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4 FOR KEY SHARE)
        ON CONFLICT DO NOTHING`,
       [responseId, batch.first, batch.last, accountId, batch.content],
     );

@@ -9,11 +9,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import pg from "pg";
 import { newGenerationId } from "../../src/gateway/ids.ts";
 import { Retention } from "../../src/gateway/retention.ts";
 import { ContentSeal, newSealKey } from "../../src/ledger/content-seal.ts";
 import type { ItemPage } from "../../src/ledger/conversations-types.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
+import { withDefaultUser } from "../../src/ledger/postgres-url.ts";
 import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
 import type { Store } from "../../src/ledger/types.ts";
@@ -357,6 +359,40 @@ if ((await postgresUnreachable()) === undefined) {
   };
   contract("postgres", openPostgres);
   conversationContract("postgres", openPostgres);
+
+  test("postgres: a batch written while its response is being deleted waits, and writes nothing", async () => {
+    const store = await openPostgres();
+    const deleter = new pg.Client({ connectionString: withDefaultUser(PG_URL) });
+    await deleter.connect();
+    try {
+      const account = `acct-${randomBytes(4).toString("hex")}`;
+      const saved = row(account, { status: "in_progress" });
+      await store.responses.saveResponse(saved);
+      // deleteResponse's statements, held open: the batch must not land between them and the commit.
+      await deleter.query("BEGIN");
+      await deleter.query(`DELETE FROM "${schema}".stored_responses WHERE id = $1`, [saved.id]);
+      await deleter.query(`DELETE FROM "${schema}".stored_response_events WHERE response_id = $1`, [
+        saved.id,
+      ]);
+      const appended = store.responses.appendEvents(saved.id, account, {
+        first: 0,
+        last: 1,
+        content: "[0..1]",
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await deleter.query("COMMIT");
+      await appended;
+      const left = await deleter.query(
+        `SELECT count(*)::int AS n FROM "${schema}".stored_response_events WHERE response_id = $1`,
+        [saved.id],
+      );
+      assert.equal(left.rows[0].n, 0, "an event outlived its response");
+      assert.equal(await store.responses.storedBytes(account), 0);
+    } finally {
+      await deleter.end();
+      await store.close();
+    }
+  });
 }
 
 describe("retention of stored responses (storage.responses_retention_days)", () => {
