@@ -1,9 +1,10 @@
 // Gateways started apart from each other may share one PostgreSQL. None of them can know that another
 // has died, so each serving process keeps a lease on its owner id and, while it serves, marks the
 // pending generations of the gateways whose lease has run out (Store.markAbandoned), and fails their
-// background responses: a gateway killed for good has its in-flight generations marked interrupted
-// within LEASE_MS + RENEW_MS by any gateway still running. On the embedded store (one `serve` per file) no lease is kept: its start marks every
-// pending generation, and its primary marks a dead worker's at once.
+// background responses: a gateway killed for good has its in-flight generations marked interrupted,
+// and its runs failed, within LEASE_MS + RENEW_MS by any gateway still running. On the embedded store
+// (one `serve` per file) no lease is kept: its start marks every pending generation and run, and its
+// primary marks a dead worker's at once.
 
 import type { Store } from "../ledger/types.ts";
 
