@@ -7,7 +7,7 @@ import {
   chainSql,
   indexableItemIds,
   type ResponseStore,
-  RUNNING_STATUSES,
+  RUNNING_RUNS,
   responseSql,
   responsesSchema,
   STORED_RESPONSE_COLUMNS,
@@ -127,10 +127,10 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
   async markAbandonedRuns(silentForMs: number): Promise<number> {
     const result = await this.db.query(
       `UPDATE ${this.t("stored_responses")} SET status = 'failed'
-        WHERE status = ANY($1::text[])
+        WHERE ${RUNNING_RUNS}
           AND (owner IS NULL OR owner NOT IN (
-            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $2::bigint))`,
-      [RUNNING_STATUSES, Math.max(0, Math.round(silentForMs))],
+            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $1::bigint))`,
+      [Math.max(0, Math.round(silentForMs))],
     );
     return result.rowCount ?? 0;
   }
@@ -148,9 +148,8 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
 
   async failRunsOf(owners: readonly string[]): Promise<number> {
     const result = await this.db.query(
-      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
-        WHERE status = ANY($1::text[]) AND owner = ANY($2::text[])`,
-      [RUNNING_STATUSES, owners],
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed' WHERE ${RUNNING_RUNS} AND owner = ANY($1::text[])`,
+      [owners],
     );
     return result.rowCount ?? 0;
   }
