@@ -378,7 +378,7 @@ test("sqlite: runs still going are found by their own index, not by reading ever
         .map((r) => String(r.detail))
         .join("; ");
     const sent = [
-      ...(await sqliteStatements(store, () => store.responses.markAbandonedRuns(0))),
+      ...(await sqliteStatements(store, () => store.responses.markAbandonedRuns())),
       ...(await sqliteStatements(store, () => store.responses.failRunsOf(["worker-1"]))),
     ].filter((sql) => sql.includes("stored_responses"));
     assert.equal(sent.length, 2);
