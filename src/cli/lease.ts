@@ -67,16 +67,25 @@ export class LeaseKeeper {
 
   private async tick(): Promise<void> {
     if (!(await this.renew())) return;
-    try {
-      // Runs first, as at start-up (start-up.ts): the silent owners' leases are still there to judge by.
+    const silent = `of gateways silent for ${this.leaseMs} ms`;
+    // Runs first, as at start-up (start-up.ts): the silent owners' leases are still there to judge by.
+    // Each sweep on its own: runs that cannot be read must not leave the generations, and the spend
+    // they hold, pending.
+    await this.sweep("background responses", async () => {
       const runs = await this.store.responses.markAbandonedRuns(this.leaseMs);
-      if (runs > 0)
-        this.log(`marked ${runs} background response(s) of gateways silent for ${this.leaseMs} ms as failed`);
+      if (runs > 0) this.log(`marked ${runs} background response(s) ${silent} as failed`);
+    });
+    await this.sweep("generations", async () => {
       const marked = await this.store.markAbandoned(this.leaseMs);
-      if (marked > 0)
-        this.log(`marked ${marked} generation(s) of gateways silent for ${this.leaseMs} ms as interrupted`);
+      if (marked > 0) this.log(`marked ${marked} generation(s) ${silent} as interrupted`);
+    });
+  }
+
+  private async sweep(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
     } catch (error) {
-      this.log(`could not look for silent gateways: ${(error as Error).message}`);
+      this.log(`could not look for silent gateways' ${what}: ${(error as Error).message}`);
     }
   }
 
