@@ -177,7 +177,8 @@ export const openApiDocument = {
           createdAt: { type: "string" },
           storedResponseBytes: {
             type: "integer",
-            description: "Bytes of the account's stored responses, as the store keeps them (sealed or not).",
+            description:
+              "Bytes of the account's stored responses and their background runs' events, as the store keeps them (sealed or not).",
           },
         },
       },

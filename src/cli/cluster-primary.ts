@@ -107,6 +107,29 @@ interface Slot {
   restart?: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * Fails a dead worker's background runs, then marks the generations it was serving interrupted, and
+ * says what came of each (`; …` clauses for the log line). Each on its own: runs that cannot be
+ * failed must not leave its generations, and the spend they hold, pending.
+ */
+export async function markDeadWorker(store: Store, owner: string): Promise<string> {
+  let told = "";
+  try {
+    const n = await store.responses.failRunsOf([owner]);
+    if (n > 0) told += `; ${n} background response(s) it was running failed`;
+  } catch (error) {
+    told += `; its background responses could not be failed: ${(error as Error).message}`;
+  }
+  try {
+    const n = await store.markInterrupted([owner]);
+    // The generations first in the line, as it read before runs were failed too.
+    if (n > 0) told = `; ${n} generation(s) it was serving marked interrupted${told}`;
+  } catch (error) {
+    told += `; its in-flight generations could not be marked interrupted: ${(error as Error).message}`;
+  }
+  return told;
+}
+
 class WorkerPool {
   private readonly config: Config;
   private readonly store: Store;
@@ -227,16 +250,7 @@ class WorkerPool {
     if (slot.worker === worker) slot.worker = undefined;
     slot.listening = false;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    let marked: string;
-    try {
-      // Its background runs first: a reader following one through another worker ends on it.
-      const runs = await this.store.responses.failRunsOf([owner]);
-      const n = await this.store.markInterrupted([owner]);
-      marked = n > 0 ? `; ${n} generation(s) it was serving marked interrupted` : "";
-      if (runs > 0) marked += `; ${runs} background response(s) it was running failed`;
-    } catch (error) {
-      marked = `; its in-flight generations could not be marked interrupted: ${(error as Error).message}`;
-    }
+    const marked = await markDeadWorker(this.store, owner);
     const who = `worker ${worker.id} (pid ${worker.process.pid})`;
     if (this.stopping) {
       if (signal || code !== 0) log(`${who} ${how}${marked}`);

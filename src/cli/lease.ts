@@ -1,9 +1,10 @@
 // Gateways started apart from each other may share one PostgreSQL. None of them can know that another
 // has died, so each serving process keeps a lease on its owner id and, while it serves, marks the
 // pending generations of the gateways whose lease has run out (Store.markAbandoned), and fails their
-// background responses: a gateway killed for good has its in-flight generations marked interrupted
-// within LEASE_MS + RENEW_MS by any gateway still running. On the embedded store (one `serve` per file) no lease is kept: its start marks every
-// pending generation, and its primary marks a dead worker's at once.
+// background responses: a gateway killed for good has its in-flight generations marked interrupted,
+// and its runs failed, within LEASE_MS + RENEW_MS by any gateway still running. On the embedded store
+// (one `serve` per file) no lease is kept: its start marks every pending generation and run, and its
+// primary marks a dead worker's at once.
 
 import type { Store } from "../ledger/types.ts";
 
@@ -66,16 +67,25 @@ export class LeaseKeeper {
 
   private async tick(): Promise<void> {
     if (!(await this.renew())) return;
-    try {
-      // Runs first, as at start-up (start-up.ts): the silent owners' leases are still there to judge by.
+    const silent = `of gateways silent for ${this.leaseMs} ms`;
+    // Runs first, as at start-up (start-up.ts): the silent owners' leases are still there to judge by.
+    // Each sweep on its own: runs that cannot be read must not leave the generations, and the spend
+    // they hold, pending.
+    await this.sweep("background responses", async () => {
       const runs = await this.store.responses.markAbandonedRuns(this.leaseMs);
-      if (runs > 0)
-        this.log(`marked ${runs} background response(s) of gateways silent for ${this.leaseMs} ms as failed`);
+      if (runs > 0) this.log(`marked ${runs} background response(s) ${silent} as failed`);
+    });
+    await this.sweep("generations", async () => {
       const marked = await this.store.markAbandoned(this.leaseMs);
-      if (marked > 0)
-        this.log(`marked ${marked} generation(s) of gateways silent for ${this.leaseMs} ms as interrupted`);
+      if (marked > 0) this.log(`marked ${marked} generation(s) ${silent} as interrupted`);
+    });
+  }
+
+  private async sweep(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
     } catch (error) {
-      this.log(`could not look for silent gateways: ${(error as Error).message}`);
+      this.log(`could not look for silent gateways' ${what}: ${(error as Error).message}`);
     }
   }
 

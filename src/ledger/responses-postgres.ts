@@ -7,7 +7,7 @@ import {
   chainSql,
   indexableItemIds,
   type ResponseStore,
-  RUNNING_STATUSES,
+  RUNNING_RUNS,
   responseSql,
   responsesSchema,
   STORED_RESPONSE_COLUMNS,
@@ -54,11 +54,14 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
   }
 
   async appendEvents(responseId: string, accountId: string, batch: StoredEventBatch): Promise<void> {
+    // FOR KEY SHARE: a delete of the response under way is waited for (then the row is gone and
+    // nothing is written), and one that starts waits for this insert to commit and deletes its batch
+    // too. Without it the batch could land after the delete's own DELETE of the events, and outlive it.
     await this.db.query(
       `INSERT INTO ${this.t("stored_response_events")}
          (response_id, first_sequence, last_sequence, account_id, content)
        SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
-         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4)
+         SELECT 1 FROM ${this.t("stored_responses")} WHERE id = $1 AND account_id = $4 FOR KEY SHARE)
        ON CONFLICT DO NOTHING`,
       [responseId, batch.first, batch.last, accountId, batch.content],
     );
@@ -124,10 +127,10 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
   async markAbandonedRuns(silentForMs: number): Promise<number> {
     const result = await this.db.query(
       `UPDATE ${this.t("stored_responses")} SET status = 'failed'
-        WHERE status = ANY($1::text[])
+        WHERE ${RUNNING_RUNS}
           AND (owner IS NULL OR owner NOT IN (
-            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $2::bigint))`,
-      [RUNNING_STATUSES, Math.max(0, Math.round(silentForMs))],
+            SELECT id FROM ${this.t("owner_leases")} WHERE renewed_at > ${DATABASE_NOW_MS} - $1::bigint))`,
+      [Math.max(0, Math.round(silentForMs))],
     );
     return result.rowCount ?? 0;
   }
@@ -145,9 +148,8 @@ export class PostgresResponses extends PostgresPart implements ResponseStore {
 
   async failRunsOf(owners: readonly string[]): Promise<number> {
     const result = await this.db.query(
-      `UPDATE ${this.t("stored_responses")} SET status = 'failed'
-        WHERE status = ANY($1::text[]) AND owner = ANY($2::text[])`,
-      [RUNNING_STATUSES, owners],
+      `UPDATE ${this.t("stored_responses")} SET status = 'failed' WHERE ${RUNNING_RUNS} AND owner = ANY($1::text[])`,
+      [owners],
     );
     return result.rowCount ?? 0;
   }

@@ -5,7 +5,7 @@ import {
   chainSql,
   indexableItemIds,
   type ResponseStore,
-  RUNNING_STATUSES,
+  RUNNING_RUNS,
   responseSql,
   responsesSchema,
   STORED_RESPONSE_COLUMNS,
@@ -125,10 +125,8 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
   async markAbandonedRuns(): Promise<number> {
     return this.transaction(
       () =>
-        this.statement(
-          `UPDATE stored_responses SET status = 'failed'
-              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})`,
-        ).run(...RUNNING_STATUSES).changes as number,
+        this.statement(`UPDATE stored_responses SET status = 'failed' WHERE ${RUNNING_RUNS}`).run()
+          .changes as number,
     );
   }
 
@@ -149,9 +147,8 @@ export class SqliteResponses extends SqlitePart implements ResponseStore {
       () =>
         this.statement(
           `UPDATE stored_responses SET status = 'failed'
-              WHERE status IN (${RUNNING_STATUSES.map(() => "?").join(", ")})
-                AND owner IN (${owners.map(() => "?").join(", ")})`,
-        ).run(...RUNNING_STATUSES, ...owners).changes as number,
+              WHERE ${RUNNING_RUNS} AND owner IN (${owners.map(() => "?").join(", ")})`,
+        ).run(...owners).changes as number,
     );
   }
 

@@ -36,6 +36,13 @@ export interface StoredEventBatch {
 /** A background run not yet ended. */
 export const RUNNING_STATUSES = ["queued", "in_progress"] as const;
 
+/**
+ * The condition on a run not yet ended, written out (not a parameter) so that both stores read it
+ * from the partial index `stored_responses_running` (responsesSchema): the lease sweep looks for
+ * them every few seconds, and must not read every stored response each time.
+ */
+export const RUNNING_RUNS = `status IN (${RUNNING_STATUSES.map((s) => `'${s}'`).join(", ")})`;
+
 export interface ResponseStore {
   /** Creates its tables: a migration step of its own, run after the ledger's. */
   migrate(): Promise<void>;
@@ -145,6 +152,8 @@ CREATE TABLE IF NOT EXISTS ${t("stored_response_items")} (
   PRIMARY KEY (account_id, id)
 )${d.keyedTable};
 CREATE INDEX IF NOT EXISTS stored_response_items_response ON ${t("stored_response_items")} (response_id);
+-- Background runs not yet ended, by the process running them (markAbandonedRuns, failRunsOf): few.
+CREATE INDEX IF NOT EXISTS stored_responses_running ON ${t("stored_responses")} (owner) WHERE ${RUNNING_RUNS};
 CREATE TABLE IF NOT EXISTS ${t("stored_response_events")} (
   response_id    TEXT NOT NULL,
   first_sequence ${d.int64} NOT NULL,

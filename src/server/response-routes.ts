@@ -58,9 +58,12 @@ export function registerResponseRoutes(
     updateConversation(deps, req.headers, conv(req), req.body),
   );
   fastify.delete("/v1/conversations/:id", async (req) => deleteConversation(deps, req.headers, conv(req)));
-  fastify.get("/v1/conversations/:id/items", async (req) =>
-    listConversationItems(deps, req.headers, conv(req), req.query as Record<string, unknown>),
-  );
+  fastify.get("/v1/conversations/:id/items", async (req) => {
+    // The page's `after` is an item id the store looks up, as the path's ids are.
+    const query = req.query as Record<string, unknown>;
+    if (typeof query.after === "string") storableText("after", query.after);
+    return listConversationItems(deps, req.headers, conv(req), query);
+  });
   fastify.post("/v1/conversations/:id/items", async (req) =>
     addConversationItems(deps, req.headers, conv(req), req.body),
   );

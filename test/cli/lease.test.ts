@@ -10,6 +10,7 @@ import type { Store } from "../../src/ledger/types.ts";
 function leasedStore(sharedByGateways: boolean) {
   const calls: string[] = [];
   let failing = false;
+  let runsFailing = false;
   const store = {
     sharedByGateways,
     async renewLease() {
@@ -23,11 +24,17 @@ function leasedStore(sharedByGateways: boolean) {
     responses: {
       async markAbandonedRuns(silentForMs: number) {
         calls.push(`runs ${silentForMs}`);
+        if (runsFailing) throw new Error("stored_responses: canceling statement due to statement timeout");
         return 1;
       },
     },
   } as unknown as Store;
-  return { store, calls, fail: (on: boolean) => (failing = on) };
+  return {
+    store,
+    calls,
+    fail: (on: boolean) => (failing = on),
+    failRuns: (on: boolean) => (runsFailing = on),
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,4 +76,24 @@ test("a store that is one serve's own keeps no lease; its start abandons every p
   assert.deepEqual(calls, []);
   assert.equal(startUpSilenceMs(store), 0);
   assert.ok(startUpSilenceMs(leasedStore(true).store) > 10_000);
+});
+
+test("a sweep of background runs that fails does not keep the generations' sweep from running", async () => {
+  const { store, calls, failRuns } = leasedStore(true);
+  const lines: string[] = [];
+  const lease = new LeaseKeeper(store, { renewMs: 20, leaseMs: 500, log: (line) => lines.push(line) });
+  failRuns(true);
+  await lease.start();
+  await sleep(70);
+  await lease.stop();
+  assert.ok(calls.includes("runs 500"), calls.join());
+  assert.ok(calls.includes("sweep 500"), `generations still swept: ${calls}`);
+  assert.ok(
+    lines.some((l) => /marked 2 generation\(s\)/.test(l)),
+    lines.join("\n"),
+  );
+  assert.ok(
+    lines.some((l) => /background responses: .*statement timeout/.test(l)),
+    lines.join("\n"),
+  );
 });

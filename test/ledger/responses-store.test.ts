@@ -8,12 +8,15 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, describe, test } from "node:test";
+import pg from "pg";
 import { newGenerationId } from "../../src/gateway/ids.ts";
 import { Retention } from "../../src/gateway/retention.ts";
 import { ContentSeal, newSealKey } from "../../src/ledger/content-seal.ts";
 import type { ItemPage } from "../../src/ledger/conversations-types.ts";
 import { PostgresStore } from "../../src/ledger/postgres-store.ts";
+import { withDefaultUser } from "../../src/ledger/postgres-url.ts";
 import type { StoredResponseRow } from "../../src/ledger/responses-types.ts";
 import { SqliteStore } from "../../src/ledger/sqlite-store.ts";
 import type { Store } from "../../src/ledger/types.ts";
@@ -347,6 +350,45 @@ const openSqlite = async () => {
 contract("sqlite", openSqlite);
 conversationContract("sqlite", openSqlite);
 
+/** The statements `work` sends through the store's part (SQLite's cached statements), in order. */
+async function sqliteStatements(store: SqliteStore, work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const prepared = store as unknown as { statement: (sql: string) => unknown };
+  const original = prepared.statement;
+  prepared.statement = (sql: string) => {
+    seen.push(sql);
+    return original.call(store, sql);
+  };
+  try {
+    await work();
+  } finally {
+    prepared.statement = original;
+  }
+  return seen;
+}
+
+test("sqlite: runs still going are found by their own index, not by reading every stored response", async () => {
+  const store = await openSqlite();
+  const reader = new DatabaseSync(join(dir, "s.db"));
+  try {
+    const plan = (sql: string) =>
+      reader
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all()
+        .map((r) => String(r.detail))
+        .join("; ");
+    const sent = [
+      ...(await sqliteStatements(store, () => store.responses.markAbandonedRuns())),
+      ...(await sqliteStatements(store, () => store.responses.failRunsOf(["worker-1"]))),
+    ].filter((sql) => sql.includes("stored_responses"));
+    assert.equal(sent.length, 2);
+    for (const sql of sent) assert.match(plan(sql), /USING INDEX stored_responses_running/, sql);
+  } finally {
+    reader.close();
+    await store.close();
+  }
+});
+
 if ((await postgresUnreachable()) === undefined) {
   const schema = uniqueSchema("switchyard_responses");
   after(() => dropSchema(schema));
@@ -357,6 +399,73 @@ if ((await postgresUnreachable()) === undefined) {
   };
   contract("postgres", openPostgres);
   conversationContract("postgres", openPostgres);
+
+  test("postgres: runs still going are found by their own index, not by reading every stored response", async () => {
+    const store = await openPostgres();
+    const explainer = new pg.Client({ connectionString: withDefaultUser(PG_URL) });
+    await explainer.connect();
+    const access = (
+      store.responses as unknown as { db: { query: (sql: string, params?: unknown[]) => unknown } }
+    ).db;
+    const original = access.query;
+    const sent: Array<[string, unknown[] | undefined]> = [];
+    access.query = (sql, params) => {
+      sent.push([sql, params]);
+      return original.call(access, sql, params);
+    };
+    try {
+      await store.responses.markAbandonedRuns(60_000);
+      await store.responses.failRunsOf(["worker-1"]);
+      access.query = original;
+      assert.equal(sent.length, 2);
+      // The table is small here: a sequential scan is what the planner takes when nothing else will do.
+      await explainer.query("SET enable_seqscan = off");
+      for (const [sql, params] of sent) {
+        const plan = (await explainer.query(`EXPLAIN ${sql}`, params)).rows
+          .map((r) => r["QUERY PLAN"])
+          .join("\n");
+        assert.match(plan, /stored_responses_running/, plan);
+      }
+    } finally {
+      access.query = original;
+      await explainer.end();
+      await store.close();
+    }
+  });
+
+  test("postgres: a batch written while its response is being deleted waits, and writes nothing", async () => {
+    const store = await openPostgres();
+    const deleter = new pg.Client({ connectionString: withDefaultUser(PG_URL) });
+    await deleter.connect();
+    try {
+      const account = `acct-${randomBytes(4).toString("hex")}`;
+      const saved = row(account, { status: "in_progress" });
+      await store.responses.saveResponse(saved);
+      // deleteResponse's statements, held open: the batch must not land between them and the commit.
+      await deleter.query("BEGIN");
+      await deleter.query(`DELETE FROM "${schema}".stored_responses WHERE id = $1`, [saved.id]);
+      await deleter.query(`DELETE FROM "${schema}".stored_response_events WHERE response_id = $1`, [
+        saved.id,
+      ]);
+      const appended = store.responses.appendEvents(saved.id, account, {
+        first: 0,
+        last: 1,
+        content: "[0..1]",
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await deleter.query("COMMIT");
+      await appended;
+      const left = await deleter.query(
+        `SELECT count(*)::int AS n FROM "${schema}".stored_response_events WHERE response_id = $1`,
+        [saved.id],
+      );
+      assert.equal(left.rows[0].n, 0, "an event outlived its response");
+      assert.equal(await store.responses.storedBytes(account), 0);
+    } finally {
+      await deleter.end();
+      await store.close();
+    }
+  });
 }
 
 describe("retention of stored responses (storage.responses_retention_days)", () => {

@@ -132,6 +132,12 @@ test("a call that fails on the file is a StoreUnavailable in every part: stored 
       ["findItem", () => store.conversations.findItem("msg_1", "acct")],
       ["pageItems", () => store.conversations.pageItems("conv_1", "acct", { limit: 2, order: "asc" })],
       ["getItem", () => store.conversations.getItem("conv_1", "msg_1", "acct")],
+      // A run's events and the deployment's secret, on the request path too.
+      ["eventsAfter", () => store.responses.eventsAfter("gen-1", "acct", -1)],
+      ["appendEvents", () => store.responses.appendEvents("gen-1", "acct", { first: 0, last: 0, content: "[]" })],
+      ["secret", () => store.responses.secret("compaction", "fresh")],
+      ["findKeyByHash", () => store.keys.findKeyByHash("h")],
+      ["listAccounts", () => store.accounts.listAccounts()],
       // The key writes of the admin API as well.
       ["insertKey", () => store.keys.insertKey(keyRow)],
       ["setKeyLimits", () => store.keys.setKeyLimits("key-1", { rpm: 1 }, undefined)],

@@ -58,6 +58,13 @@ test("a continuation through a second process on PostgreSQL works at once; conte
     });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as any).error.param, "conversation_id");
+    // A page's `after` is looked up in the store too (its items are paged there).
+    const conversation = await a!.conversations.create({ items: [{ role: "user", content: "hi" }] });
+    const page = await fetch(`${gateways[1]!.url}/v1/conversations/${conversation.id}/items?after=msg_%00`, {
+      headers: { authorization: `Bearer ${PAYG_KEY}` },
+    });
+    assert.equal(page.status, 400);
+    assert.equal(((await page.json()) as any).error.param, "after");
   } finally {
     await Promise.all(gateways.map((g) => g.stop()));
     await dropSchema(schema);
