@@ -297,8 +297,9 @@ function oversized(): Buffer {
 }
 
 /**
- * `Reply.burst`: the frames in one write, with the headers not yet sent, then the fault's bytes
- * `delayMs` later or corked into the same write; false once the client has gone.
+ * `Reply.burst`: the frames in one write, with the headers not yet sent, then the fault (its bytes,
+ * or the cut or end that follows) `delayMs` later, or corked into the same write; false once the
+ * client has gone.
  */
 async function writeBurst(
   res: ServerResponse,
@@ -308,9 +309,9 @@ async function writeBurst(
 ): Promise<boolean> {
   if (fault === undefined || delayMs > 0) {
     if (!(await write(res, frames.join("")))) return false;
-    if (fault === undefined) return !gone(res);
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return write(res, fault);
+    // A cut or an end strikes after the pause too, in a read of its own.
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return fault === undefined ? !gone(res) : write(res, fault);
   }
   res.cork();
   const written = [write(res, frames.join("")), write(res, fault)];
