@@ -193,6 +193,31 @@ for (const p of PROTOCOLS) {
       }
       assert.ok(frames.length >= 3, "content came before the error");
     });
+
+    test(
+      "burst: the frames before the fault and the fault's bytes come in the first read",
+      LIMIT,
+      async () => {
+        fakes[p].script({ ...TEXT, burst: true, fault: "malformed-json" });
+        const res = await fetch(...request(p, true));
+        const reader = res.body!.getReader();
+        const first = new TextDecoder().decode((await reader.read()).value);
+        const frames = parseFrames(first);
+        assert.ok(frames.length >= 3, `content and the fault in one read: ${first}`);
+        JSON.parse(frames[0].data);
+        assert.throws(() => JSON.parse(frames.at(-1)!.data), SyntaxError);
+        assert.equal((await reader.read()).done, true, "nothing after the fault");
+      },
+    );
+
+    test("burst with a pause: the fault's bytes come in a later read", LIMIT, async () => {
+      fakes[p].script({ ...TEXT, burst: true, chunkDelayMs: 100, fault: "malformed-json" });
+      const res = await fetch(...request(p, true));
+      const reader = res.body!.getReader();
+      const first = parseFrames(new TextDecoder().decode((await reader.read()).value));
+      assert.ok(first.length >= 2, "the frames before the fault came together, unpaced");
+      for (const frame of first) JSON.parse(frame.data);
+    });
   });
 }
 

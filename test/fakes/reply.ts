@@ -131,6 +131,13 @@ export interface Reply {
   chunks?: number;
   /** Pause before each stream chunk after the first. */
   chunkDelayMs?: number;
+  /**
+   * Stream: the headers and every frame before the fault go out in one write, so the client reads
+   * them at once (as a loaded machine coalesces the paced ones); the fault (its own bytes, or the
+   * reset or end) follows `chunkDelayMs` later, or in that same write without it. The fault then
+   * strikes after text the client has already read, however slow the machine.
+   */
+  burst?: boolean;
   /** Pause before answering at all (headers included): a slow generation behind a whole answer. */
   answerDelayMs?: number;
   /** Unknown top-level fields added to every response object and every stream chunk's data. */

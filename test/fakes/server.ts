@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Dialect, Exchange, FakeOptions, RecordedRequest } from "./dialect.ts";
-import { DEFAULT_REPLY, type FakeProtocol, type Reply } from "./reply.ts";
+import { DEFAULT_REPLY, type FakeProtocol, type Fault, type Reply } from "./reply.ts";
 import { answered, createFakeServer, cut, gone } from "./transport.ts";
 
 /** Counts requests across all fakes in the process, for ordering them. */
@@ -179,35 +179,36 @@ export async function startFakeServer(dialect: Dialect, options: FakeOptions = {
     }
 
     const plan = dialect.stream(reply, exchange, options);
-    const body = plan.frames.length - plan.terminal;
-    const cut = Math.min(body, Math.max(1, Math.floor(body / 2)));
     const delay = reply.chunkDelayMs ?? 0;
     res.writeHead(status, headers(true));
-    res.flushHeaders();
-    switch (fault) {
-      case "reset-mid":
-        if (await writeFrames(res, plan.frames.slice(0, cut), delay)) reset();
-        return;
-      case "stall-mid":
-        await writeFrames(res, plan.frames.slice(0, cut), delay);
-        return;
-      case "truncated-sse":
-        if (await writeFrames(res, plan.frames.slice(0, body), delay)) res.end();
-        return;
-      case "midstream-error":
-        if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.streamError(exchange)], delay))
-          res.end();
-        return;
-      case "oversized-event":
-        if (await writeFrames(res, plan.frames.slice(0, cut), delay)) await write(res, oversized());
-        return;
-      case "malformed-json":
-        if (await writeFrames(res, [...plan.frames.slice(0, cut), dialect.malformedFrame()], delay))
-          res.end();
-        return;
-      default:
-        if (await writeFrames(res, plan.frames, delay)) res.end();
+    if (!fault) {
+      res.flushHeaders();
+      if (await writeFrames(res, plan.frames, delay)) res.end();
+      return;
     }
+    // `truncated-sse` lets every frame through but the final ones; the other faults strike halfway.
+    const body = plan.frames.length - plan.terminal;
+    const cut = fault === "truncated-sse" ? body : Math.min(body, Math.max(1, Math.floor(body / 2)));
+    const lead = plan.frames.slice(0, cut);
+    const bytes = faultBytes(fault, exchange);
+    let written: boolean;
+    if (reply.burst) written = await writeBurst(res, lead, bytes, delay);
+    else {
+      res.flushHeaders();
+      written = await writeFrames(res, bytes === undefined ? lead : [...lead, bytes], delay);
+    }
+    if (!written) return;
+    if (fault === "reset-mid") reset();
+    // A stalled answer and an event that never ends leave the socket open.
+    else if (fault !== "stall-mid" && fault !== "oversized-event") res.end();
+  }
+
+  /** The bytes a stream fault writes after the frames before it (none: a cut, a stall, an end). */
+  function faultBytes(fault: Fault, exchange: Exchange): string | Buffer | undefined {
+    if (fault === "midstream-error") return dialect.streamError(exchange);
+    if (fault === "malformed-json") return dialect.malformedFrame();
+    if (fault === "oversized-event") return oversized();
+    return undefined;
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -295,8 +296,35 @@ function oversized(): Buffer {
   return oversizedEvent;
 }
 
+/**
+ * `Reply.burst`: the frames in one write, with the headers not yet sent, then the fault (its bytes,
+ * or the cut or end that follows) `delayMs` later, or corked into the same write; false once the
+ * client has gone.
+ */
+async function writeBurst(
+  res: ServerResponse,
+  frames: string[],
+  fault: string | Buffer | undefined,
+  delayMs: number,
+): Promise<boolean> {
+  if (fault === undefined || delayMs > 0) {
+    if (!(await write(res, frames.join("")))) return false;
+    // A cut or an end strikes after the pause too, in a read of its own.
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return fault === undefined ? !gone(res) : write(res, fault);
+  }
+  res.cork();
+  const written = [write(res, frames.join("")), write(res, fault)];
+  res.uncork();
+  return (await Promise.all(written)).every(Boolean);
+}
+
 /** Writes frame by frame with the pause between them; false once the client has gone. */
-async function writeFrames(res: ServerResponse, frames: string[], delayMs: number): Promise<boolean> {
+async function writeFrames(
+  res: ServerResponse,
+  frames: (string | Buffer)[],
+  delayMs: number,
+): Promise<boolean> {
   for (let i = 0; i < frames.length; i++) {
     if (i > 0 && delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (!(await write(res, frames[i]))) return false;
