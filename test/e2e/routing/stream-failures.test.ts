@@ -47,7 +47,7 @@ const fakes = {} as Record<string, FakeUpstream>;
 const cases = CLIENTS.flatMap((client) =>
   ROUTES.flatMap((route) =>
     FAULTS.flatMap((fault) =>
-      DELIVERIES.map((delivery) => ({
+      DELIVERIES.filter((delivery) => deliveredApart(fault, delivery.chunkDelayMs)).map((delivery) => ({
         client,
         route,
         fault,
@@ -57,6 +57,17 @@ const cases = CLIENTS.flatMap((client) =>
     ),
   ),
 );
+
+/**
+ * The forms that differ: a stall sends no bytes, so it has one; an oversized event is read the same
+ * way after the text whichever read brought it, and each costs the gateway a core for a while, so it
+ * runs in the same read only.
+ */
+function deliveredApart(fault: Fault, chunkDelayMs: number): boolean {
+  if (fault === "stall-mid") return chunkDelayMs > 0;
+  if (fault === "oversized-event") return chunkDelayMs === 0;
+  return true;
+}
 
 before(async () => {
   await Promise.all(
