@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
@@ -33,15 +34,25 @@ const PROMPT_ESTIMATE = 1;
 let gw: RunningGateway;
 let openai: FakeUpstream;
 let anthropic: FakeUpstream;
+let gemini: FakeUpstream;
 
 before(async () => {
-  [openai, anthropic] = await Promise.all([startFakeUpstream("openai"), startFakeUpstream("anthropic")]);
+  [openai, anthropic, gemini] = await Promise.all([
+    startFakeUpstream("openai"),
+    startFakeUpstream("anthropic"),
+    startFakeUpstream("gemini"),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), "switchyard-cancel-pricing-"));
   const config = baseConfig(dir, {
-    providers: [fakeProvider("o", openai, PATIENT), fakeProvider("x", anthropic, PATIENT)],
+    providers: [
+      fakeProvider("o", openai, PATIENT),
+      fakeProvider("x", anthropic, PATIENT),
+      fakeProvider("g", gemini, PATIENT),
+    ],
     models: [
       model("cp/o", ["o"]),
       model("cp/x", ["x"]),
+      model("cp/g", ["g"]),
       // $1,000 per million: "hi" with max_tokens 1 holds $0.002 of the key's $0.0025 budget.
       model("cp/dear", ["o"], { prompt: 1000, completion: 1000 }),
     ],
@@ -56,7 +67,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([openai?.close(), anthropic?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
 });
 
 const openaiClient = (key = PAYG_KEY) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -67,15 +78,15 @@ function costOf(prompt: number, completion: number): string {
   return usd.add(usd.perMillion(prompt, "1"), usd.perMillion(completion, "2"));
 }
 
-/** Streams through an SDK until `pieces` pieces of text arrived, then aborts; the generation's id. */
-type Streamer = (signal: AbortSignal, onText: () => void) => Promise<string>;
+/** Streams `model` through an SDK, calling `onText` for each piece of text; the generation's id. */
+type Streamer = (model: string, signal: AbortSignal, onText: () => void) => Promise<string>;
 
-const streamers: Record<string, Streamer> = {
-  // messages client → messages upstream: relayed, its text deltas passed on undecoded.
-  "anthropic SDK, relayed": async (signal, onText) => {
+/** Each client protocol's SDK; a stream the caller aborts ends quietly. */
+const streamers = {
+  anthropic: (async (model, signal, onText) => {
     const { data, response } = await anthropicClient()
       .messages.create(
-        { model: "cp/x", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] },
+        { model, max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] },
         { signal },
       )
       .withResponse();
@@ -86,12 +97,11 @@ const streamers: Record<string, Streamer> = {
       if (!signal.aborted) throw err;
     }
     return id;
-  },
-  // chat client → messages upstream: translated, every delta decoded.
-  "openai SDK, translated": async (signal, onText) => {
+  }) as Streamer,
+  openai: (async (model, signal, onText) => {
     const { data, response } = await openaiClient()
       .chat.completions.create(
-        { model: "cp/x", stream: true, messages: [{ role: "user", content: "hi" }] },
+        { model, stream: true, messages: [{ role: "user", content: "hi" }] },
         { signal },
       )
       .withResponse();
@@ -102,28 +112,75 @@ const streamers: Record<string, Streamer> = {
       if (!signal.aborted) throw err;
     }
     return id;
-  },
+  }) as Streamer,
+  google: (async (model, signal, onText) => {
+    const client = new GoogleGenAI({ apiKey: PAYG_KEY, httpOptions: { baseUrl: gw.url } });
+    const chunks = await client.models.generateContentStream({
+      model,
+      contents: "hi",
+      config: { abortSignal: signal },
+    });
+    let id = "";
+    try {
+      for await (const chunk of chunks) {
+        id ||= chunk.responseId ?? "";
+        if (chunk.text) onText();
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    }
+    return id;
+  }) as Streamer,
 };
 
+/** Streams until four pieces of text arrived, then aborts; the generation as the lookup has it. */
+async function cancelAfterFour(streamer: Streamer, model: string): Promise<any> {
+  const controller = new AbortController();
+  let pieces = 0;
+  const id = await streamer(model, controller.signal, () => {
+    if (++pieces === 4) controller.abort();
+  });
+  assert.equal(pieces, 4);
+  const rec = await lookupSettled(gw.url, id, PAYG_KEY);
+  assert.equal(rec.status, "cancelled");
+  const { prompt_tokens: prompt, completion_tokens: completion } = rec.nativeTokens;
+  assert.equal(usd.normalize(rawNumber(rec, "usage")), costOf(prompt, completion));
+  return rec;
+}
+
 describe("a stream cancelled after its messages upstream reported its opening usage", () => {
-  for (const [how, streamer] of Object.entries(streamers))
+  for (const [how, streamer] of [
+    ["anthropic SDK, relayed (text deltas passed on undecoded)", streamers.anthropic],
+    ["openai SDK, translated", streamers.openai],
+  ] as const)
     test(`${how}: the output is the text streamed, not message_start's one token`, LIMIT, async () => {
       anthropic.script(SLOW_STREAM);
-      const controller = new AbortController();
-      let pieces = 0;
-      const id = await streamer(controller.signal, () => {
-        if (++pieces === 4) controller.abort();
-      });
-      assert.equal(pieces, 4);
-      const rec = await lookupSettled(gw.url, id, PAYG_KEY);
-      assert.equal(rec.status, "cancelled");
+      const rec = await cancelAfterFour(streamer, "cp/x");
       assert.equal(rec.usageEstimated, true);
       const { prompt_tokens: prompt, completion_tokens: completion } = rec.nativeTokens;
       // The upstream's own prompt count stands (it counts the prompt whole before it writes).
       assert.equal(prompt, FAKE_INPUT);
       // Four words of about six characters had reached the client: more than message_start's 1.
       assert.ok(completion >= 4 && completion <= 20, `completion ${completion}`);
-      assert.equal(usd.normalize(rawNumber(rec, "usage")), costOf(prompt, completion));
+    });
+});
+
+// Google's streams carry the running totals in every chunk: a cut stream is priced on them where
+// they are larger than the estimate (here the fake writes 20 tokens a chunk of a few words).
+describe("a stream cancelled while its Gemini upstream reported running usage", () => {
+  for (const [how, streamer] of [
+    ["@google/genai SDK, relayed", streamers.google],
+    ["openai SDK, translated", streamers.openai],
+  ] as const)
+    test(`${how}: the upstream's prompt and its running output count`, LIMIT, async () => {
+      gemini.script({ ...SLOW_STREAM, usage: { input: 10, output: 200 }, runningUsage: true });
+      const rec = await cancelAfterFour(streamer, "cp/g");
+      const { prompt_tokens: prompt, completion_tokens: completion } = rec.nativeTokens;
+      assert.equal(prompt, 10, "the upstream's own prompt count, not the estimate's 1");
+      // The fourth chunk's running count (80), or a later one's that reached the gateway first.
+      assert.ok(completion >= 80 && completion <= 140, `completion ${completion}`);
+      // The estimate won nowhere.
+      assert.equal(rec.usageEstimated, undefined);
     });
 });
 
