@@ -3,6 +3,8 @@
 // shows the counts it settled on, their exact cost, and whether the gateway estimated them.
 // - A messages upstream reports the prompt and one output token as it starts: a stream cut after
 //   more text than that settles on the text streamed, not on that one token.
+// - A Gemini upstream reports running totals on every chunk: they count where larger.
+// - A Converse upstream reports usage only at the end: the estimate alone.
 // - A whole answer the client leaves while the upstream writes it: the prompt, as admission
 //   estimated it, since the upstream read it; and the key's budget sees that spend.
 
@@ -14,7 +16,9 @@ import { after, before, describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
+import { type FakeBedrock, startFakeBedrock } from "../../fakes/bedrock.ts";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
+import { endpointsModel } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
 import { lookupSettled, rawNumber } from "../../support/lookup.ts";
 import { usd } from "../../support/money.ts";
@@ -35,24 +39,36 @@ let gw: RunningGateway;
 let openai: FakeUpstream;
 let anthropic: FakeUpstream;
 let gemini: FakeUpstream;
+let bedrock: FakeBedrock;
 
 before(async () => {
-  [openai, anthropic, gemini] = await Promise.all([
+  [openai, anthropic, gemini, bedrock] = await Promise.all([
     startFakeUpstream("openai"),
     startFakeUpstream("anthropic"),
     startFakeUpstream("gemini"),
+    startFakeBedrock(),
   ]);
+  const aws = { access_key_id: "AKIDEXAMPLE0123456789", secret_access_key: "secret" };
   const dir = mkdtempSync(join(tmpdir(), "switchyard-cancel-pricing-"));
   const config = baseConfig(dir, {
     providers: [
       fakeProvider("o", openai, PATIENT),
       fakeProvider("x", anthropic, PATIENT),
       fakeProvider("g", gemini, PATIENT),
+      {
+        id: "b",
+        platform: "aws-bedrock",
+        region: "us-east-1",
+        base_url: bedrock.url,
+        aws,
+        timeouts: PATIENT,
+      },
     ],
     models: [
       model("cp/o", ["o"]),
       model("cp/x", ["x"]),
       model("cp/g", ["g"]),
+      endpointsModel("cp/nova", [{ provider: "b", model: "amazon.nova-pro-v1:0" }]),
       // $1,000 per million: "hi" with max_tokens 1 holds $0.002 of the key's $0.0025 budget.
       model("cp/dear", ["o"], { prompt: 1000, completion: 1000 }),
     ],
@@ -67,7 +83,7 @@ before(async () => {
 });
 after(async () => {
   await gw?.stop();
-  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close(), bedrock?.close()]);
 });
 
 const openaiClient = (key = PAYG_KEY) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
@@ -182,6 +198,17 @@ describe("a stream cancelled while its Gemini upstream reported running usage", 
       // The estimate won nowhere.
       assert.equal(rec.usageEstimated, undefined);
     });
+});
+
+// Converse reports usage only in its last event (metadata, after messageStop): a cut stream is
+// priced on the estimate alone.
+test("a Converse stream cancelled midway: the prompt's estimate and the text streamed", LIMIT, async () => {
+  bedrock.script(SLOW_STREAM);
+  const rec = await cancelAfterFour(streamers.openai, "cp/nova");
+  assert.equal(rec.usageEstimated, true);
+  assert.equal(rec.nativeTokens.prompt_tokens, PROMPT_ESTIMATE);
+  const completion = rec.nativeTokens.completion_tokens;
+  assert.ok(completion >= 4 && completion <= 20, `completion ${completion}`);
 });
 
 /** The id of the latest generation of `modelId` (the client that left never saw its header). */
