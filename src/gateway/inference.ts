@@ -384,7 +384,7 @@ export class InferencePipeline {
     // A stream that ended without a finish event still keeps what it gave.
     if (!failed && !out.signal.aborted) await thinking?.keep(this.deps.store, call.accountId, this.deps.log);
     if (out.signal.aborted) {
-      // Cut before the upstream's usage (a chat or Responses upstream reports it at the end only).
+      // Cut before the upstream's final usage: what it reported so far, or the estimate where larger.
       meter.estimate(call.promptEstimate(), answered.value.route.undecodedOutputTokens?.() ?? 0);
       generation.end(meter, { status: "cancelled" });
       this.report(answered, { cancelled: true });
@@ -461,9 +461,19 @@ export class InferencePipeline {
     }
   }
 
-  /** No endpoint answered: the generation is cancelled (the client left) or failed. */
-  private endUnanswered({ out, meter, generation }: Call, err: unknown): void {
-    generation.end(meter, out.signal.aborted ? { status: "cancelled" } : { status: "failed", error: err });
+  /**
+   * No endpoint answered: the generation failed, or is cancelled (the client left). A client that
+   * left while an upstream was at work (a whole answer being written, a stream before its first
+   * piece) leaves a generation the upstream charges for: it read the prompt. It settles on the
+   * prompt as admission estimated it, marked estimated; its output, which nothing counted, at none.
+   */
+  private endUnanswered({ out, meter, generation, promptEstimate }: Call, err: unknown): void {
+    if (!out.signal.aborted) {
+      generation.end(meter, { status: "failed", error: err });
+      return;
+    }
+    if (generation.attemptsMade > 0 && promptEstimate) meter.estimate(promptEstimate(), 0);
+    generation.end(meter, { status: "cancelled" });
   }
 
   /** Health and latency statistics are best effort: they never fail a generation. */
@@ -565,12 +575,13 @@ export interface Call extends CallFields {
   routeFor(adapter: ProviderAdapter, target: Target): Route;
   /** Set (to the call itself) when the answer is streamed: only a generation's is. */
   stream?: GenerationCall;
+  /** A generation's prompt tokens as admission estimated them (estimatePromptTokens, made once). */
+  promptEstimate?(): number;
 }
 
 interface GenerationCall extends Call, RouteCall {
   request: Request;
   ctx: EncodeContext;
-  /** The prompt's tokens as admission estimated them (estimatePromptTokens, made once). */
   promptEstimate(): number;
 }
 

@@ -77,7 +77,7 @@ export function generationRecord(row: GenerationRow, withBilling: boolean): Reco
     // The client's agent session (Claude Code's X-Claude-Code-Session-Id), when it named one.
     sessionId: row.sessionId ?? null,
   };
-  // The counts are the gateway's estimate (a stream cut before the upstream reported usage).
+  // The counts are the gateway's estimate, in part or whole (cancelled before the final usage).
   if (u?.estimated) record.usageEstimated = true;
   if (withBilling && row.rating) {
     record.usage = creditsToJson(row.rating.usage);

@@ -15,6 +15,8 @@ export class Meter {
   finishReason?: FinishReason;
   /** Characters of the output decoded so far (text, thinking, tool arguments): for `estimate`. */
   private outputChars = 0;
+  /** Of those, the thinking's (reasoning tokens are a part of the output's). */
+  private thinkingChars = 0;
   /** Time spent waiting on upstreams (connect to first answer), excluded from the overhead. */
   upstreamMs = 0;
 
@@ -30,8 +32,11 @@ export class Meter {
     if (event.type === "block_delta") {
       this.firstTokenAt ??= performance.now();
       const delta = event.delta;
-      if (delta.type === "text" || delta.type === "thinking") this.outputChars += delta.text.length;
-      else if (delta.type === "tool_arguments") this.outputChars += delta.json.length;
+      if (delta.type === "text") this.outputChars += delta.text.length;
+      else if (delta.type === "thinking") {
+        this.outputChars += delta.text.length;
+        this.thinkingChars += delta.text.length;
+      } else if (delta.type === "tool_arguments") this.outputChars += delta.json.length;
     } else if (event.type === "block_start") this.firstTokenAt ??= performance.now();
     else if (event.type === "usage") {
       this.usage = event.usage;
@@ -40,16 +45,34 @@ export class Meter {
   }
 
   /**
-   * A stream cut before its upstream reported usage (the client left): the gateway's estimate
-   * instead, marked so. The prompt as admission estimated it; the output from the text decoded so
-   * far, a token per four characters, plus `passedOutputTokens`, what a relay passed on undecoded
-   * (Route.undecodedOutputTokens). Without it the generation would settle at nothing, though the
-   * upstream read the prompt and wrote tokens.
+   * The client left before the upstream's final usage (docs/architecture.md §5, "cancelled"): the
+   * counts are the larger of what the upstream reported so far and the gateway's own estimate, and
+   * marked estimated wherever the estimate won. The estimate: the prompt as admission estimated it
+   * (`promptTokens`); the output from what was decoded so far, a token per four characters of text,
+   * thinking and tool arguments, plus `passedOutputTokens`, what a relay passed on undecoded
+   * (Route.undecodedOutputTokens). A prompt count the upstream reported stands as it is: an upstream
+   * counts the prompt whole before it writes (messages' `message_start`, Gemini's every chunk), so
+   * that count is its final one; only its output counts are running ones. Usage reported with the
+   * finish is the upstream's final word and is left alone. Without this a cancelled generation
+   * would settle at nothing, or at the one output token `message_start` reports.
    */
   estimate(promptTokens: number, passedOutputTokens: number): void {
-    if (this.sawUsage) return;
-    const completionTokens = tokensOfChars(this.outputChars) + passedOutputTokens;
-    this.usage = { ...emptyUsage(), promptTokens, completionTokens, estimated: true };
+    if (this.sawUsage && this.finishReason !== undefined) return;
+    const reported = this.usage;
+    const usage: Usage = { ...reported };
+    if (reported.promptTokens === 0) usage.promptTokens = promptTokens;
+    usage.completionTokens = Math.max(
+      reported.completionTokens,
+      tokensOfChars(this.outputChars) + passedOutputTokens,
+    );
+    usage.reasoningTokens = Math.max(reported.reasoningTokens, tokensOfChars(this.thinkingChars));
+    if (
+      usage.promptTokens !== reported.promptTokens ||
+      usage.completionTokens !== reported.completionTokens ||
+      usage.reasoningTokens !== reported.reasoningTokens
+    )
+      usage.estimated = true;
+    this.usage = usage;
     this.sawUsage = true;
   }
 

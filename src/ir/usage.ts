@@ -24,8 +24,9 @@ export interface Usage {
   audioSeconds?: number;
   videoSeconds?: number;
   /**
-   * The counts are the gateway's own estimate, not the upstream's: a stream cut (its client gone)
-   * before the upstream reported usage (src/gateway/meter.ts `estimate`). Kept with the counts.
+   * The counts are, in part or whole, the gateway's own estimate, not the upstream's: a generation
+   * its client left before the upstream's final usage (src/gateway/meter.ts `estimate`). Kept with
+   * the counts.
    */
   estimated?: true;
 }

@@ -75,7 +75,7 @@ export interface RelayMemo {
   /** What the relay learned of the last stream, for the next to try (Relay.passBytes). */
   readonly shared: { learned?: unknown };
   /**
-   * The text of content events passed undecoded, where the relay measured it (chat's text chunks):
+   * The text of content events passed undecoded, where the relay measured it (chat's text chunks, messages' content deltas):
    * its bytes, in how many events. Read only when a stream is cut before its usage
    * (src/gateway/relay-stream.ts `undecodedOutputTokens`).
    */

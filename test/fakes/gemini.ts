@@ -187,6 +187,14 @@ function usageMetadata(reply: Reply): Json {
   return meta;
 }
 
+/** The usageMetadata of a stream chunk `share` of the way through: the prompt whole, the output so far. */
+function runningUsage(reply: Reply, share: number): Json {
+  const u = usageOf(reply);
+  const output = Math.floor(u.output * share);
+  const reasoning = Math.floor(u.reasoning * share);
+  return usageMetadata({ ...reply, usage: { ...u, output, reasoning } });
+}
+
 /** Parts of the whole answer, one per block (redacted thinking has no Gemini form). */
 function parts(reply: Reply): Json[] {
   return blocksOf(reply).flatMap((b): Json[] => {
@@ -303,7 +311,11 @@ function stream(reply: Reply, x: Exchange, _options: FakeOptions): StreamPlan {
     const metadata = last ? candidateMetadata(reply) : {};
     const data: Json = {
       candidates: [{ ...candidate([part], last ? FINISH_REASON[finishOf(reply)] : undefined), ...metadata }],
-      ...(last ? { usageMetadata: usageMetadata(reply) } : {}),
+      ...(last
+        ? { usageMetadata: usageMetadata(reply) }
+        : reply.runningUsage
+          ? { usageMetadata: runningUsage(reply, (i + 1) / pieces.length) }
+          : {}),
       modelVersion: x.model,
       responseId: x.responseId,
     };

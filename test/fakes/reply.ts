@@ -123,6 +123,11 @@ export interface Reply {
   /** Gemini only: the candidate's `finishMessage` (why it stopped, in words). */
   finishMessage?: string;
   usage?: ReplyUsage;
+  /**
+   * Gemini only: every stream chunk carries usageMetadata, the running totals (the prompt whole,
+   * the output so far), as Google's streams do; without it only the last chunk does.
+   */
+  runningUsage?: boolean;
   /** Log probabilities of the text's tokens (rendered by the protocols that carry them). */
   logprobs?: ReplyLogprob[];
   /** A server-side web search behind the answer (grounding, web_search tool, url citations). */

@@ -304,6 +304,44 @@ describe("relayed stream", () => {
       }
     });
 
+  // The same for a messages stream: its content deltas' text, thinking and tool arguments measured
+  // where the fast path passes them on undecoded, a signature as nothing.
+  for (const name of ["stream-text.sse", "stream-thinking.sse", "stream-tool-use.sse"])
+    test(`anthropic/${name}: the deltas passed undecoded are estimated from their text`, () => {
+      const body = fixture(`anthropic/${name}`);
+      let chars = 0;
+      for (const line of body.toString().split("\n"))
+        if (line.startsWith("data: {")) {
+          const delta = JSON.parse(line.slice(6)).delta ?? {};
+          chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
+        }
+      const expected = Math.ceil(chars / 4);
+      for (const fastPath of FAST_PATHS) {
+        const p = protocols.anthropic;
+        const ctx = context();
+        const stream = new RelayStream(
+          relays.anthropic,
+          ctx,
+          p.streamDecoder(),
+          p.streamEncoder(ctx),
+          undefined,
+          fastPath,
+        );
+        const meter = new Meter();
+        for (const piece of [...stream.read(body), ...stream.end()])
+          for (const event of piece.events)
+            if (event.type !== "usage" && event.type !== "finish") meter.observe(event);
+        meter.estimate(7, stream.undecodedOutputTokens());
+        const how = `fast path ${fastPath.on ? "on" : "off"}`;
+        const { completionTokens } = meter.usage;
+        // Text measured in bytes as written (an escape, a character past ASCII, counts more).
+        assert.ok(
+          completionTokens >= expected && completionTokens <= expected * 1.1 + 2,
+          `${how}: ${completionTokens} vs ${expected}`,
+        );
+      }
+    });
+
   test("a stream cut off after its content ends with an error, not as a finished one", () => {
     const body = fixture("openai-chat/text.sse").toString();
     const cut = Buffer.from(body.slice(0, body.indexOf('"finish_reason":"')));

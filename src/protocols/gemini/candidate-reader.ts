@@ -11,8 +11,8 @@
 // - A functionCall part → a whole tool_call block at once (start, one arguments delta, stop), its id
 //   made when Gemini sent none and its `thoughtSignature` kept as the block signature. A call streamed
 //   with `willContinue` / `partialArgs` is assembled and emitted when its closing part arrives.
-// - usageMetadata is kept (each chunk carries the running totals) and emitted with the finish, and
-//   again if a later chunk changes it; generated images and search queries are added to it
+// - usageMetadata (each chunk carries the running totals) is emitted after each chunk's events
+//   when it changed, and with the finish; generated images and search queries are added to it
 //   (output-units.ts). STOP after functionCall parts finishes as `tool_calls`.
 // - groundingMetadata (supports × chunks) and citationMetadata become citations of the open text
 //   block (map-citations.ts); finishMessage and a blocked prompt's blockReasonMessage ride on the finish.
@@ -77,7 +77,9 @@ export class CandidateReader {
         typeof feedback.blockReasonMessage === "string" ? feedback.blockReasonMessage : undefined;
       this.finish(events, "content_filter", message);
     }
-    if (this.finished) this.pushUsage(events);
+    // The running totals as they come, not only with the finish: a stream its client leaves is
+    // priced on them (src/gateway/meter.ts `estimate`).
+    this.pushUsage(events);
     return events;
   }
 

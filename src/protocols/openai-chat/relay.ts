@@ -12,7 +12,7 @@ import {
   valueEnd,
 } from "../shared/json-edit.ts";
 import { CONTINUE_INSTRUCTION } from "../shared/prefill.ts";
-import { objectDataLine } from "../shared/sse.ts";
+import { measuredText, objectDataLine } from "../shared/sse.ts";
 import { closingQuote, latin1Copy, startsAt } from "../shared/text.ts";
 import type { EncodeContext, PassedBytes, RawSseEvent, Relay, RelayMemo, SseEvent } from "../types.ts";
 import { TEXT_DELTA } from "./decode-stream.ts";
@@ -408,10 +408,7 @@ class ContentShape {
 
   /** Counts the text of a chunk of this shape (its bytes, escapes as written) for RelayMemo.measured. */
   measure(event: RawSseEvent, close: number, memo: RelayMemo): void {
-    memo.measured ??= { bytes: 0, events: 0 };
-    const measured = memo.measured;
-    measured.bytes += close - event.from - this.prefix.length;
-    measured.events++;
+    measuredText(memo, close - event.from - this.prefix.length);
   }
 
   /** What a chunk of this shape whose text closes at `close` is written as. */

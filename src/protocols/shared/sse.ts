@@ -2,7 +2,7 @@
 // data shared by their stream decoders.
 
 import { upstreamFrameNotJson } from "../../ir/errors.ts";
-import type { PassedBytes, RawSseEvent } from "../types.ts";
+import type { PassedBytes, RawSseEvent, RelayMemo } from "../types.ts";
 import { startsAt } from "./text.ts";
 
 /** `data: <json>\n\n` (chat-completions and content-generation streams). */
@@ -68,4 +68,14 @@ export function objectDataLine(event: RawSseEvent, dataAt: number): boolean {
     view.charCodeAt(end - 1) === 0x7d &&
     view.indexOf("\n", dataAt) === end
   );
+}
+
+/**
+ * Counts an event passed on undecoded as `bytes` bytes of output text (escapes as written) for
+ * RelayMemo.measured: what a stream its client leaves is priced on (src/gateway/meter.ts `estimate`).
+ */
+export function measuredText(memo: RelayMemo, bytes: number): void {
+  memo.measured ??= { bytes: 0, events: 0 };
+  memo.measured.bytes += bytes;
+  memo.measured.events++;
 }

@@ -1,6 +1,6 @@
 // Background responses through the openai SDK against a running gateway: answered queued at once
 // and polled to completion; cancelled while the upstream hangs (its connection closed, the
-// generation recorded cancelled); a streamed run resumed after event N with exactly the later
+// generation recorded cancelled, priced on the prompt the upstream read); a streamed run resumed after event N with exactly the later
 // events; a run left by a process that died is failed when the gateway starts again.
 
 import assert from "node:assert/strict";
@@ -12,6 +12,7 @@ import OpenAI from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../../fakes/index.ts";
 import { fakeModel, fakeProvider } from "../../support/config.ts";
 import { baseConfig, PAYG_KEY, type RunningGateway, startGateway } from "../../support/gateway.ts";
+import { lookupSettled } from "../../support/lookup.ts";
 
 let gw: RunningGateway;
 let client: OpenAI;
@@ -94,6 +95,10 @@ describe("background responses", () => {
     await anthropic.until(() => anthropic.requests[0]!.aborted);
     assert.equal((await client.responses.retrieve(queued.id)).status, "cancelled");
     assert.equal(await generationStatus(queued.id), "cancelled");
+    // The upstream had read the prompt: priced on its estimate (docs/architecture.md §5).
+    const rec = await lookupSettled(gw.url, queued.id, PAYG_KEY);
+    assert.equal(rec.usageEstimated, true);
+    assert.ok(rec.nativeTokens.prompt_tokens > 0 && Number(rec.usage) > 0, JSON.stringify(rec.nativeTokens));
     // Cancelling again, or a finished response, answers it as it stands.
     assert.equal((await client.responses.cancel(queued.id)).status, "cancelled");
   });

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { collectResponse } from "../../../src/ir/collect.ts";
 import type { ToolCallBlock } from "../../../src/ir/request.ts";
 import type { StreamEvent } from "../../../src/ir/stream.ts";
+import { emptyUsage } from "../../../src/ir/usage.ts";
 import { gemini } from "../../../src/protocols/gemini/index.ts";
 import { sseFixture } from "./helpers.ts";
 
@@ -15,13 +16,20 @@ function decodeAll(name: string) {
 describe("streamDecoder (recorded upstream streams)", () => {
   test("text arrives chunk by chunk; the closing empty part's signature is kept", () => {
     const { perChunk, events } = decodeAll("stream-text.sse");
+    // Each chunk's running usage follows its content (a stream its client leaves is priced on it).
+    const running = (candidates: number) => ({
+      type: "usage",
+      usage: { ...emptyUsage(), promptTokens: 15, completionTokens: candidates + 52, reasoningTokens: 52 },
+    });
     assert.deepEqual(perChunk[0], [
       { type: "start", id: "vQRpaqzAPN2M9MoPxPq2uQ4", model: "gemini-3-flash-preview" },
       { type: "block_start", index: 0, block: { type: "text" } },
       { type: "block_delta", index: 0, delta: { type: "text", text: "The capital of France" } },
+      running(4),
     ]);
     assert.deepEqual(perChunk[1], [
       { type: "block_delta", index: 0, delta: { type: "text", text: " is Paris." } },
+      running(7),
     ]);
     const last = perChunk[2];
     assert.equal(last[0].type, "block_stop");
@@ -66,7 +74,7 @@ describe("streamDecoder (recorded upstream streams)", () => {
 
   test("each functionCall part is a whole tool call at once, signature kept; STOP → tool_calls", () => {
     const { perChunk, events } = decodeAll("stream-function-call.sse");
-    const first = perChunk[0].filter((event) => event.type !== "start");
+    const first = perChunk[0].filter((event) => event.type !== "start" && event.type !== "usage");
     assert.equal(first.length, 3);
     assert.equal(first[0].type, "block_start");
     assert.deepEqual(first[1], {
