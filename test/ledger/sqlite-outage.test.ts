@@ -134,7 +134,10 @@ test("a call that fails on the file is a StoreUnavailable in every part: stored 
       ["getItem", () => store.conversations.getItem("conv_1", "msg_1", "acct")],
       // A run's events and the deployment's secret, on the request path too.
       ["eventsAfter", () => store.responses.eventsAfter("gen-1", "acct", -1)],
-      ["appendEvents", () => store.responses.appendEvents("gen-1", "acct", { first: 0, last: 0, content: "[]" })],
+      [
+        "appendEvents",
+        () => store.responses.appendEvents("gen-1", "acct", { first: 0, last: 0, content: "[]" }),
+      ],
       ["secret", () => store.responses.secret("compaction", "fresh")],
       ["findKeyByHash", () => store.keys.findKeyByHash("h")],
       ["listAccounts", () => store.accounts.listAccounts()],
