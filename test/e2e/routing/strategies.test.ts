@@ -100,7 +100,9 @@ describe("strategies", () => {
     });
     fakes.a.script(...Array(3).fill(reply(120)));
     fakes.b.script(...Array(3).fill(reply(60)));
-    fakes.c.script(...Array(11).fill(reply(5)), reply(250));
+    // c's one slow answer lifts its moving average (weight 0.3) to about 180 ms: far past b's 60, even
+    // when a loaded host adds to b's one measurement.
+    fakes.c.script(...Array(11).fill(reply(5)), reply(600));
     const send = () =>
       chat(gw, { model: "req/ll", stream: true, provider: { routing: { type: "least_latency" } } });
     for (let i = 0; i < 13; i++) assert.equal((await send()).status, 200);
