@@ -18,6 +18,7 @@ import { newOwnerId } from "../ledger/owner.ts";
 import type { Store } from "../ledger/types.ts";
 import { stopOnSignals } from "./gateway-process.ts";
 import { startUpOnce, startUpReport } from "./start-up.ts";
+import { WorkersFailedError } from "./workers-failed.ts";
 
 const WORKER_ENTRY = fileURLToPath(new URL("./cluster-worker.ts", import.meta.url));
 
@@ -50,15 +51,6 @@ export type WorkerMessage =
   /** A scrape of GET /metrics: gather every worker's metrics. */
   | { type: "switchyard:metrics?"; id: string }
   | { type: "switchyard:snapshot"; id: string; text: string };
-
-/** A worker of the first start died before listening: `serve` fails as the single process would. */
-export class WorkersFailedError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode: number) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
 
 function log(line: string): void {
   process.stderr.write(`switchyard: ${line}\n`);

@@ -9,11 +9,11 @@ import { generationRecord } from "../gateway/lookup.ts";
 import { ModelIndex } from "../gateway/models.ts";
 import { GatewayError } from "../ir/errors.ts";
 import { StoreUnavailable } from "../ledger/ledger-errors.ts";
+import { openConfiguredStore } from "../ledger/open-store.ts";
 import type { KeyBudget, KeyLimits, KeyRow } from "../ledger/types.ts";
 import { parseBudget } from "../limits/budget.ts";
 import { type Args, parseArgs, stringFlag, UsageError } from "./args.ts";
-import { WorkersFailedError } from "./cluster-primary.ts";
-import { openConfiguredStore, serve } from "./serve.ts";
+import { WorkersFailedError } from "./workers-failed.ts";
 
 const HELP = `usage: switchyard <command> [options]
 
@@ -40,9 +40,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = withServerFlags(loadConfig(stringFlag(args, "config")), args);
   switch (command) {
-    case "serve":
+    case "serve": {
+      // Loaded only here: the server's modules are most of a command's start-up, and the others
+      // (keys, accounts, a configuration error) do without them.
+      const { serve } = await import("./serve.ts");
       await serve(config, { workers: workersFlag(args) });
       return -1; // keeps running
+    }
     case "models":
       for (const m of new ModelIndex(config.models, config.providers).served)
         process.stdout.write(`${m.id}\t${m.endpoints.map((e) => e.provider).join(",")}\n`);

@@ -2,8 +2,7 @@
 // with `--workers N` as the primary of N worker processes (src/cli/cluster-primary.ts).
 
 import type { Config } from "../config/load.ts";
-import { type OpenStoreOptions, openStore } from "../ledger/open-store.ts";
-import type { Store } from "../ledger/types.ts";
+import { openConfiguredStore } from "../ledger/open-store.ts";
 import { servePrimary } from "./cluster-primary.ts";
 import { openGateway, stopOnSignals } from "./gateway-process.ts";
 import { startUpOnce, startUpReport, withEmbeddedAdmin } from "./start-up.ts";
@@ -26,10 +25,4 @@ export async function serve(file: Config, options: ServeOptions = {}): Promise<v
     await gateway.close();
     process.exit(0);
   });
-}
-
-export async function openConfiguredStore(config: Config, options: OpenStoreOptions = {}): Promise<Store> {
-  const store = openStore(config.storage.url, options);
-  await store.migrate();
-  return store;
 }

@@ -1,5 +1,6 @@
 // `storage.url` → a store. The caller runs `migrate()` before use and `markAbandoned()` at start-up.
 
+import type { Config } from "../config/load.ts";
 import { PostgresStore } from "./postgres-store.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 import type { Store, StoreOptions } from "./types.ts";
@@ -41,4 +42,14 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
 /** `//` after the scheme is URL style: `sqlite:///abs/file.db` is `/abs/file.db`, `sqlite://./x.db` is `./x.db`. */
 function sqlitePath(rest: string): string {
   return rest.startsWith("//") ? rest.slice(2) : rest;
+}
+
+/** The configured store, opened and migrated: what `serve` and the operator's commands work on. */
+export async function openConfiguredStore(
+  config: Pick<Config, "storage">,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  const store = openStore(config.storage.url, options);
+  await store.migrate();
+  return store;
 }

@@ -5,8 +5,15 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, test } from "node:test";
-import { baseConfig, PAYG_KEY, runCli, spawnGateway, startGateway } from "../support/gateway.ts";
+import { after, before, describe, test } from "node:test";
+import {
+  baseConfig,
+  PAYG_KEY,
+  type RunningGateway,
+  runCli,
+  spawnGateway,
+  startGateway,
+} from "../support/gateway.ts";
 
 describe("serve", () => {
   test("with no file: embedded store, local models, a printed demo key that works", async () => {
@@ -34,22 +41,24 @@ describe("serve", () => {
     }
   });
 
-  test("HEAD /, /healthz and /readyz answer", async () => {
-    const gw = await startGateway();
-    try {
+  // One default gateway for the tests that only read it (each start costs two Node processes). Only
+  // the overhead test sends a generation, so its counts of 1 hold whatever the order.
+  describe("a default gateway", () => {
+    let gw: RunningGateway;
+    before(async () => {
+      gw = await startGateway();
+    });
+    after(() => gw?.stop());
+
+    test("HEAD /, /healthz and /readyz answer", async () => {
       assert.equal((await fetch(`${gw.url}/`, { method: "HEAD" })).status, 200);
       assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
       const ready = await fetch(`${gw.url}/readyz`);
       assert.equal(ready.status, 200);
       assert.deepEqual((await ready.json()) as any, { status: "ok", pending_generation_writes: 0 });
-    } finally {
-      await gw.stop();
-    }
-  });
+    });
 
-  test("the gateway reports its own overhead: a response header and a /metrics histogram", async () => {
-    const gw = await startGateway();
-    try {
+    test("the gateway reports its own overhead: a response header and a /metrics histogram", async () => {
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer ${PAYG_KEY}`, "content-type": "application/json" },
@@ -62,9 +71,13 @@ describe("serve", () => {
       assert.match(metrics, /# TYPE switchyard_overhead_seconds histogram/);
       assert.match(metrics, /switchyard_overhead_seconds_count\{api="chat.completions",mode="whole"\} 1/);
       assert.match(metrics, /switchyard_generations_total\{api="chat.completions",status="completed"\} 1/);
-    } finally {
-      await gw.stop();
-    }
+    });
+
+    test("an unknown route is a 404 in the chat error shape", async () => {
+      const res = await fetch(`${gw.url}/v2/nothing`);
+      assert.equal(res.status, 404);
+      assert.equal(typeof ((await res.json()) as any).error.message, "string");
+    });
   });
 
   test("inference routes answer their edge errors in the caller's protocol", async () => {
@@ -105,17 +118,6 @@ describe("serve", () => {
         body: JSON.stringify({ model: "local/echo-1", messages: [{ role: "user", content: "bare" }] }),
       });
       assert.equal(bare.status, 200);
-    } finally {
-      await gw.stop();
-    }
-  });
-
-  test("an unknown route is a 404 in the chat error shape", async () => {
-    const gw = await startGateway();
-    try {
-      const res = await fetch(`${gw.url}/v2/nothing`);
-      assert.equal(res.status, 404);
-      assert.equal(typeof ((await res.json()) as any).error.message, "string");
     } finally {
       await gw.stop();
     }

@@ -85,6 +85,9 @@ const CATEGORIES: Array<[number, string]> = [
   [4, "memory"],
 ];
 
+/** Every category a run draws from: a shorter run must still send some of each. */
+export const CATEGORY_NAMES: readonly string[] = CATEGORIES.map(([, name]) => name);
+
 export function generateCases(seed: number, count: number, world: CaseWorld): FuzzCase[] {
   const root = new Rng(seed);
   const cases: FuzzCase[] = [];
