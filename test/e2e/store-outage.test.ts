@@ -209,6 +209,7 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
   if (!requirePrivatePostgres(t) || !requirePrivateRedis(t)) return;
   const [db, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
   let gateway: RunningGateway | undefined;
+  let traffic: ReturnType<typeof steadyTraffic> | undefined;
   try {
     const dir = mkdtempSync(join(tmpdir(), "switchyard-outage-"));
     gateway = await startGateway(
@@ -224,7 +225,7 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
       { dir },
     );
     const { url } = gateway;
-    const traffic = steadyTraffic(url, 4);
+    traffic = steadyTraffic(url, 4);
     const readyDuringOutage: number[] = [];
     // Asked while PostgreSQL is down: a key this process never verified, and a lookup.
     const unverifiable: Outcome[] = [];
@@ -326,6 +327,8 @@ test("PostgreSQL restarted and Redis stopped under load: clean 503s or served, n
         `slowest answer ${Math.max(...traffic.outcomes.map((o) => o.ms ?? 0))} ms`,
     );
   } finally {
+    // Stopped lanes, whatever failed: they would otherwise spin on and keep the file from ending.
+    await traffic?.stop();
     await gateway?.stop();
     await Promise.all([db.destroy(), redis.destroy()]);
   }
@@ -345,8 +348,8 @@ test("the embedded SQLite store locked by another process under load: no crash, 
     { dir },
   );
   const other = new DatabaseSync(file);
+  const traffic = steadyTraffic(gateway.url, 4);
   try {
-    const traffic = steadyTraffic(gateway.url, 4);
     await sleep(800);
     // Another process (an operator's sqlite3 shell, a backup) takes the write lock and keeps it
     // well past the gateway's busy timeout.
@@ -394,6 +397,9 @@ test("the embedded SQLite store locked by another process under load: no crash, 
         `${whileLocked.length} sent while locked; slowest answer ${Math.max(...traffic.outcomes.map((o) => o.ms ?? 0))} ms`,
     );
   } finally {
+    // A failed assertion or the test's timeout must not leave the lanes sending: they would spin
+    // against a stopped gateway and keep the test file from ever ending.
+    await traffic.stop();
     if (other.isTransaction) other.exec("ROLLBACK");
     other.close();
     await gateway.stop();
