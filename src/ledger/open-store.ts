@@ -1,6 +1,5 @@
 // `storage.url` → a store. The caller runs `migrate()` before use and `markAbandoned()` at start-up.
 
-import type { Config } from "../config/load.ts";
 import { PostgresStore } from "./postgres-store.ts";
 import { SqliteStore } from "./sqlite-store.ts";
 import type { Store, StoreOptions } from "./types.ts";
@@ -46,7 +45,8 @@ function sqlitePath(rest: string): string {
 
 /** The configured store, opened and migrated: what `serve` and the operator's commands work on. */
 export async function openConfiguredStore(
-  config: Pick<Config, "storage">,
+  // Only the URL, typed here rather than as the configuration's, so the ledger imports nothing of config/.
+  config: { storage: { url: string } },
   options: OpenStoreOptions = {},
 ): Promise<Store> {
   const store = openStore(config.storage.url, options);
