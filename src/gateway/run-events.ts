@@ -3,6 +3,7 @@
 // stored content, so that `GET /v1/responses/{id}?stream=true&starting_after=N` is answered by any
 // process, while the run goes on and after it ended: RunEventLog writes, followStored reads.
 
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ContentSeal } from "../ledger/content-seal.ts";
 import { type ResponseStore, RUNNING_STATUSES } from "../ledger/responses-types.ts";
 import type { WarningLogger } from "./logger.ts";
@@ -164,13 +165,23 @@ export async function followStored(
       const row = await from.store.getResponse(run.id, run.accountId);
       const ended = !row || !RUNNING_STATUSES.some((status) => status === row.status);
       const batches = await from.store.eventsAfter(run.id, run.accountId, last);
-      const events = batches.flatMap((b) => JSON.parse(from.seal.open(b.content)) as Array<[number, string]>);
-      for (const [sequence, text] of events) {
-        if (sequence <= last || closed) continue;
-        if (isLastEvent(text) && !ended) break;
-        sink.write(text);
-        last = sequence;
-        if (isLastEvent(text)) return sink.end();
+      let held = false;
+      for (const batch of batches) {
+        // One batch opened per turn of the event loop: a reader from the start of a long run (up to
+        // RUN_EVENT_LIMITS.bytes) must not hold the loop while it all is opened and parsed.
+        if (batch !== batches[0]) await nextTurn();
+        const events = JSON.parse(from.seal.open(batch.content)) as Array<[number, string]>;
+        for (const [sequence, text] of events) {
+          if (sequence <= last || closed) continue;
+          if (isLastEvent(text) && !ended) {
+            held = true;
+            break;
+          }
+          sink.write(text);
+          last = sequence;
+          if (isLastEvent(text)) return sink.end();
+        }
+        if (held || closed) break;
       }
       if (ended) {
         if (row?.status === "failed" && !closed) sink.write(failedEvent(await current(), last + 1));
